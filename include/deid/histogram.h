@@ -1,0 +1,43 @@
+// The histogram: the distinct combinations of quasi-identifier codes with
+// their counts. It is the engine's working set (docs/architecture.md): the
+// search, the privacy models and the quality models see only this, never
+// rows. Only applying the chosen transformation goes back to rows.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "deid/dataset.h"
+
+namespace deid {
+
+struct Histogram {
+  std::uint32_t width = 0;                // number of quasi-identifiers
+  std::vector<std::uint32_t> keys;        // entry-major: entry e occupies [e*width, (e+1)*width)
+  std::vector<std::uint64_t> counts;      // records per entry
+  std::vector<std::uint32_t> row_entry;   // row → entry
+
+  // Per sensitive attribute s: entry-major codes of the sensitive column,
+  // [sensitive_offsets[e], sensitive_offsets[e+1]) lists (code, count) pairs
+  // of entry e. Filled only when sensitive columns are requested.
+  struct Sensitive {
+    std::vector<std::uint64_t> offsets;           // entries + 1
+    std::vector<std::uint32_t> codes;
+    std::vector<std::uint64_t> counts;
+  };
+  std::vector<Sensitive> sensitive;
+
+  std::size_t size() const { return counts.size(); }
+  std::span<const std::uint32_t> key(std::size_t entry) const {
+    return {keys.data() + entry * width, width};
+  }
+};
+
+// Builds the histogram of `columns` (indices into `data`). Entries are
+// numbered in order of first occurrence, so the result does not depend on
+// the number of threads. `sensitive_columns` get per-entry distributions.
+Histogram build_histogram(const Dataset& data, const std::vector<int>& columns,
+                          const std::vector<int>& sensitive_columns = {});
+
+}  // namespace deid

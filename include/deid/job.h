@@ -1,0 +1,103 @@
+// A de-identification job: what the user asks for, as read from a YAML job
+// file (docs/job-file.md documents every key). Paths are resolved relative to
+// the job file. Parsing validates shape and types and rejects unknown keys
+// with their name and line; whether the job fits the data (columns exist,
+// hierarchies cover the values) is checked when the job is run.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace deid {
+
+enum class Role { identifying, quasi_identifying, sensitive, insensitive };
+const char* to_string(Role role);
+
+struct AttributeSpec {
+  std::string name;
+  Role role = Role::insensitive;
+  std::string hierarchy;           // path, for quasi-identifying (and optional for sensitive)
+  std::vector<std::string> order;  // declared total order of values (t-closeness ordered distance)
+  std::uint64_t line = 0;          // line in the job file
+};
+
+struct KAnonymitySpec {
+  std::uint64_t k = 2;
+};
+
+struct LDiversitySpec {
+  enum class Variant { distinct, entropy, recursive };
+  std::string attribute;
+  Variant variant = Variant::distinct;
+  double l = 2;
+  double c = 1;  // recursive (c,l) only
+};
+
+struct TClosenessSpec {
+  enum class Distance { equal, hierarchical, ordered };
+  std::string attribute;
+  Distance distance = Distance::equal;
+  double t = 0.2;
+};
+
+struct PopulationUniquenessSpec {
+  enum class Estimator { dankar, pitman, zayatz, snb };
+  double threshold = 0.01;
+  double population_size = 0;
+  Estimator estimator = Estimator::dankar;
+};
+
+using PrivacySpec = std::variant<KAnonymitySpec, LDiversitySpec, TClosenessSpec, PopulationUniquenessSpec>;
+
+enum class Aggregate { geometric_mean, arithmetic_mean, sum, max };
+const char* to_string(Aggregate a);
+
+struct QualitySpec {
+  std::string model = "loss";  // loss | entropy | precision | height | discernability | aecs
+  std::optional<Aggregate> aggregate;  // default depends on the model (ARX's defaults)
+  double gs_factor = 0.5;
+};
+
+struct SearchSpec {
+  enum class Algorithm { automatic, exhaustive, optimal, best_first };
+  Algorithm algorithm = Algorithm::automatic;
+  std::optional<double> time_limit_seconds;
+  std::optional<std::uint64_t> max_checks;  // budget of transformations to check
+};
+const char* to_string(SearchSpec::Algorithm a);
+
+struct Job {
+  std::string path;       // the job file (empty when built in code)
+  std::string base_dir;   // directory paths are relative to
+
+  struct Input {
+    std::string path;
+    std::optional<char> delimiter;
+  } input;
+
+  std::vector<AttributeSpec> attributes;
+  std::optional<Role> default_role;
+  std::vector<PrivacySpec> privacy;
+  double suppression_limit = 0.0;  // fraction of records
+  QualitySpec quality;
+  SearchSpec search;
+
+  struct Output {
+    std::string path;    // transformed CSV; empty: not written
+    std::string result;  // JSON result; empty: not written
+    std::optional<char> delimiter;  // default: the input's
+  } output;
+
+  const AttributeSpec* attribute(const std::string& name) const;
+};
+
+// Reads and validates a job file. Throws JobError (with file and line) for
+// YAML syntax errors, unknown keys, wrong types and values out of range.
+Job read_job(const std::string& path);
+// Same from text; relative paths are resolved against `base_dir`.
+Job parse_job(const std::string& text, const std::string& name, const std::string& base_dir);
+
+}  // namespace deid

@@ -1,0 +1,51 @@
+// The generalization lattice: the solution space of full-domain
+// generalization. A transformation is a vector of levels, one per
+// quasi-identifier, 0 <= levels[i] < heights[i]. The lattice is never
+// materialized; it only knows its shape (papers/000, "Preliminaries").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace deid {
+
+using Transformation = std::vector<std::uint8_t>;
+// Lattice sizes and indices: 128 bits, since 30 quasi-identifiers of height
+// 5 already exceed 2^64.
+using LatticeIndex = unsigned __int128;
+
+class Lattice {
+ public:
+  explicit Lattice(std::vector<int> heights);
+
+  std::size_t dimensions() const { return heights_.size(); }
+  const std::vector<int>& heights() const { return heights_; }
+  LatticeIndex size() const { return size_; }
+  Transformation bottom() const { return Transformation(heights_.size(), 0); }
+  Transformation top() const;
+  int max_rank() const;
+
+  // Mixed-radix index of a transformation (first attribute most significant)
+  // and its inverse.
+  LatticeIndex index(const Transformation& t) const;
+  Transformation at(LatticeIndex index) const;
+
+  // Direct generalizations (one level up in one attribute) and
+  // specializations, in attribute order.
+  std::vector<Transformation> successors(const Transformation& t) const;
+  std::vector<Transformation> predecessors(const Transformation& t) const;
+
+ private:
+  std::vector<int> heights_;
+  LatticeIndex size_ = 1;
+};
+
+int rank(const Transformation& t);
+// x ≤ y componentwise (x is a specialization of y, or equal).
+bool leq(const Transformation& x, const Transformation& y);
+std::string to_string(const Transformation& t);
+// Decimal representation of a 128-bit index.
+std::string to_string(LatticeIndex value);
+
+}  // namespace deid

@@ -1,0 +1,78 @@
+// The whole pipeline of `deid anonymize`: read and encode the data, bind the
+// hierarchies, build the problem, search, apply the chosen transformation,
+// write the output and the JSON result (docs/architecture.md).
+#pragma once
+
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "deid/check.h"
+#include "deid/dataset.h"
+#include "deid/hierarchy.h"
+#include "deid/job.h"
+#include "deid/problem.h"
+#include "deid/search.h"
+
+namespace deid {
+
+// Wall time of each phase, in milliseconds.
+struct Timings {
+  double read = 0, encode = 0, search = 0, write = 0, total = 0;
+};
+
+// A job bound to its data. Not copyable: the problem points into it.
+struct PreparedJob {
+  Job job;
+  Dataset data;
+  std::vector<Role> roles;                     // per dataset column
+  std::vector<HierarchyTable> qi_tables;       // per quasi-identifier
+  std::vector<HierarchyTable> sensitive_tables;// per sensitive attribute (empty table when none)
+  Problem problem;
+
+  PreparedJob() = default;
+  PreparedJob(const PreparedJob&) = delete;
+  PreparedJob& operator=(const PreparedJob&) = delete;
+};
+
+// Reads the data and hierarchies of `job` and builds its problem. Throws
+// JobError when the job does not fit the data (unknown columns, columns
+// without a role) and InputError for bad files.
+std::unique_ptr<PreparedJob> prepare(const Job& job, Timings* timings = nullptr);
+// Same, with the data already read.
+std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timings = nullptr);
+
+// Writes the output table for transformation `t` with `classes` (suppressed
+// classes flagged): one row per input row in input order; identifying
+// columns removed; quasi-identifiers generalized, or '*' in every
+// quasi-identifier of a suppressed record.
+void write_output(const PreparedJob& prepared, const Transformation& t, const Classes& classes, std::ostream& out);
+
+struct RunOptions {
+  ProgressFn progress;  // search progress, e.g. for a terminal display
+};
+
+struct Anonymization {
+  bool found = false;               // a transformation satisfies the job
+  SearchOutcome search;
+  std::optional<Classes> classes;   // of the chosen transformation
+  nlohmann::json result;            // the JSON result (docs/job-file.md)
+  Timings timings;
+};
+
+// Runs the search on a prepared job and builds the result; writes nothing.
+Anonymization run_search(PreparedJob& prepared, const RunOptions& options = {});
+
+// The whole of `deid anonymize`: prepare, search, write the output (when a
+// solution was found and job.output.path is set) and the result (when
+// job.output.result is set).
+Anonymization anonymize(const Job& job, const RunOptions& options = {});
+
+// Peak resident set size of this process so far, in bytes.
+std::uint64_t peak_rss_bytes();
+
+}  // namespace deid

@@ -1,0 +1,52 @@
+// Quality models: how much information an output loses (lower is better).
+//
+// Every model is computed from the equivalence classes of a transformation
+// with their counts (and the histogram they come from), never from rows.
+// Each also gives a lower bound from generalization alone: the loss of the
+// transformation with no record suppressed. For every model here that bound
+// is monotonic under generalization (papers/000, "Insufficient data
+// quality"), so when it already exceeds the best solution found, all
+// generalizations can be pruned. docs/methods.md defines each model as ARX
+// does.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "deid/job.h"
+#include "deid/lattice.h"
+
+namespace deid {
+
+struct Problem;
+struct Classes;
+
+struct QualityValue {
+  double value = 0;                  // aggregated information loss
+  std::vector<double> per_attribute; // per quasi-identifier, where the model has it (else empty)
+};
+
+class QualityModel {
+ public:
+  virtual ~QualityModel() = default;
+  // The job-file name: "loss", "entropy", ...
+  virtual std::string name() const = 0;
+  // ARX's name for the model, e.g. "Loss (0.5/1.0/1.0)".
+  virtual std::string describe() const = 0;
+  // Information loss of the output: `classes` of `t`, suppressed classes flagged.
+  virtual QualityValue evaluate(const Problem& problem, const Transformation& t, const Classes& classes) const = 0;
+  // Lower bound of evaluate() for `t` and every generalization of `t`:
+  // the loss from generalization alone. `classes` are those of `t`.
+  virtual double lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const = 0;
+};
+
+// Creates the model of `spec`. Throws JobError for an unknown model or an
+// aggregate the model does not support.
+std::unique_ptr<QualityModel> make_quality_model(const QualitySpec& spec);
+
+// Aggregates per-attribute values: geometric mean as ARX computes it,
+// prod(1 + v_i)^(1/n) - 1; arithmetic mean; sum; max.
+double aggregate(Aggregate how, const std::vector<double>& values);
+
+}  // namespace deid

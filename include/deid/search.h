@@ -1,0 +1,98 @@
+// Search of the generalization lattice.
+//
+// An algorithm sees transformations, check results and (in later
+// algorithms) the store of predictive properties; nothing else. It asks the
+// Evaluator to check transformations; the Evaluator counts the checks,
+// keeps the best solution under one fixed order (better()), enforces the
+// time limit and the budget, and reports progress.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "deid/check.h"
+#include "deid/job.h"
+#include "deid/lattice.h"
+#include "deid/problem.h"
+
+namespace deid {
+
+// Whether solution `a` is preferred to solution `b`: lower information loss;
+// on equal loss (relative difference below 1e-12), lower rank; then
+// lexicographically smaller levels. Every algorithm uses this order, so all
+// of them return the same transformation when they prove optimality.
+bool better(const CheckResult& a, const CheckResult& b);
+
+struct SearchProgress {
+  std::uint64_t checked = 0;
+  std::optional<double> best_loss;
+  double elapsed_seconds = 0;
+  std::optional<double> fraction_done;  // when the algorithm can estimate it
+};
+using ProgressFn = std::function<void(const SearchProgress&)>;
+
+struct SearchLimits {
+  std::optional<double> time_limit_seconds;
+  std::optional<std::uint64_t> max_checks;
+};
+
+class Evaluator {
+ public:
+  Evaluator(const Problem& problem, SearchLimits limits, ProgressFn progress = {});
+
+  // Checks `t` (every call is one check) and updates the best solution.
+  const CheckResult& check(const Transformation& t);
+  // True once the time limit or the budget of checks is used up.
+  bool exhausted() const;
+  const std::optional<CheckResult>& best() const { return best_; }
+  std::uint64_t checked() const { return checked_; }
+  double elapsed_seconds() const;
+  double time_to_best_seconds() const { return time_to_best_; }
+  // Lets algorithms report how far they are, for the progress display.
+  void set_fraction_done(double f) { fraction_done_ = f; }
+  const Problem& problem() const { return problem_; }
+
+ private:
+  const Problem& problem_;
+  SearchLimits limits_;
+  ProgressFn progress_;
+  Checker checker_;
+  CheckResult last_;
+  std::optional<CheckResult> best_;
+  std::uint64_t checked_ = 0;
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point last_report_;
+  double time_to_best_ = 0;
+  std::optional<double> fraction_done_;
+};
+
+struct SearchOutcome {
+  std::string algorithm;
+  std::optional<CheckResult> best;
+  bool optimal = false;          // the search proved that best is optimal
+  bool stopped_by_limit = false; // time limit or budget reached
+  std::uint64_t checked = 0;
+  double time_to_best_seconds = 0;
+  nlohmann::json statistics = nlohmann::json::object();  // algorithm-specific
+};
+
+class SearchAlgorithm {
+ public:
+  virtual ~SearchAlgorithm() = default;
+  virtual std::string name() const = 0;
+  virtual SearchOutcome run(Evaluator& evaluator) = 0;
+};
+
+// Exhaustive search: checks every transformation. The oracle for the others.
+std::unique_ptr<SearchAlgorithm> make_exhaustive_search();
+
+// The algorithm for `algorithm` (auto chooses by lattice size).
+std::unique_ptr<SearchAlgorithm> make_search(SearchSpec::Algorithm algorithm, const Problem& problem);
+
+}  // namespace deid

@@ -1,0 +1,150 @@
+#include "deid/hierarchy.h"
+
+#include <absl/container/flat_hash_map.h>
+#include <fmt/format.h>
+
+#include "deid/error.h"
+
+namespace deid {
+namespace {
+
+HierarchyTable collect(const std::string& name, auto&& read) {
+  HierarchyTable table;
+  table.source = name;
+  // Rows of unequal length are reported by the CSV reader itself, with the
+  // line, since every record must match the first one.
+  read([&](const CsvRecord& rec) {
+    table.rows.emplace_back(rec.fields.begin(), rec.fields.end());
+    table.lines.push_back(rec.line);
+  });
+  if (table.rows.empty())
+    throw InputError(Location{name, 0, 0, {}}, "the hierarchy file is empty: it needs one row per original value");
+  return table;
+}
+
+}  // namespace
+
+HierarchyTable read_hierarchy(const std::string& path, const CsvOptions& options) {
+  return collect(path, [&](auto&& cb) { read_csv(path, options, cb); });
+}
+
+HierarchyTable read_hierarchy_text(std::string_view text, const std::string& name, const CsvOptions& options) {
+  return collect(name, [&](auto&& cb) { read_csv_text(text, name, options, cb); });
+}
+
+Generalization Generalization::identity(const Column& column) {
+  Generalization g;
+  g.attribute_ = column.name;
+  const std::uint32_t n = column.dictionary.size();
+  g.map_.emplace_back(n);
+  g.labels_.emplace_back(n);
+  g.leaves_.emplace_back(n, 1u);
+  for (std::uint32_t c = 0; c < n; ++c) {
+    g.map_[0][c] = c;
+    g.labels_[0][c] = column.dictionary.value(c);
+  }
+  g.hierarchy_rows_ = n;
+  return g;
+}
+
+Generalization Generalization::build(const HierarchyTable& table, const Column& column,
+                                     const std::string& data_source) {
+  if (table.rows.empty())
+    throw InputError(Location{table.source, 0, 0, {}}, "the hierarchy file is empty");
+  const std::size_t height = table.rows.front().size();
+  const std::size_t nrows = table.rows.size();
+
+  Generalization g;
+  g.attribute_ = column.name;
+  g.hierarchy_rows_ = static_cast<std::uint32_t>(nrows);
+  g.map_.resize(height);
+  g.labels_.resize(height);
+  g.leaves_.resize(height);
+
+  // Per level, the code of each hierarchy row's value (codes dense per level).
+  std::vector<std::vector<std::uint32_t>> row_code(height, std::vector<std::uint32_t>(nrows));
+  for (std::size_t level = 0; level < height; ++level) {
+    absl::flat_hash_map<absl::string_view, std::uint32_t> codes;
+    for (std::size_t r = 0; r < nrows; ++r) {
+      const std::string& v = table.rows[r][level];
+      auto [it, inserted] = codes.try_emplace(absl::string_view(v), static_cast<std::uint32_t>(g.labels_[level].size()));
+      if (inserted) {
+        g.labels_[level].push_back(v);
+        g.leaves_[level].push_back(0);
+      } else if (level == 0) {
+        // Find the first row with this value for the message.
+        std::size_t first = 0;
+        while (table.rows[first][0] != v) ++first;
+        throw InputError(Location{table.source, table.lines[r], 1, {}},
+                         fmt::format("attribute '{}': original value '{}' is listed twice in the hierarchy "
+                                     "(lines {} and {})",
+                                     column.name, v, table.lines[first], table.lines[r]));
+      }
+      row_code[level][r] = it->second;
+      ++g.leaves_[level][it->second];
+    }
+  }
+
+  // Consistency: a value of level i (i >= 1) has exactly one parent at level i+1.
+  for (std::size_t level = 1; level + 1 < height; ++level) {
+    std::vector<std::int64_t> parent(g.labels_[level].size(), -1);
+    std::vector<std::size_t> parent_row(g.labels_[level].size(), 0);
+    for (std::size_t r = 0; r < nrows; ++r) {
+      const std::uint32_t c = row_code[level][r];
+      const std::uint32_t p = row_code[level + 1][r];
+      if (parent[c] < 0) {
+        parent[c] = p;
+        parent_row[c] = r;
+      } else if (parent[c] != static_cast<std::int64_t>(p)) {
+        throw InputError(
+            Location{table.source, table.lines[r], level + 2, {}},
+            fmt::format("attribute '{}': value '{}' of level {} generalizes inconsistently: to '{}' on line {} "
+                        "but to '{}' here",
+                        column.name, g.labels_[level][c], level, g.labels_[level + 1][static_cast<std::size_t>(parent[c])],
+                        table.lines[parent_row[c]], g.labels_[level + 1][p]));
+      }
+    }
+  }
+
+  // Bind to the column: level 0 keeps the column's own codes.
+  const std::uint32_t n = column.dictionary.size();
+  absl::flat_hash_map<absl::string_view, std::size_t> row_of;
+  for (std::size_t r = 0; r < nrows; ++r) row_of.emplace(absl::string_view(table.rows[r][0]), r);
+  std::size_t missing = 0;
+  std::int64_t first_missing = -1;
+  for (std::uint32_t c = 0; c < n; ++c) {
+    if (!row_of.contains(absl::string_view(column.dictionary.value(c)))) {
+      ++missing;
+      if (first_missing < 0 || column.first_line[c] < column.first_line[static_cast<std::size_t>(first_missing)])
+        first_missing = c;
+    }
+  }
+  if (missing > 0) {
+    const auto c = static_cast<std::uint32_t>(first_missing);
+    throw InputError(Location{data_source, column.first_line[c], 0, column.name},
+                     fmt::format("attribute '{}': value '{}' (data line {}) is not in hierarchy {}; {} value{} missing",
+                                 column.name, column.dictionary.value(c), column.first_line[c], table.source, missing,
+                                 missing == 1 ? "" : "s"));
+  }
+  for (std::size_t level = 0; level < height; ++level) g.map_[level].resize(n);
+  for (std::uint32_t c = 0; c < n; ++c) {
+    const std::size_t r = row_of.at(absl::string_view(column.dictionary.value(c)));
+    g.map_[0][c] = c;
+    for (std::size_t level = 1; level < height; ++level) g.map_[level][c] = row_code[level][r];
+  }
+  // Level 0 is indexed by column codes; hierarchy rows absent from the data
+  // keep codes after them, so that leaves and labels cover the whole file.
+  std::vector<std::string> labels(n);
+  std::vector<std::uint32_t> leaves(n, 1u);
+  for (std::uint32_t c = 0; c < n; ++c) labels[c] = column.dictionary.value(c);
+  for (std::size_t r = 0; r < nrows; ++r)
+    if (column.dictionary.find(table.rows[r][0]) < 0) {
+      labels.push_back(table.rows[r][0]);
+      leaves.push_back(1u);
+    }
+  g.labels_[0] = std::move(labels);
+  g.leaves_[0] = std::move(leaves);
+  return g;
+}
+
+}  // namespace deid

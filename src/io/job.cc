@@ -1,0 +1,384 @@
+#include "deid/job.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "deid/error.h"
+
+namespace deid {
+
+const char* to_string(Role role) {
+  switch (role) {
+    case Role::identifying: return "identifying";
+    case Role::quasi_identifying: return "quasi-identifying";
+    case Role::sensitive: return "sensitive";
+    case Role::insensitive: return "insensitive";
+  }
+  return "?";
+}
+
+const char* to_string(Aggregate a) {
+  switch (a) {
+    case Aggregate::geometric_mean: return "geometric-mean";
+    case Aggregate::arithmetic_mean: return "arithmetic-mean";
+    case Aggregate::sum: return "sum";
+    case Aggregate::max: return "max";
+  }
+  return "?";
+}
+
+const char* to_string(SearchSpec::Algorithm a) {
+  switch (a) {
+    case SearchSpec::Algorithm::automatic: return "auto";
+    case SearchSpec::Algorithm::exhaustive: return "exhaustive";
+    case SearchSpec::Algorithm::optimal: return "optimal";
+    case SearchSpec::Algorithm::best_first: return "best-first";
+  }
+  return "?";
+}
+
+const AttributeSpec* Job::attribute(const std::string& name) const {
+  for (const auto& a : attributes)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+namespace {
+
+// Parsing context: the file name for messages.
+struct Ctx {
+  std::string file;
+  std::string base_dir;
+
+  [[noreturn]] void fail(const YAML::Node& node, const std::string& msg) const {
+    const auto m = node.Mark();
+    throw JobError(Location{file, m.is_null() ? 0 : static_cast<std::uint64_t>(m.line + 1),
+                            m.is_null() ? 0 : static_cast<std::uint64_t>(m.column + 1), {}},
+                   msg);
+  }
+
+  // Rejects keys of `map` not in `allowed`, naming the key and its line.
+  void keys(const YAML::Node& map, const std::string& where, std::initializer_list<const char*> allowed) const {
+    if (!map.IsMap()) fail(map, fmt::format("{} must be a mapping", where));
+    for (const auto& kv : map) {
+      const std::string key = kv.first.as<std::string>();
+      bool ok = false;
+      for (const char* a : allowed) ok = ok || key == a;
+      if (!ok) {
+        std::string list;
+        for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+        fail(kv.first, fmt::format("unknown key '{}' in {} (allowed: {})", key, where, list));
+      }
+    }
+  }
+
+  std::string str(const YAML::Node& n, const std::string& what) const {
+    if (!n.IsScalar()) fail(n, fmt::format("{} must be a string", what));
+    return n.as<std::string>();
+  }
+
+  double num(const YAML::Node& n, const std::string& what) const {
+    if (!n.IsScalar()) fail(n, fmt::format("{} must be a number", what));
+    const std::string s = n.as<std::string>();
+    try {
+      std::size_t used = 0;
+      double v = std::stod(s, &used);
+      if (used != s.size() || !std::isfinite(v)) throw std::invalid_argument(s);
+      return v;
+    } catch (const std::exception&) {
+      fail(n, fmt::format("{} must be a number, got '{}'", what, s));
+    }
+  }
+
+  double fraction(const YAML::Node& n, const std::string& what) const {
+    const double v = num(n, what);
+    if (v < 0 || v > 1) fail(n, fmt::format("{} must be in [0, 1], got {}", what, v));
+    return v;
+  }
+
+  std::uint64_t integer(const YAML::Node& n, const std::string& what, std::uint64_t min) const {
+    const double v = num(n, what);
+    if (v != std::floor(v) || v < static_cast<double>(min) || v > 1e18)
+      fail(n, fmt::format("{} must be an integer >= {}, got {}", what, min, n.as<std::string>()));
+    return static_cast<std::uint64_t>(v);
+  }
+
+  char delimiter(const YAML::Node& n) const {
+    std::string s = str(n, "delimiter");
+    if (s == "\\t" || s == "tab") s = "\t";
+    if (s.size() != 1 || s == "\"" || s == "\n" || s == "\r")
+      fail(n, fmt::format("delimiter must be a single character (or \\t), got '{}'", s));
+    return s[0];
+  }
+
+  std::string path(const YAML::Node& n, const std::string& what) const {
+    const std::string p = str(n, what);
+    if (p.empty()) fail(n, fmt::format("{} must not be empty", what));
+    std::filesystem::path fp(p);
+    if (fp.is_absolute() || base_dir.empty()) return p;
+    return (std::filesystem::path(base_dir) / fp).lexically_normal().string();
+  }
+
+  template <class E>
+  E choice(const YAML::Node& n, const std::string& what, std::initializer_list<std::pair<const char*, E>> options) const {
+    const std::string s = str(n, what);
+    std::string list;
+    for (const auto& [name, value] : options) {
+      if (s == name) return value;
+      list += (list.empty() ? "" : ", ") + std::string(name);
+    }
+    fail(n, fmt::format("{} must be one of {}, got '{}'", what, list, s));
+  }
+
+  Role role(const YAML::Node& n) const {
+    return choice<Role>(n, "role",
+                        {{"identifying", Role::identifying},
+                         {"quasi-identifying", Role::quasi_identifying},
+                         {"sensitive", Role::sensitive},
+                         {"insensitive", Role::insensitive}});
+  }
+
+  // "60s", "2m", "1h", "500ms" or a plain number of seconds.
+  double duration(const YAML::Node& n) const {
+    const std::string s = str(n, "time-limit");
+    double scale = 1;
+    std::string digits = s;
+    auto ends = [&](const char* suffix) {
+      const std::string suf(suffix);
+      return s.size() > suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+    };
+    if (ends("ms")) { scale = 1e-3; digits = s.substr(0, s.size() - 2); }
+    else if (ends("s")) { digits = s.substr(0, s.size() - 1); }
+    else if (ends("m")) { scale = 60; digits = s.substr(0, s.size() - 1); }
+    else if (ends("h")) { scale = 3600; digits = s.substr(0, s.size() - 1); }
+    try {
+      std::size_t used = 0;
+      const double v = std::stod(digits, &used);
+      if (used != digits.size() || !(v > 0) || !std::isfinite(v)) throw std::invalid_argument(s);
+      return v * scale;
+    } catch (const std::exception&) {
+      fail(n, fmt::format("time-limit must be a positive duration such as 60s, 5m or 500ms, got '{}'", s));
+    }
+  }
+};
+
+PrivacySpec parse_privacy(const Ctx& ctx, const YAML::Node& item) {
+  if (!item.IsMap() || item.size() != 1)
+    ctx.fail(item, "each entry of 'privacy' must be a mapping with one model, e.g. '- k-anonymity: {k: 5}'");
+  const auto kv = *item.begin();
+  const std::string model = kv.first.as<std::string>();
+  const YAML::Node& p = kv.second;
+  if (model == "k-anonymity") {
+    ctx.keys(p, "k-anonymity", {"k"});
+    if (!p["k"]) ctx.fail(p, "k-anonymity needs 'k'");
+    return KAnonymitySpec{ctx.integer(p["k"], "k", 1)};
+  }
+  if (model == "l-diversity") {
+    ctx.keys(p, "l-diversity", {"attribute", "variant", "l", "c"});
+    LDiversitySpec s;
+    if (!p["attribute"]) ctx.fail(p, "l-diversity needs 'attribute' (a sensitive attribute)");
+    if (!p["l"]) ctx.fail(p, "l-diversity needs 'l'");
+    s.attribute = ctx.str(p["attribute"], "attribute");
+    if (p["variant"])
+      s.variant = ctx.choice<LDiversitySpec::Variant>(p["variant"], "variant",
+                                                      {{"distinct", LDiversitySpec::Variant::distinct},
+                                                       {"entropy", LDiversitySpec::Variant::entropy},
+                                                       {"recursive", LDiversitySpec::Variant::recursive}});
+    s.l = ctx.num(p["l"], "l");
+    if (s.l < 1) ctx.fail(p["l"], "l must be >= 1");
+    if (p["c"]) {
+      if (s.variant != LDiversitySpec::Variant::recursive) ctx.fail(p["c"], "'c' applies only to variant: recursive");
+      s.c = ctx.num(p["c"], "c");
+      if (!(s.c > 0)) ctx.fail(p["c"], "c must be > 0");
+    } else if (s.variant == LDiversitySpec::Variant::recursive) {
+      ctx.fail(p, "recursive (c,l)-diversity needs 'c'");
+    }
+    return s;
+  }
+  if (model == "t-closeness") {
+    ctx.keys(p, "t-closeness", {"attribute", "distance", "t"});
+    TClosenessSpec s;
+    if (!p["attribute"]) ctx.fail(p, "t-closeness needs 'attribute' (a sensitive attribute)");
+    if (!p["t"]) ctx.fail(p, "t-closeness needs 't'");
+    s.attribute = ctx.str(p["attribute"], "attribute");
+    if (p["distance"])
+      s.distance = ctx.choice<TClosenessSpec::Distance>(p["distance"], "distance",
+                                                        {{"equal", TClosenessSpec::Distance::equal},
+                                                         {"hierarchical", TClosenessSpec::Distance::hierarchical},
+                                                         {"ordered", TClosenessSpec::Distance::ordered}});
+    s.t = ctx.fraction(p["t"], "t");
+    return s;
+  }
+  if (model == "population-uniqueness") {
+    ctx.keys(p, "population-uniqueness", {"threshold", "population-size", "estimator"});
+    PopulationUniquenessSpec s;
+    if (!p["threshold"]) ctx.fail(p, "population-uniqueness needs 'threshold'");
+    if (!p["population-size"]) ctx.fail(p, "population-uniqueness needs 'population-size'");
+    s.threshold = ctx.fraction(p["threshold"], "threshold");
+    s.population_size = ctx.num(p["population-size"], "population-size");
+    if (!(s.population_size >= 1)) ctx.fail(p["population-size"], "population-size must be >= 1");
+    if (p["estimator"])
+      s.estimator = ctx.choice<PopulationUniquenessSpec::Estimator>(
+          p["estimator"], "estimator",
+          {{"dankar", PopulationUniquenessSpec::Estimator::dankar},
+           {"pitman", PopulationUniquenessSpec::Estimator::pitman},
+           {"zayatz", PopulationUniquenessSpec::Estimator::zayatz},
+           {"snb", PopulationUniquenessSpec::Estimator::snb}});
+    return s;
+  }
+  ctx.fail(kv.first, fmt::format("unknown privacy model '{}' (known: k-anonymity, l-diversity, t-closeness, "
+                                 "population-uniqueness)",
+                                 model));
+}
+
+Job parse(const Ctx& ctx, const YAML::Node& root) {
+  Job job;
+  job.path = ctx.file;
+  job.base_dir = ctx.base_dir;
+  if (!root || root.IsNull()) throw JobError(Location{ctx.file, 0, 0, {}}, "the job file is empty");
+  ctx.keys(root, "the job", {"input", "attributes", "default-role", "privacy", "suppression-limit", "quality",
+                             "search", "output"});
+
+  if (!root["input"]) ctx.fail(root, "the job needs 'input' with a 'path'");
+  const auto& in = root["input"];
+  ctx.keys(in, "input", {"path", "delimiter"});
+  if (!in["path"]) ctx.fail(in, "input needs 'path'");
+  job.input.path = ctx.path(in["path"], "input.path");
+  if (in["delimiter"]) job.input.delimiter = ctx.delimiter(in["delimiter"]);
+
+  if (root["attributes"]) {
+    const auto& attrs = root["attributes"];
+    if (!attrs.IsMap()) ctx.fail(attrs, "attributes must be a mapping from column name to {role: ...}");
+    for (const auto& kv : attrs) {
+      AttributeSpec a;
+      a.name = kv.first.as<std::string>();
+      a.line = static_cast<std::uint64_t>(kv.first.Mark().line + 1);
+      const auto& v = kv.second;
+      ctx.keys(v, fmt::format("attribute '{}'", a.name), {"role", "hierarchy", "order"});
+      if (!v["role"]) ctx.fail(v, fmt::format("attribute '{}' needs a 'role'", a.name));
+      a.role = ctx.role(v["role"]);
+      if (v["hierarchy"]) {
+        if (a.role != Role::quasi_identifying && a.role != Role::sensitive)
+          ctx.fail(v["hierarchy"], fmt::format("attribute '{}': a hierarchy is only used for quasi-identifying "
+                                               "and sensitive attributes",
+                                               a.name));
+        a.hierarchy = ctx.path(v["hierarchy"], "hierarchy");
+      }
+      if (v["order"]) {
+        if (!v["order"].IsSequence()) ctx.fail(v["order"], "order must be a list of values");
+        for (const auto& o : v["order"]) a.order.push_back(ctx.str(o, "order value"));
+      }
+      if (a.role == Role::quasi_identifying && a.hierarchy.empty())
+        ctx.fail(v, fmt::format("quasi-identifying attribute '{}' needs a 'hierarchy'", a.name));
+      if (job.attribute(a.name)) ctx.fail(kv.first, fmt::format("attribute '{}' is listed twice", a.name));
+      job.attributes.push_back(std::move(a));
+    }
+  }
+  if (root["default-role"]) {
+    job.default_role = ctx.role(root["default-role"]);
+    if (*job.default_role == Role::quasi_identifying)
+      ctx.fail(root["default-role"], "default-role cannot be quasi-identifying (a quasi-identifier needs a hierarchy)");
+  }
+
+  if (root["privacy"]) {
+    const auto& pr = root["privacy"];
+    if (!pr.IsSequence()) ctx.fail(pr, "privacy must be a list of models, e.g. '- k-anonymity: {k: 5}'");
+    for (const auto& item : pr) job.privacy.push_back(parse_privacy(ctx, item));
+  }
+  if (job.privacy.empty()) ctx.fail(root, "the job needs at least one privacy model under 'privacy'");
+  for (const auto& spec : job.privacy) {
+    const std::string* attr = nullptr;
+    if (auto* l = std::get_if<LDiversitySpec>(&spec)) attr = &l->attribute;
+    if (auto* t = std::get_if<TClosenessSpec>(&spec)) attr = &t->attribute;
+    if (attr) {
+      const AttributeSpec* a = job.attribute(*attr);
+      if (!a || a->role != Role::sensitive)
+        ctx.fail(root["privacy"], fmt::format("privacy model on '{}': the attribute must be listed with "
+                                              "role: sensitive",
+                                              *attr));
+    }
+  }
+
+  if (root["suppression-limit"]) job.suppression_limit = ctx.fraction(root["suppression-limit"], "suppression-limit");
+
+  if (root["quality"]) {
+    const auto& q = root["quality"];
+    ctx.keys(q, "quality", {"model", "aggregate", "gs-factor"});
+    if (q["model"]) {
+      job.quality.model = ctx.str(q["model"], "quality.model");
+      static const std::set<std::string> known = {"loss", "entropy", "precision", "height", "discernability", "aecs"};
+      if (!known.contains(job.quality.model))
+        ctx.fail(q["model"], fmt::format("quality.model must be one of loss, entropy, precision, height, "
+                                         "discernability, aecs; got '{}'",
+                                         job.quality.model));
+    }
+    if (q["aggregate"])
+      job.quality.aggregate = ctx.choice<Aggregate>(q["aggregate"], "aggregate",
+                                                    {{"geometric-mean", Aggregate::geometric_mean},
+                                                     {"arithmetic-mean", Aggregate::arithmetic_mean},
+                                                     {"sum", Aggregate::sum},
+                                                     {"max", Aggregate::max}});
+    if (q["gs-factor"]) {
+      if (job.quality.model != "loss") ctx.fail(q["gs-factor"], "gs-factor applies only to model: loss");
+      job.quality.gs_factor = ctx.fraction(q["gs-factor"], "gs-factor");
+    }
+  }
+
+  if (root["search"]) {
+    const auto& s = root["search"];
+    ctx.keys(s, "search", {"algorithm", "time-limit", "max-checks"});
+    if (s["algorithm"])
+      job.search.algorithm = ctx.choice<SearchSpec::Algorithm>(s["algorithm"], "search.algorithm",
+                                                               {{"auto", SearchSpec::Algorithm::automatic},
+                                                                {"exhaustive", SearchSpec::Algorithm::exhaustive},
+                                                                {"optimal", SearchSpec::Algorithm::optimal},
+                                                                {"best-first", SearchSpec::Algorithm::best_first}});
+    if (s["time-limit"]) job.search.time_limit_seconds = ctx.duration(s["time-limit"]);
+    if (s["max-checks"]) job.search.max_checks = ctx.integer(s["max-checks"], "max-checks", 1);
+  }
+
+  if (root["output"]) {
+    const auto& o = root["output"];
+    ctx.keys(o, "output", {"path", "result", "delimiter"});
+    if (o["path"]) job.output.path = ctx.path(o["path"], "output.path");
+    if (o["result"]) job.output.result = ctx.path(o["result"], "output.result");
+    if (o["delimiter"]) job.output.delimiter = ctx.delimiter(o["delimiter"]);
+  }
+  return job;
+}
+
+}  // namespace
+
+Job parse_job(const std::string& text, const std::string& name, const std::string& base_dir) {
+  Ctx ctx{name, base_dir};
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw JobError(Location{name, static_cast<std::uint64_t>(e.mark.line + 1),
+                            static_cast<std::uint64_t>(e.mark.column + 1), {}},
+                   "invalid YAML: " + e.msg);
+  }
+  try {
+    return parse(ctx, root);
+  } catch (const YAML::Exception& e) {
+    throw JobError(Location{name, static_cast<std::uint64_t>(e.mark.line + 1), 0, {}}, "invalid job: " + e.msg);
+  }
+}
+
+Job read_job(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IoError(Location{path, 0, 0, {}}, "cannot open the job file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  return parse_job(ss.str(), path, dir);
+}
+
+}  // namespace deid

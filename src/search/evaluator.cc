@@ -1,0 +1,56 @@
+#include <cmath>
+
+#include "deid/search.h"
+
+namespace deid {
+
+bool better(const CheckResult& a, const CheckResult& b) {
+  const double x = a.quality.value, y = b.quality.value;
+  const double scale = std::max({std::abs(x), std::abs(y), 1e-300});
+  if (std::abs(x - y) > 1e-12 * scale) return x < y;
+  const int ra = rank(a.transformation), rb = rank(b.transformation);
+  if (ra != rb) return ra < rb;
+  return a.transformation < b.transformation;
+}
+
+Evaluator::Evaluator(const Problem& problem, SearchLimits limits, ProgressFn progress)
+    : problem_(problem),
+      limits_(limits),
+      progress_(std::move(progress)),
+      checker_(problem),
+      start_(std::chrono::steady_clock::now()),
+      last_report_(start_) {}
+
+double Evaluator::elapsed_seconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+bool Evaluator::exhausted() const {
+  if (limits_.max_checks && checked_ >= *limits_.max_checks) return true;
+  if (limits_.time_limit_seconds && elapsed_seconds() >= *limits_.time_limit_seconds) return true;
+  return false;
+}
+
+const CheckResult& Evaluator::check(const Transformation& t) {
+  last_ = checker_.check(t);
+  ++checked_;
+  if (last_.solution && (!best_ || better(last_, *best_))) {
+    best_ = last_;
+    time_to_best_ = elapsed_seconds();
+  }
+  if (progress_) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_report_ > std::chrono::milliseconds(100)) {
+      last_report_ = now;
+      SearchProgress p;
+      p.checked = checked_;
+      if (best_) p.best_loss = best_->quality.value;
+      p.elapsed_seconds = elapsed_seconds();
+      p.fraction_done = fraction_done_;
+      progress_(p);
+    }
+  }
+  return last_;
+}
+
+}  // namespace deid

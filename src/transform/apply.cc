@@ -1,0 +1,58 @@
+#include <ostream>
+
+#include "deid/csv.h"
+#include "deid/pipeline.h"
+
+namespace deid {
+
+void write_output(const PreparedJob& p, const Transformation& t, const Classes& classes, std::ostream& out) {
+  const Dataset& ds = p.data;
+  const Problem& pr = p.problem;
+  const char delim = p.job.output.delimiter.value_or(ds.delimiter);
+
+  // Per dataset column: -1 when removed, else the quasi-identifier index or -2 (copied).
+  std::vector<int> plan;
+  std::vector<std::size_t> kept;
+  for (std::size_t c = 0; c < ds.columns.size(); ++c) {
+    if (p.roles[c] == Role::identifying) continue;
+    int qi = -2;
+    for (std::size_t q = 0; q < pr.qi_columns.size(); ++q)
+      if (pr.qi_columns[q] == static_cast<int>(c)) qi = static_cast<int>(q);
+    kept.push_back(c);
+    plan.push_back(qi);
+  }
+
+  // Generalized labels are looked up per class, not per row.
+  std::string line;
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    if (i) line.push_back(delim);
+    append_csv_field(line, ds.columns[kept[i]].name, delim);
+  }
+  line.push_back('\n');
+  out << line;
+
+  const std::uint32_t w = classes.width;
+  for (std::uint64_t r = 0; r < ds.rows; ++r) {
+    line.clear();
+    const std::uint32_t cls = classes.entry_class[pr.histogram.row_entry[r]];
+    const bool suppressed = classes.suppressed[cls] != 0;
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+      if (i) line.push_back(delim);
+      const Column& col = ds.columns[kept[i]];
+      if (plan[i] >= 0) {
+        const auto q = static_cast<std::size_t>(plan[i]);
+        if (suppressed) {
+          line.push_back('*');
+        } else {
+          append_csv_field(line, pr.hierarchies[q].label(t[q], classes.keys[cls * w + q]), delim);
+        }
+      } else {
+        append_csv_field(line, col.dictionary.value(col.codes[r]), delim);
+      }
+    }
+    line.push_back('\n');
+    out << line;
+  }
+}
+
+}  // namespace deid
