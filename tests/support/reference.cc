@@ -1,0 +1,103 @@
+#include "support/reference.h"
+
+#include <fstream>
+#include <stdexcept>
+
+namespace deid::testing {
+
+std::string example_path(const std::string& relative) { return std::string(DEID_EXAMPLES_DIR) + "/" + relative; }
+std::string testdata_path(const std::string& relative) { return std::string(DEID_TESTDATA_DIR) + "/" + relative; }
+
+const std::vector<nlohmann::json>& arx_adult_runs() {
+  static const std::vector<nlohmann::json> runs = [] {
+    std::ifstream in(testdata_path("reference/arx-adult.json"));
+    if (!in) throw std::runtime_error("cannot open reference/arx-adult.json");
+    nlohmann::json doc = nlohmann::json::parse(in);
+    return doc["runs"].get<std::vector<nlohmann::json>>();
+  }();
+  return runs;
+}
+
+const nlohmann::json& arx_adult_run(const std::string& name) {
+  for (const auto& r : arx_adult_runs())
+    if (r["name"] == name) return r;
+  throw std::runtime_error("no reference run " + name);
+}
+
+Job arx_adult_job(const nlohmann::json& run, SearchSpec::Algorithm algorithm) {
+  Job job;
+  job.input.path = example_path("adult/adult.csv");
+  job.input.delimiter = ';';
+  for (const auto& q : run["quasi_identifiers"]) {
+    AttributeSpec a;
+    a.name = q.get<std::string>();
+    a.role = Role::quasi_identifying;
+    a.hierarchy = example_path("adult/hierarchies/" + a.name + ".csv");
+    job.attributes.push_back(a);
+  }
+  std::string sensitive;
+  if (!run["sensitive"].is_null()) {
+    sensitive = run["sensitive"].get<std::string>();
+    AttributeSpec a;
+    a.name = sensitive;
+    a.role = Role::sensitive;
+    a.hierarchy = example_path("adult/hierarchies/" + sensitive + ".csv");
+    job.attributes.push_back(a);
+  }
+  job.default_role = Role::insensitive;
+  for (const auto& m : run["privacy_models"]) {
+    const std::string s = m.get<std::string>();
+    const auto eq = s.find('=');
+    const std::string kind = s.substr(0, eq);
+    const std::string arg = s.substr(eq + 1);
+    if (kind == "k") {
+      job.privacy.push_back(KAnonymitySpec{std::stoull(arg)});
+    } else if (kind.rfind("ldiv-", 0) == 0) {
+      LDiversitySpec l;
+      l.attribute = sensitive;
+      if (kind == "ldiv-distinct") {
+        l.variant = LDiversitySpec::Variant::distinct;
+        l.l = std::stod(arg);
+      } else if (kind == "ldiv-entropy") {
+        l.variant = LDiversitySpec::Variant::entropy;
+        l.l = std::stod(arg);
+      } else {
+        // ARX notation "c,l" for recursive (c,l)-diversity.
+        l.variant = LDiversitySpec::Variant::recursive;
+        const auto comma = arg.find(',');
+        l.c = std::stod(arg.substr(0, comma));
+        l.l = std::stod(arg.substr(comma + 1));
+      }
+      job.privacy.push_back(l);
+    } else if (kind.rfind("tclose-", 0) == 0) {
+      TClosenessSpec t;
+      t.attribute = sensitive;
+      t.t = std::stod(arg);
+      t.distance = kind == "tclose-ordered"  ? TClosenessSpec::Distance::ordered
+                   : kind == "tclose-equal" ? TClosenessSpec::Distance::equal
+                                            : TClosenessSpec::Distance::hierarchical;
+      job.privacy.push_back(t);
+    } else {
+      PopulationUniquenessSpec p;
+      p.threshold = std::stod(arg);
+      p.population_size = run["population_size"].get<double>();
+      p.estimator = kind == "dankar"   ? PopulationUniquenessSpec::Estimator::dankar
+                    : kind == "pitman" ? PopulationUniquenessSpec::Estimator::pitman
+                    : kind == "zayatz" ? PopulationUniquenessSpec::Estimator::zayatz
+                                       : PopulationUniquenessSpec::Estimator::snb;
+      job.privacy.push_back(p);
+    }
+  }
+  job.suppression_limit = run["suppression_limit"].get<double>();
+  job.quality.model = run["quality_model"].get<std::string>();
+  const std::string agg = run["aggregate"].is_null() ? "" : run["aggregate"].get<std::string>();
+  if (agg == "Geometric mean") job.quality.aggregate = Aggregate::geometric_mean;
+  if (agg == "Arithmetric mean" || agg == "Arithmetic mean") job.quality.aggregate = Aggregate::arithmetic_mean;
+  if (agg == "Sum") job.quality.aggregate = Aggregate::sum;
+  if (agg == "Maximum") job.quality.aggregate = Aggregate::max;
+  if (job.quality.model == "loss") job.quality.gs_factor = run["gs_factor"].get<double>();
+  job.search.algorithm = algorithm;
+  return job;
+}
+
+}  // namespace deid::testing

@@ -1,0 +1,30 @@
+// ARX reference results (tests/testdata/reference, copied from
+// shared/reference): each run becomes a deid Job on examples/adult.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "deid/job.h"
+
+namespace deid::testing {
+
+// All runs of arx-adult.json.
+const std::vector<nlohmann::json>& arx_adult_runs();
+// The run named `name` (throws when absent).
+const nlohmann::json& arx_adult_run(const std::string& name);
+// The job of a reference run: its quasi-identifiers with the adult
+// hierarchies, its sensitive attribute (role sensitive, with its hierarchy),
+// every other column insensitive, its privacy models, suppression limit and
+// quality model; no output files. Privacy models are parsed from ARX's
+// notation ("k=5", "ldiv-distinct=3", "ldiv-recursive=3,4",
+// "tclose-ordered=0.2", "tclose-equal=0.2", "tclose-hier=0.2",
+// "dankar=0.01", "pitman=0.01", "zayatz=0.01", "snb=0.01").
+Job arx_adult_job(const nlohmann::json& run, SearchSpec::Algorithm algorithm = SearchSpec::Algorithm::automatic);
+
+// Path of a file under examples/ or tests/testdata/.
+std::string example_path(const std::string& relative);
+std::string testdata_path(const std::string& relative);
+
+}  // namespace deid::testing
