@@ -1,0 +1,181 @@
+#include "deid/hierarchy_builder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <set>
+
+#include "deid/csv.h"
+#include "deid/error.h"
+
+namespace deid {
+namespace {
+
+[[noreturn]] void fail(const std::string& msg) { throw JobError(Location{}, msg); }
+
+double parse_number(const std::string& v) {
+  double x = 0;
+  const char* end = v.data() + v.size();
+  auto [ptr, ec] = std::from_chars(v.data(), end, x);
+  if (v.empty() || ec != std::errc() || ptr != end || !std::isfinite(x))
+    fail(fmt::format("interval hierarchy: value '{}' is not a number", v));
+  return x;
+}
+
+// Shortest decimal text of a bound ("5", "2.5").
+std::string num(double x) { return fmt::format("{}", x); }
+
+// Whether b is an integer multiple of a (within rounding).
+bool divides(double a, double b) {
+  const double q = b / a;
+  return std::abs(q - std::round(q)) < 1e-9 * std::max(1.0, q);
+}
+
+std::vector<std::string> distinct(const std::vector<std::string>& values) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const auto& v : values)
+    if (seen.insert(v).second) out.push_back(v);
+  return out;
+}
+
+HierarchyTable make_table(const std::string& name) {
+  HierarchyTable t;
+  t.source = name;
+  return t;
+}
+
+void add_row(HierarchyTable& t, std::vector<std::string> row) {
+  t.rows.push_back(std::move(row));
+  t.lines.push_back(t.rows.size());
+}
+
+}  // namespace
+
+HierarchyTable build_interval_hierarchy(const std::vector<std::string>& values, const IntervalSpec& spec) {
+  if (!(spec.max > spec.min)) fail(fmt::format("interval hierarchy: max ({}) must be greater than min ({})", spec.max, spec.min));
+  if (spec.widths.empty()) fail("interval hierarchy: give at least one bin width");
+  for (std::size_t i = 0; i < spec.widths.size(); ++i) {
+    if (!(spec.widths[i] > 0)) fail(fmt::format("interval hierarchy: bin width {} must be positive", spec.widths[i]));
+    if (i > 0 && (spec.widths[i] <= spec.widths[i - 1] || !divides(spec.widths[i - 1], spec.widths[i])))
+      fail(fmt::format("interval hierarchy: bin width {} must be a multiple of the previous width {} and larger, "
+                       "so that the levels nest",
+                       spec.widths[i], spec.widths[i - 1]));
+  }
+  HierarchyTable t = make_table("<interval hierarchy>");
+  for (const auto& v : distinct(values)) {
+    const double x = parse_number(v);
+    std::vector<std::string> row{v};
+    if (x < spec.min || x >= spec.max) {
+      const bool below = x < spec.min;
+      if (below ? !spec.bottom_coding : !spec.top_coding)
+        fail(fmt::format("interval hierarchy: value '{}' is outside [{}, {}) and {} coding is off", v, num(spec.min),
+                         num(spec.max), below ? "bottom" : "top"));
+      const std::string label = below ? fmt::format("<{}", num(spec.min)) : fmt::format(">={}", num(spec.max));
+      for (std::size_t i = 0; i < spec.widths.size(); ++i) row.push_back(label);
+    } else {
+      for (double w : spec.widths) {
+        const double lo = spec.min + std::floor((x - spec.min) / w) * w;
+        const double hi = std::min(lo + w, spec.max);
+        row.push_back(fmt::format("[{}, {})", num(lo), num(hi)));
+      }
+    }
+    row.push_back("*");
+    add_row(t, std::move(row));
+  }
+  if (t.rows.empty()) fail("interval hierarchy: there are no values to cover");
+  return t;
+}
+
+HierarchyTable build_masking_hierarchy(const std::vector<std::string>& values, const MaskingSpec& spec) {
+  const auto vals = distinct(values);
+  if (vals.empty()) fail("masking hierarchy: there are no values to cover");
+  if (spec.levels < 0) fail("masking hierarchy: levels must be >= 0");
+  std::size_t longest = 0;
+  for (const auto& v : vals) longest = std::max(longest, v.size());
+  const std::size_t levels = spec.levels > 0 ? std::min<std::size_t>(static_cast<std::size_t>(spec.levels), longest) : longest;
+  HierarchyTable t = make_table("<masking hierarchy>");
+  for (const auto& v : vals) {
+    std::vector<std::string> row{v};
+    for (std::size_t i = 1; i <= levels; ++i) {
+      std::string m = v;
+      const std::size_t n = std::min(i, m.size());
+      if (spec.from_left) std::fill(m.begin(), m.begin() + static_cast<std::ptrdiff_t>(n), spec.mask_char);
+      else std::fill(m.end() - static_cast<std::ptrdiff_t>(n), m.end(), spec.mask_char);
+      row.push_back(m);
+    }
+    row.push_back("*");
+    add_row(t, std::move(row));
+  }
+  return t;
+}
+
+HierarchyTable build_date_hierarchy(const std::vector<std::string>& values, const DateSpec& spec) {
+  const auto vals = distinct(values);
+  if (vals.empty()) fail("date hierarchy: there are no values to cover");
+  HierarchyTable t = make_table("<date hierarchy>");
+  for (const auto& v : vals) {
+    int y = 0, m = 0, d = 0;
+    const bool shape = v.size() == 10 && v[4] == '-' && v[7] == '-' &&
+                       std::all_of(v.begin(), v.end(), [](char c) { return (c >= '0' && c <= '9') || c == '-'; });
+    if (shape) {
+      std::from_chars(v.data(), v.data() + 4, y);
+      std::from_chars(v.data() + 5, v.data() + 7, m);
+      std::from_chars(v.data() + 8, v.data() + 10, d);
+    }
+    static constexpr int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (!shape || m < 1 || m > 12 || d < 1 || d > kDays[m - 1] || (m == 2 && d == 29 && !leap))
+      fail(fmt::format("date hierarchy: value '{}' is not a date of the form YYYY-MM-DD", v));
+    std::vector<std::string> row{v};
+    if (spec.month) row.push_back(v.substr(0, 7));
+    if (spec.year) row.push_back(v.substr(0, 4));
+    if (spec.decade) row.push_back(fmt::format("{}-{}", y / 10 * 10, y / 10 * 10 + 9));
+    row.push_back("*");
+    add_row(t, std::move(row));
+  }
+  return t;
+}
+
+HierarchyTable build_grouping_hierarchy(const std::vector<std::string>& values, const GroupingSpec& spec) {
+  if (spec.order.empty()) fail("grouping hierarchy: the order of the categories is empty");
+  std::set<std::string> in_order;
+  for (const auto& o : spec.order)
+    if (!in_order.insert(o).second) fail(fmt::format("grouping hierarchy: category '{}' appears twice in the order", o));
+  for (std::size_t i = 0; i < spec.sizes.size(); ++i) {
+    if (spec.sizes[i] < 2) fail("grouping hierarchy: group sizes must be at least 2");
+    if (i > 0 && (spec.sizes[i] <= spec.sizes[i - 1] || spec.sizes[i] % spec.sizes[i - 1] != 0))
+      fail(fmt::format("grouping hierarchy: group size {} must be a multiple of the previous size {} and larger",
+                       spec.sizes[i], spec.sizes[i - 1]));
+  }
+  for (const auto& v : values)
+    if (!in_order.contains(v)) fail(fmt::format("grouping hierarchy: value '{}' is not in the order of categories", v));
+  HierarchyTable t = make_table("<grouping hierarchy>");
+  const std::size_t n = spec.order.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<std::string> row{spec.order[i]};
+    for (std::size_t size : spec.sizes) {
+      const std::size_t lo = i / size * size, hi = std::min(lo + size, n) - 1;
+      row.push_back(lo == hi ? spec.order[lo] : fmt::format("{}..{}", spec.order[lo], spec.order[hi]));
+    }
+    row.push_back("*");
+    add_row(t, std::move(row));
+  }
+  return t;
+}
+
+std::string hierarchy_to_csv(const HierarchyTable& table, char delimiter) {
+  std::string out;
+  for (const auto& row : table.rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      if (i) out.push_back(delimiter);
+      append_csv_field(out, row[i], delimiter);
+    }
+    out.push_back('\n');
+  }
+  return out;
+}
+
+}  // namespace deid
