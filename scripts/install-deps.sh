@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs deid's build and test dependencies from Debian 12 packages.
+# Installs deid's build dependencies from Debian 12 packages; with --test also
+# what the tests need (Chromium, for the test that renders the HTML report).
 # Runs apt-get directly as root, through sudo otherwise. Nothing else is downloaded.
 set -euo pipefail
 packages=(
@@ -7,6 +8,9 @@ packages=(
   libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libabsl-dev libtbb-dev
   libboost-math-dev libcsv-dev libgtest-dev libgmock-dev libbenchmark-dev
 )
+if [ "${1:-}" = "--test" ]; then
+  packages+=(chromium)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
