@@ -1,0 +1,504 @@
+// The independent verifier (verify.h). Only the C++ standard library is used,
+// on purpose: sharing a CSV reader, a hierarchy binding or a grouping routine
+// with the engine would let one bug hide itself in both.
+#include "verify.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+namespace verify {
+
+// ---------------------------------------------------------------------------
+// RFC 4180 reader.
+
+std::optional<Table> parse_csv(std::string_view text, char delimiter, bool has_header, std::string* error) {
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
+
+  Table table;
+  std::vector<std::vector<std::string>> records;
+  std::vector<std::string> record;
+  std::string field;
+  bool quoted = false;        // inside a quoted field
+  bool field_quoted = false;  // the current field was quoted (it is over once the quote closes)
+  bool record_started = false;
+  std::uint64_t line = 1, record_line = 1;
+  std::size_t expected = 0;
+
+  auto fail = [&](std::uint64_t at, const std::string& what) {
+    if (error) *error = "line " + std::to_string(at) + ": " + what;
+    return std::nullopt;
+  };
+  auto end_field = [&] {
+    record.push_back(std::move(field));
+    field.clear();
+    field_quoted = false;
+  };
+  // Returns false when the record has the wrong number of fields.
+  auto end_record = [&]() -> bool {
+    end_field();
+    const bool blank = record.size() == 1 && record[0].empty() && !record_started;
+    if (!blank) {
+      if (records.empty()) expected = record.size();
+      if (record.size() != expected) return false;
+      records.push_back(std::move(record));
+    }
+    record.clear();
+    record_started = false;
+    return true;
+  };
+
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"') {
+        if (i + 1 < text.size() && text[i + 1] == '"') {
+          field.push_back('"');
+          ++i;
+        } else {
+          quoted = false;
+        }
+      } else {
+        if (c == '\n' || (c == '\r' && !(i + 1 < text.size() && text[i + 1] == '\n'))) ++line;
+        field.push_back(c);
+      }
+      continue;
+    }
+    if (c == delimiter) {
+      record_started = true;
+      end_field();
+    } else if (c == '\r' || c == '\n') {
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      if (!end_record())
+        return fail(record_line, "record has " + std::to_string(record.size()) + " fields, expected " +
+                                     std::to_string(expected));
+      ++line;
+      record_line = line;
+    } else if (c == '"') {
+      if (!field.empty() || field_quoted)
+        return fail(line, "quote inside a field that does not start with a quote");
+      quoted = true;
+      field_quoted = true;
+      record_started = true;
+    } else {
+      if (field_quoted) return fail(line, "character after the closing quote of a field");
+      field.push_back(c);
+      record_started = true;
+    }
+  }
+  if (quoted) return fail(record_line, "quoted field not closed at the end of the file");
+  if (record_started || !field.empty() || !record.empty()) {
+    if (!end_record())
+      return fail(record_line, "record has " + std::to_string(record.size()) + " fields, expected " +
+                                   std::to_string(expected));
+  }
+  if (has_header) {
+    if (records.empty()) return fail(1, "no header");
+    table.header = std::move(records.front());
+    table.rows.assign(std::make_move_iterator(records.begin() + 1), std::make_move_iterator(records.end()));
+  } else {
+    table.rows = std::move(records);
+  }
+  return table;
+}
+
+std::optional<Table> read_csv_file(const std::string& path, char delimiter, bool has_header, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (error) *error = path + ": cannot open";
+    return std::nullopt;
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  std::string why;
+  auto table = parse_csv(buffer.str(), delimiter, has_header, &why);
+  if (!table && error) *error = path + ": " + why;
+  return table;
+}
+
+// ---------------------------------------------------------------------------
+// Reporting.
+
+const char* to_string(Violation::Kind kind) {
+  switch (kind) {
+    case Violation::Kind::unreadable: return "unreadable";
+    case Violation::Kind::bad_hierarchy: return "bad_hierarchy";
+    case Violation::Kind::bad_options: return "bad_options";
+    case Violation::Kind::identifying_column_present: return "identifying_column_present";
+    case Violation::Kind::column_missing: return "column_missing";
+    case Violation::Kind::unexpected_column: return "unexpected_column";
+    case Violation::Kind::row_count: return "row_count";
+    case Violation::Kind::value_changed: return "value_changed";
+    case Violation::Kind::value_not_in_hierarchy: return "value_not_in_hierarchy";
+    case Violation::Kind::not_single_level: return "not_single_level";
+    case Violation::Kind::too_many_suppressed: return "too_many_suppressed";
+    case Violation::Kind::class_too_small: return "class_too_small";
+    case Violation::Kind::class_requirement: return "class_requirement";
+  }
+  return "?";
+}
+
+bool Report::has(Violation::Kind kind) const {
+  return std::any_of(violations.begin(), violations.end(), [&](const Violation& v) { return v.kind == kind; });
+}
+
+std::string Report::to_string() const {
+  std::string out;
+  for (const auto& v : violations) out += std::string(verify::to_string(v.kind)) + ": " + v.message + "\n";
+  return out;
+}
+
+namespace {
+
+std::string quote(const std::string& s) { return "'" + s + "'"; }
+
+using Distribution = std::map<std::string, std::uint64_t>;
+
+// Whether a class with distribution `cls` of the requirement's attribute
+// satisfies `req`; `all` is the distribution over the whole table (needed by
+// t-closeness). On failure `why` says what the class lacks.
+bool requirement_holds(const ClassRequirement& req, const Distribution& cls, const Distribution& all,
+                       std::string* why) {
+  (void)all;
+  return std::visit(
+      [&](const auto& r) -> bool {
+        using R = std::decay_t<decltype(r)>;
+        if constexpr (std::is_same_v<R, DistinctLDiversity>) {
+          if (cls.size() >= r.l) return true;
+          *why = std::to_string(cls.size()) + " distinct value(s) of " + quote(r.attribute) + ", need " +
+                 std::to_string(r.l) + " (distinct l-diversity)";
+          return false;
+        }
+      },
+      req);
+}
+
+const std::string& requirement_attribute(const ClassRequirement& req) {
+  return std::visit([](const auto& r) -> const std::string& { return r.attribute; }, req);
+}
+
+// The tuple of quasi-identifier values of an output row, as a map key that
+// cannot confuse two tuples (values are length-prefixed).
+std::string class_key(const std::vector<std::string>& row, const std::vector<int>& qi_out_columns) {
+  std::string key;
+  for (int c : qi_out_columns) {
+    if (c < 0) continue;
+    key += std::to_string(row[c].size());
+    key.push_back(':');
+    key += row[c];
+  }
+  return key;
+}
+
+std::string describe_tuple(const std::vector<std::string>& row, const std::vector<int>& qi_out_columns,
+                           const std::vector<QuasiIdentifier>& qis) {
+  std::string s;
+  for (std::size_t q = 0; q < qis.size(); ++q) {
+    if (qi_out_columns[q] < 0) continue;
+    if (!s.empty()) s += ", ";
+    s += qis[q].name + "=" + quote(row[qi_out_columns[q]]);
+  }
+  return "(" + s + ")";
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// The check.
+
+Report check(const Options& options) {
+  Report report;
+  auto unreadable = [&](const std::string& why) {
+    report.violations.push_back({Violation::Kind::unreadable, {}, 0, 0, why});
+    return report;
+  };
+  std::string why;
+  auto input = read_csv_file(options.input_path, options.input_delimiter, true, &why);
+  if (!input) return unreadable("input " + why);
+  auto output = read_csv_file(options.output_path, options.output_delimiter.value_or(options.input_delimiter), true, &why);
+  if (!output) return unreadable("output " + why);
+  std::vector<Table> hierarchies;
+  for (const auto& qi : options.quasi_identifiers) {
+    auto h = read_csv_file(qi.hierarchy_path, options.hierarchy_delimiter, false, &why);
+    if (!h) {
+      report.violations.push_back({Violation::Kind::bad_hierarchy, qi.name, 0, 0, "hierarchy " + why});
+      return report;
+    }
+    hierarchies.push_back(std::move(*h));
+  }
+  return check_tables(options, *input, *output, hierarchies);
+}
+
+Report check_tables(const Options& options, const Table& input, const Table& output,
+                    const std::vector<Table>& hierarchies) {
+  using Kind = Violation::Kind;
+  Report report;
+  auto add = [&](Kind kind, std::string column, std::uint64_t row, std::uint64_t count, std::string message) {
+    report.violations.push_back({kind, std::move(column), row, count, std::move(message)});
+  };
+  const auto& qis = options.quasi_identifiers;
+  report.input_rows = input.rows.size();
+  report.output_rows = output.rows.size();
+  report.levels.assign(qis.size(), std::nullopt);
+
+  // Options against the input header.
+  std::map<std::string, int> in_col, out_col;
+  for (std::size_t c = 0; c < input.header.size(); ++c)
+    if (!in_col.emplace(input.header[c], static_cast<int>(c)).second)
+      add(Kind::bad_options, input.header[c], 0, 0, "the input has the column " + quote(input.header[c]) + " twice");
+  const std::set<std::string> identifying(options.identifying.begin(), options.identifying.end());
+  std::set<std::string> qi_names;
+  for (const auto& q : qis) {
+    if (!in_col.count(q.name)) add(Kind::bad_options, q.name, 0, 0, "quasi-identifier " + quote(q.name) + " is not an input column");
+    if (identifying.count(q.name)) add(Kind::bad_options, q.name, 0, 0, quote(q.name) + " is both quasi-identifying and identifying");
+    if (!qi_names.insert(q.name).second) add(Kind::bad_options, q.name, 0, 0, "quasi-identifier " + quote(q.name) + " listed twice");
+  }
+  for (const auto& name : options.identifying)
+    if (!in_col.count(name)) add(Kind::bad_options, name, 0, 0, "identifying column " + quote(name) + " is not an input column");
+  for (const auto& req : options.class_requirements) {
+    const std::string& a = requirement_attribute(req);
+    if (!in_col.count(a) || qi_names.count(a) || identifying.count(a))
+      add(Kind::bad_options, a, 0, 0, "the attribute " + quote(a) + " of a class requirement must be an input column that is neither quasi-identifying nor identifying");
+  }
+  if (hierarchies.size() != qis.size())
+    add(Kind::bad_options, {}, 0, 0, std::to_string(qis.size()) + " quasi-identifiers but " + std::to_string(hierarchies.size()) + " hierarchies");
+  if (options.k == 0) add(Kind::bad_options, {}, 0, 0, "k must be at least 1");
+  if (!(options.suppression_limit >= 0 && options.suppression_limit <= 1))
+    add(Kind::bad_options, {}, 0, 0, "the suppression limit must lie in [0, 1]");
+  if (!report.violations.empty()) return report;
+
+  // Hierarchies: original value → its row (level l value = row[l]).
+  std::vector<std::unordered_map<std::string, const std::vector<std::string>*>> hier(qis.size());
+  std::vector<int> heights(qis.size(), 0);
+  for (std::size_t q = 0; q < qis.size(); ++q) {
+    const Table& h = hierarchies[q];
+    if (h.rows.empty()) {
+      add(Kind::bad_hierarchy, qis[q].name, 0, 0, "hierarchy " + qis[q].hierarchy_path + " is empty");
+      continue;
+    }
+    heights[q] = static_cast<int>(h.rows.front().size());
+    for (std::size_t r = 0; r < h.rows.size(); ++r) {
+      auto [it, inserted] = hier[q].emplace(h.rows[r][0], &h.rows[r]);
+      if (!inserted && *it->second != h.rows[r])
+        add(Kind::bad_hierarchy, qis[q].name, r + 1, 0,
+            "hierarchy " + qis[q].hierarchy_path + " lists " + quote(h.rows[r][0]) + " twice with different generalizations (line " + std::to_string(r + 1) + ")");
+    }
+  }
+  if (!report.violations.empty()) return report;
+
+  // Output header.
+  for (std::size_t c = 0; c < output.header.size(); ++c) {
+    const std::string& name = output.header[c];
+    if (!out_col.emplace(name, static_cast<int>(c)).second) {
+      add(Kind::unexpected_column, name, 0, 0, "the output has the column " + quote(name) + " twice");
+    } else if (identifying.count(name)) {
+      add(Kind::identifying_column_present, name, 0, 0, "identifying column " + quote(name) + " is in the output");
+    } else if (!in_col.count(name)) {
+      add(Kind::unexpected_column, name, 0, 0, "the output has a column " + quote(name) + " that the input does not have");
+    }
+  }
+  for (const auto& name : input.header)
+    if (!identifying.count(name) && !out_col.count(name))
+      add(Kind::column_missing, name, 0, 0, "column " + quote(name) + " of the input is missing from the output");
+  auto out_index = [&](const std::string& name) {
+    auto it = out_col.find(name);
+    return it == out_col.end() ? -1 : it->second;
+  };
+  std::vector<int> qi_in(qis.size()), qi_out(qis.size());
+  for (std::size_t q = 0; q < qis.size(); ++q) {
+    qi_in[q] = in_col.at(qis[q].name);
+    qi_out[q] = out_index(qis[q].name);
+  }
+
+  // Rows are compared position by position, so only when the counts agree.
+  const bool aligned = input.rows.size() == output.rows.size();
+  if (!aligned)
+    add(Kind::row_count, {}, 0, 0,
+        "the output has " + std::to_string(output.rows.size()) + " rows, the input " + std::to_string(input.rows.size()) +
+            " (one output row per input row is required)");
+  const std::size_t rows = output.rows.size();
+
+  // A row is starred when every quasi-identifier in the output is '*'.
+  std::vector<char> starred(rows, 0);
+  for (std::size_t r = 0; r < rows; ++r) {
+    bool all = true;
+    for (std::size_t q = 0; q < qis.size() && all; ++q)
+      if (qi_out[q] >= 0 && output.rows[r][qi_out[q]] != "*") all = false;
+    starred[r] = all && !qis.empty();
+  }
+
+  if (aligned) {
+    // Columns copied from the input must be identical, row by row.
+    for (std::size_t c = 0; c < input.header.size(); ++c) {
+      const std::string& name = input.header[c];
+      const int oc = out_index(name);
+      if (oc < 0 || qi_names.count(name) || identifying.count(name)) continue;
+      std::uint64_t differ = 0, first = 0;
+      for (std::size_t r = 0; r < rows; ++r)
+        if (input.rows[r][c] != output.rows[r][oc] && differ++ == 0) first = r + 1;
+      if (differ)
+        add(Kind::value_changed, name, first, differ,
+            "column " + quote(name) + ": " + std::to_string(differ) + " row(s) differ from the input; first at data row " +
+                std::to_string(first) + ": input " + quote(input.rows[first - 1][c]) + ", output " +
+                quote(output.rows[first - 1][oc]) + " (rows must keep the input's order)");
+    }
+
+    // One level per quasi-identifier: the lowest level whose value of the
+    // input equals the output in every record that is not starred.
+    for (std::size_t q = 0; q < qis.size(); ++q) {
+      if (qi_out[q] < 0) continue;
+      const int h = heights[q];
+      std::vector<const std::vector<std::string>*> gen(rows, nullptr);
+      std::uint64_t missing = 0, first_missing = 0;
+      for (std::size_t r = 0; r < rows; ++r) {
+        auto it = hier[q].find(input.rows[r][qi_in[q]]);
+        if (it == hier[q].end()) {
+          if (missing++ == 0) first_missing = r + 1;
+        } else {
+          gen[r] = it->second;
+        }
+      }
+      if (missing) {
+        add(Kind::value_not_in_hierarchy, qis[q].name, first_missing, missing,
+            "column " + quote(qis[q].name) + ": " + std::to_string(missing) + " input value(s) are not in hierarchy " +
+                qis[q].hierarchy_path + "; first " + quote(input.rows[first_missing - 1][qi_in[q]]) + " at data row " +
+                std::to_string(first_missing));
+        continue;
+      }
+      // misfits[l]: records that are not starred whose output differs from
+      // the level-l value; stars[l]: starred records whose level-l value is
+      // '*' (they may be generalized, not suppressed).
+      std::vector<std::uint64_t> misfits(h, 0), first_misfit(h, 0), stars(h, 0);
+      for (std::size_t r = 0; r < rows; ++r) {
+        if (starred[r]) {
+          for (int l = 0; l < h; ++l) stars[l] += (*gen[r])[l] == "*";
+          continue;
+        }
+        const std::string& out = output.rows[r][qi_out[q]];
+        for (int l = 0; l < h; ++l)
+          if ((*gen[r])[l] != out && misfits[l]++ == 0) first_misfit[l] = r + 1;
+      }
+      // Among the levels that fit, the one that explains the most starred
+      // records as generalized (ties: the lowest).
+      int fitting = -1;
+      for (int l = 0; l < h; ++l)
+        if (misfits[l] == 0 && (fitting < 0 || stars[l] > stars[fitting])) fitting = l;
+      if (fitting >= 0) {
+        report.levels[q] = fitting;
+        continue;
+      }
+      int best = 0;
+      for (int l = 1; l < h; ++l)
+        if (misfits[l] < misfits[best]) best = l;
+      const std::size_t r = first_misfit[best] - 1;
+      std::string fits;
+      for (int l = 0; l < h; ++l)
+        if ((*gen[r])[l] == output.rows[r][qi_out[q]]) fits += (fits.empty() ? "" : ", ") + std::to_string(l);
+      add(Kind::not_single_level, qis[q].name, r + 1, misfits[best],
+          "column " + quote(qis[q].name) + " is not generalized at one single level: level " + std::to_string(best) +
+              " fits all but " + std::to_string(misfits[best]) + " record(s); first at data row " + std::to_string(r + 1) +
+              ": input " + quote(input.rows[r][qi_in[q]]) + ", output " + quote(output.rows[r][qi_out[q]]) + ", level-" +
+              std::to_string(best) + " value " + quote((*gen[r])[best]) +
+              (fits.empty() ? std::string(" (the output value is at no level of the hierarchy")
+                            : " (the output value is at level(s) " + fits) +
+              (output.rows[r][qi_out[q]] == "*" ? "; a suppressed record has '*' in every quasi-identifier)" : ")"));
+    }
+  }
+
+  // Suppressed records: starred, unless the detected levels make every
+  // quasi-identifier of the record '*' anyway (see verify.h).
+  std::vector<char> suppressed(rows, 0);
+  const bool all_levels = std::all_of(report.levels.begin(), report.levels.end(), [](const auto& l) { return l.has_value(); });
+  for (std::size_t r = 0; r < rows; ++r) {
+    if (!starred[r]) continue;
+    bool generalized_to_star = aligned && all_levels;
+    for (std::size_t q = 0; q < qis.size() && generalized_to_star; ++q)
+      generalized_to_star = (*hier[q].at(input.rows[r][qi_in[q]]))[*report.levels[q]] == "*";
+    suppressed[r] = !generalized_to_star;
+    report.suppressed_records += suppressed[r];
+  }
+  // ARX: at most floor(limit * rows) records; the small epsilon keeps a
+  // product like 0.29 * 100 = 28.999999999999996 from losing a record.
+  report.max_suppressed =
+      static_cast<std::uint64_t>(std::floor(options.suppression_limit * static_cast<double>(input.rows.size()) + 1e-9));
+  if (report.suppressed_records > report.max_suppressed)
+    add(Kind::too_many_suppressed, {}, 0, report.suppressed_records,
+        std::to_string(report.suppressed_records) + " records are suppressed, the limit allows floor(" +
+            std::to_string(options.suppression_limit) + " * " + std::to_string(input.rows.size()) + ") = " +
+            std::to_string(report.max_suppressed));
+
+  // Equivalence classes of the records that are not suppressed.
+  struct ClassInfo {
+    std::uint64_t size = 0;
+    std::size_t first_row = 0;
+    std::vector<Distribution> distributions;  // per class requirement
+  };
+  std::vector<int> req_out;
+  std::vector<Distribution> overall(options.class_requirements.size());
+  for (const auto& req : options.class_requirements) req_out.push_back(out_index(requirement_attribute(req)));
+  std::map<std::string, ClassInfo> classes;
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t i = 0; i < req_out.size(); ++i)
+      if (req_out[i] >= 0) ++overall[i][output.rows[r][req_out[i]]];
+    if (suppressed[r]) continue;
+    auto [it, inserted] = classes.try_emplace(class_key(output.rows[r], qi_out));
+    ClassInfo& info = it->second;
+    if (inserted) {
+      info.first_row = r;
+      info.distributions.resize(req_out.size());
+    }
+    ++info.size;
+    for (std::size_t i = 0; i < req_out.size(); ++i)
+      if (req_out[i] >= 0) ++info.distributions[i][output.rows[r][req_out[i]]];
+  }
+  report.classes = classes.size();
+
+  // Summaries name the smallest offending class (ties: the earliest).
+  std::uint64_t small = 0;
+  const ClassInfo* smallest_small = nullptr;
+  for (const auto& [key, info] : classes) {
+    if (report.smallest_class == 0 || info.size < report.smallest_class) report.smallest_class = info.size;
+    if (info.size < options.k) {
+      ++small;
+      if (!smallest_small || info.size < smallest_small->size ||
+          (info.size == smallest_small->size && info.first_row < smallest_small->first_row))
+        smallest_small = &info;
+    }
+  }
+  if (small)
+    add(Kind::class_too_small, {}, smallest_small->first_row + 1, small,
+        std::to_string(small) + " class(es) have fewer than k = " + std::to_string(options.k) +
+            " records; the smallest, " + describe_tuple(output.rows[smallest_small->first_row], qi_out, qis) + ", has " +
+            std::to_string(smallest_small->size) + " (first at data row " + std::to_string(smallest_small->first_row + 1) +
+            ")");
+
+  for (std::size_t i = 0; i < options.class_requirements.size(); ++i) {
+    if (req_out[i] < 0) continue;  // column_missing already reported
+    std::uint64_t failing = 0;
+    std::size_t first_row = rows;
+    std::string first_why;
+    for (const auto& [key, info] : classes) {
+      std::string reason;
+      if (requirement_holds(options.class_requirements[i], info.distributions[i], overall[i], &reason)) continue;
+      ++failing;
+      if (info.first_row < first_row) {
+        first_row = info.first_row;
+        first_why = reason;
+      }
+    }
+    if (failing)
+      add(Kind::class_requirement, requirement_attribute(options.class_requirements[i]), first_row + 1, failing,
+          std::to_string(failing) + " class(es) fail a requirement on " +
+              quote(requirement_attribute(options.class_requirements[i])) + "; the first, " +
+              describe_tuple(output.rows[first_row], qi_out, qis) + " (data row " + std::to_string(first_row + 1) +
+              "), has " + first_why);
+  }
+  return report;
+}
+
+}  // namespace verify

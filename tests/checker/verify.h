@@ -1,0 +1,166 @@
+// An independent verifier of deid's outputs.
+//
+// Given the input table, the output table the engine wrote, and what the job
+// asked for, verify::check() re-establishes from the files alone that the
+// output is a valid full-domain generalization that satisfies the privacy
+// requirements (docs/DESIGN.md, "Every privacy guarantee ... can be
+// re-checked by an independent verifier that shares no code with the
+// search"). It therefore shares no code with the engine: it links only the
+// C++ standard library, has its own RFC 4180 reader, reads the hierarchy
+// files itself and works on strings, never on the engine's codes.
+//
+// What a valid output is (each point is one Violation::Kind when it fails):
+//  - both files and every hierarchy file can be read as CSV (`unreadable`,
+//    `bad_hierarchy`), and the options name columns of the input
+//    (`bad_options`);
+//  - the output header holds every input column except the identifying ones,
+//    each once, and nothing else (`identifying_column_present`,
+//    `column_missing`, `unexpected_column`); column order is not checked;
+//  - one output row per input row (`row_count`), in the same order: every
+//    column that is neither identifying nor quasi-identifying is identical
+//    to the input, row by row (`value_changed`); a reordered row shows up
+//    here;
+//  - each quasi-identifier is generalized at one single level l of its
+//    hierarchy: every value of a record that is not suppressed equals the
+//    level-l value of the input value (`not_single_level`); an input value
+//    absent from the hierarchy is `value_not_in_hierarchy`;
+//  - a suppressed record has '*' in every quasi-identifier and is counted as
+//    suppressed; at most floor(limit * rows) records are suppressed
+//    (`too_many_suppressed`; ARX's rule, shared/reference/README.md);
+//  - every equivalence class (records with an identical tuple of
+//    quasi-identifier values) of records that are not suppressed has at least
+//    k records (`class_too_small`);
+//  - every class satisfies each ClassRequirement (`class_requirement`).
+//
+// A record whose quasi-identifiers are all '*' is suppressed unless the
+// detected levels generalize all of its quasi-identifiers to '*' anyway
+// (every hierarchy's top is '*'): then the output cannot tell the two
+// apart and the record is counted in the all-'*' class, which is the class
+// an attacker sees.
+//
+// Adding a privacy model: add an alternative to ClassRequirement (e.g.
+// entropy or recursive-(c,l)-diversity, t-closeness with the distance and
+// t), and a case in requirement_holds() in verify.cc. That function receives
+// the class's distribution of the requirement's attribute and its
+// distribution over all records of the table, the two inputs every
+// l-diversity and t-closeness variant needs. The sensitive attribute
+// must be an output column copied from the input (role sensitive), so its
+// values are read from the output.
+//
+// Thread-safety: check() has no shared state; call it from any thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace verify {
+
+// A CSV table: the header and the records, as strings.
+struct Table {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+
+// Parses `text` as RFC 4180 CSV with `delimiter`: quoted fields may hold the
+// delimiter, line breaks and doubled quotes; records end with CRLF, LF or
+// CR; a UTF-8 byte-order mark is skipped; blank lines are skipped (as the
+// engine does). The first record is the header when `has_header`. Returns
+// nullopt and sets `*error` ("line N: ...") when a quote is malformed or a
+// record has a different number of fields than the first.
+std::optional<Table> parse_csv(std::string_view text, char delimiter, bool has_header, std::string* error);
+
+// Reads and parses the file at `path`; on failure `*error` names the file.
+std::optional<Table> read_csv_file(const std::string& path, char delimiter, bool has_header, std::string* error);
+
+// Distinct l-diversity: every class holds at least `l` distinct values of
+// `attribute` (Machanavajjhala et al., "l-Diversity", Section 4.1).
+struct DistinctLDiversity {
+  std::string attribute;
+  std::uint64_t l = 2;
+};
+
+// A requirement on every equivalence class of the output beyond its size.
+// Extend with entropy / recursive l-diversity and t-closeness (see above).
+using ClassRequirement = std::variant<DistinctLDiversity>;
+
+struct QuasiIdentifier {
+  std::string name;
+  std::string hierarchy_path;  // ARX format: value;level1;...;top, no header
+};
+
+struct Options {
+  std::string input_path;
+  std::string output_path;
+  char input_delimiter = ';';
+  std::optional<char> output_delimiter;  // default: input_delimiter
+  char hierarchy_delimiter = ';';
+
+  std::vector<QuasiIdentifier> quasi_identifiers;
+  std::vector<std::string> identifying;  // columns that must be absent from the output
+  std::uint64_t k = 1;                   // minimal class size (1: no k-anonymity)
+  double suppression_limit = 0;          // fraction of the input rows
+  std::vector<ClassRequirement> class_requirements;
+};
+
+struct Violation {
+  enum class Kind {
+    unreadable,
+    bad_hierarchy,
+    bad_options,
+    identifying_column_present,
+    column_missing,
+    unexpected_column,
+    row_count,
+    value_changed,
+    value_not_in_hierarchy,
+    not_single_level,
+    too_many_suppressed,
+    class_too_small,
+    class_requirement,
+  };
+  Kind kind;
+  std::string column;      // the column concerned, when one is
+  std::uint64_t row = 0;   // first data row concerned (1-based, header excluded); 0: none
+  std::uint64_t count = 0; // how many rows (or classes) are concerned
+  std::string message;     // a sentence a person can act on
+};
+
+const char* to_string(Violation::Kind kind);
+
+struct Report {
+  std::vector<Violation> violations;  // empty: the output is valid
+  // Per quasi-identifier (Options order): the single level at which the
+  // column is generalized, or nullopt when none fits. When several levels
+  // fit the records that are not suppressed (equal values at two levels for
+  // every value in the data, or every record starred), the one that
+  // generalizes the most starred records to '*' and, among those, the lowest.
+  std::vector<std::optional<int>> levels;
+  std::uint64_t input_rows = 0;
+  std::uint64_t output_rows = 0;
+  std::uint64_t suppressed_records = 0;
+  std::uint64_t max_suppressed = 0;  // floor(limit * input_rows)
+  std::uint64_t classes = 0;         // classes of records that are not suppressed
+  std::uint64_t smallest_class = 0;  // 0 when there is none
+
+  bool valid() const { return violations.empty(); }
+  // Whether some violation is of `kind`.
+  bool has(Violation::Kind kind) const;
+  // One line per violation, for test failure messages.
+  std::string to_string() const;
+};
+
+// Verifies the output of a job (see the header comment). Never throws for
+// bad files: problems reading them are violations.
+Report check(const Options& options);
+
+// Same on tables already read; `hierarchies[i]` belongs to
+// options.quasi_identifiers[i] (paths and delimiters in `options` are used
+// only in messages).
+Report check_tables(const Options& options, const Table& input, const Table& output,
+                    const std::vector<Table>& hierarchies);
+
+}  // namespace verify
