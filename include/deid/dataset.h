@@ -55,8 +55,12 @@ struct Dataset {
   int column_index(std::string_view name) const;
 };
 
-// Reads and encodes a CSV file with a header row. Throws InputError for an
-// empty file, a missing header, duplicate column names or malformed CSV.
+// Reads and encodes a CSV file (csv.h) whose first record is a header row of
+// unique, non-empty column names, followed by at least one data record.
+// Throws IoError when the file cannot be read and InputError (file, line,
+// column) for an empty file, a header without data records, an empty or
+// duplicate column name, or malformed CSV. `options.header` and
+// `options.ragged` are ignored (always a header, never ragged).
 Dataset read_dataset(const std::string& path, const CsvOptions& options);
 Dataset read_dataset_text(std::string_view text, const std::string& name, const CsvOptions& options);
 

@@ -25,8 +25,11 @@ struct HierarchyTable {
   std::vector<std::uint64_t> lines;         // file line of each row
 };
 
-// Reads an ARX hierarchy file. The delimiter is detected unless given.
-// Throws InputError for an empty file or rows of unequal length.
+// Reads an ARX hierarchy file (CSV without a header row, csv.h). The
+// delimiter is detected unless given; options.header and options.ragged are
+// ignored. Throws IoError when the file cannot be read and InputError for an
+// empty file, malformed CSV or rows of unequal length (naming the line of
+// the odd row and of the first row).
 HierarchyTable read_hierarchy(const std::string& path, const CsvOptions& options = {});
 HierarchyTable read_hierarchy_text(std::string_view text, const std::string& name,
                                    const CsvOptions& options = {});
@@ -39,7 +42,11 @@ class Generalization {
   // twice, generalizes a value inconsistently (one level-i value under two
   // different level-(i+1) values), or lacks a value that occurs in the
   // column (the message names the attribute, the value, the first data line
-  // where it occurs and how many values are missing).
+  // where it occurs and how many values are missing; the Location is that
+  // line of `data_source`). Hierarchy rows whose value does not occur in the
+  // data are kept: they count in leaves() and domain_size(), and at level 0
+  // they take the codes after the column's own. `table.lines` may be empty
+  // (rows are then numbered from 1 in messages).
   static Generalization build(const HierarchyTable& table, const Column& column,
                               const std::string& data_source);
 

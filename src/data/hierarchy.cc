@@ -3,33 +3,67 @@
 #include <absl/container/flat_hash_map.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "deid/error.h"
 
 namespace deid {
 namespace {
 
-HierarchyTable collect(const std::string& name, auto&& read) {
+// File line of row `r`, for messages; tables built in code may carry no lines.
+std::uint64_t line_of(const HierarchyTable& table, std::size_t r) {
+  return r < table.lines.size() ? table.lines[r] : static_cast<std::uint64_t>(r + 1);
+}
+
+// Every row must have as many values as the first: one per level.
+void check_row_lengths(const HierarchyTable& table, const std::string& prefix) {
+  const std::size_t height = table.rows.front().size();
+  for (std::size_t r = 1; r < table.rows.size(); ++r) {
+    const std::size_t n = table.rows[r].size();
+    if (n == height) continue;
+    throw InputError(Location{table.source, line_of(table, r), std::min(n, height) + 1, {}},
+                     fmt::format("{}hierarchy row has {} value{}, expected {} as on line {}; every row needs "
+                                 "the same levels (value;level1;...;top)",
+                                 prefix, n, n == 1 ? "" : "s", height, line_of(table, 0)));
+  }
+}
+
+HierarchyTable collect(const std::string& name, const CsvOptions& options, auto&& read) {
   HierarchyTable table;
   table.source = name;
-  // Rows of unequal length are reported by the CSV reader itself, with the
-  // line, since every record must match the first one.
-  read([&](const CsvRecord& rec) {
+  CsvOptions opts = options;
+  opts.header = false;  // ARX hierarchies have no header row
+  opts.ragged = true;   // checked below, in a hierarchy's terms
+  read(opts, [&](const CsvRecord& rec) {
     table.rows.emplace_back(rec.fields.begin(), rec.fields.end());
     table.lines.push_back(rec.line);
   });
   if (table.rows.empty())
     throw InputError(Location{name, 0, 0, {}}, "the hierarchy file is empty: it needs one row per original value");
+  check_row_lengths(table, "");
   return table;
+}
+
+// Data line on which `code` first occurs (0 when the column carries no lines).
+std::uint64_t data_line(const Column& column, std::uint32_t code) {
+  return code < column.first_line.size() ? column.first_line[code] : 0;
+}
+
+std::string trimmed(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return {};
+  const auto e = s.find_last_not_of(" \t");
+  return std::string(s.substr(b, e - b + 1));
 }
 
 }  // namespace
 
 HierarchyTable read_hierarchy(const std::string& path, const CsvOptions& options) {
-  return collect(path, [&](auto&& cb) { read_csv(path, options, cb); });
+  return collect(path, options, [&](const CsvOptions& o, auto&& cb) { read_csv(path, o, cb); });
 }
 
 HierarchyTable read_hierarchy_text(std::string_view text, const std::string& name, const CsvOptions& options) {
-  return collect(name, [&](auto&& cb) { read_csv_text(text, name, options, cb); });
+  return collect(name, options, [&](const CsvOptions& o, auto&& cb) { read_csv_text(text, name, o, cb); });
 }
 
 Generalization Generalization::identity(const Column& column) {
@@ -50,7 +84,13 @@ Generalization Generalization::identity(const Column& column) {
 Generalization Generalization::build(const HierarchyTable& table, const Column& column,
                                      const std::string& data_source) {
   if (table.rows.empty())
-    throw InputError(Location{table.source, 0, 0, {}}, "the hierarchy file is empty");
+    throw InputError(Location{table.source, 0, 0, {}},
+                     fmt::format("attribute '{}': the hierarchy is empty: it needs one row per original value",
+                                 column.name));
+  if (table.rows.front().empty())
+    throw InputError(Location{table.source, line_of(table, 0), 0, {}},
+                     fmt::format("attribute '{}': hierarchy row has no values", column.name));
+  check_row_lengths(table, fmt::format("attribute '{}': ", column.name));
   const std::size_t height = table.rows.front().size();
   const std::size_t nrows = table.rows.size();
 
@@ -75,10 +115,10 @@ Generalization Generalization::build(const HierarchyTable& table, const Column& 
         // Find the first row with this value for the message.
         std::size_t first = 0;
         while (table.rows[first][0] != v) ++first;
-        throw InputError(Location{table.source, table.lines[r], 1, {}},
+        throw InputError(Location{table.source, line_of(table, r), 1, {}},
                          fmt::format("attribute '{}': original value '{}' is listed twice in the hierarchy "
                                      "(lines {} and {})",
-                                     column.name, v, table.lines[first], table.lines[r]));
+                                     column.name, v, line_of(table, first), line_of(table, r)));
       }
       row_code[level][r] = it->second;
       ++g.leaves_[level][it->second];
@@ -97,11 +137,11 @@ Generalization Generalization::build(const HierarchyTable& table, const Column& 
         parent_row[c] = r;
       } else if (parent[c] != static_cast<std::int64_t>(p)) {
         throw InputError(
-            Location{table.source, table.lines[r], level + 2, {}},
+            Location{table.source, line_of(table, r), level + 2, {}},
             fmt::format("attribute '{}': value '{}' of level {} generalizes inconsistently: to '{}' on line {} "
                         "but to '{}' here",
                         column.name, g.labels_[level][c], level, g.labels_[level + 1][static_cast<std::size_t>(parent[c])],
-                        table.lines[parent_row[c]], g.labels_[level + 1][p]));
+                        line_of(table, parent_row[c]), g.labels_[level + 1][p]));
       }
     }
   }
@@ -115,16 +155,25 @@ Generalization Generalization::build(const HierarchyTable& table, const Column& 
   for (std::uint32_t c = 0; c < n; ++c) {
     if (!row_of.contains(absl::string_view(column.dictionary.value(c)))) {
       ++missing;
-      if (first_missing < 0 || column.first_line[c] < column.first_line[static_cast<std::size_t>(first_missing)])
+      if (first_missing < 0 || data_line(column, c) < data_line(column, static_cast<std::uint32_t>(first_missing)))
         first_missing = c;
     }
   }
   if (missing > 0) {
     const auto c = static_cast<std::uint32_t>(first_missing);
-    throw InputError(Location{data_source, column.first_line[c], 0, column.name},
-                     fmt::format("attribute '{}': value '{}' (data line {}) is not in hierarchy {}; {} value{} missing",
-                                 column.name, column.dictionary.value(c), column.first_line[c], table.source, missing,
-                                 missing == 1 ? "" : "s"));
+    const std::string& value = column.dictionary.value(c);
+    // A common cause is a stray space on one side; say so when it is the case.
+    std::string hint;
+    const std::string t = trimmed(value);
+    for (std::size_t r = 0; r < nrows && hint.empty(); ++r)
+      if (trimmed(table.rows[r][0]) == t)
+        hint = fmt::format(" (line {} of the hierarchy has '{}', which differs only in spaces)", line_of(table, r),
+                           table.rows[r][0]);
+    throw InputError(Location{data_source, data_line(column, c), 0, column.name},
+                     fmt::format("attribute '{}': value '{}' (data line {}) is not in hierarchy {}; {} value{} "
+                                 "missing{}",
+                                 column.name, value, data_line(column, c), table.source, missing,
+                                 missing == 1 ? "" : "s", hint));
   }
   for (std::size_t level = 0; level < height; ++level) g.map_[level].resize(n);
   for (std::uint32_t c = 0; c < n; ++c) {
