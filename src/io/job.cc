@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -63,11 +64,14 @@ struct Ctx {
                    msg);
   }
 
-  // Rejects keys of `map` not in `allowed`, naming the key and its line.
+  // Rejects keys of `map` not in `allowed` and keys given twice (yaml-cpp
+  // keeps both silently), naming the key and its line.
   void keys(const YAML::Node& map, const std::string& where, std::initializer_list<const char*> allowed) const {
     if (!map.IsMap()) fail(map, fmt::format("{} must be a mapping", where));
+    std::set<std::string> seen;
     for (const auto& kv : map) {
       const std::string key = kv.first.as<std::string>();
+      if (!seen.insert(key).second) fail(kv.first, fmt::format("key '{}' is given twice in {}", key, where));
       bool ok = false;
       for (const char* a : allowed) ok = ok || key == a;
       if (!ok) {
@@ -83,17 +87,16 @@ struct Ctx {
     return n.as<std::string>();
   }
 
+  // A decimal number: from_chars, unlike stod, takes no hex, no leading
+  // spaces and no locale.
   double num(const YAML::Node& n, const std::string& what) const {
     if (!n.IsScalar()) fail(n, fmt::format("{} must be a number", what));
     const std::string s = n.as<std::string>();
-    try {
-      std::size_t used = 0;
-      double v = std::stod(s, &used);
-      if (used != s.size() || !std::isfinite(v)) throw std::invalid_argument(s);
-      return v;
-    } catch (const std::exception&) {
+    double v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v))
       fail(n, fmt::format("{} must be a number, got '{}'", what, s));
-    }
+    return v;
   }
 
   double fraction(const YAML::Node& n, const std::string& what) const {
@@ -157,18 +160,32 @@ struct Ctx {
     else if (ends("s")) { digits = s.substr(0, s.size() - 1); }
     else if (ends("m")) { scale = 60; digits = s.substr(0, s.size() - 1); }
     else if (ends("h")) { scale = 3600; digits = s.substr(0, s.size() - 1); }
-    try {
-      std::size_t used = 0;
-      const double v = std::stod(digits, &used);
-      if (used != digits.size() || !(v > 0) || !std::isfinite(v)) throw std::invalid_argument(s);
-      return v * scale;
-    } catch (const std::exception&) {
-      fail(n, fmt::format("time-limit must be a positive duration such as 60s, 5m or 500ms, got '{}'", s));
-    }
+    double v = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (ec != std::errc() || end != digits.data() + digits.size() || !(v > 0) || !std::isfinite(v))
+      fail(n, fmt::format("time-limit must be a positive duration such as 60s, 5m, 1h, 500ms or 90 (seconds), "
+                          "got '{}'",
+                          s));
+    return v * scale;
   }
 };
 
-PrivacySpec parse_privacy(const Ctx& ctx, const YAML::Node& item) {
+// The attribute of l-diversity or t-closeness must be listed with role:
+// sensitive (the models protect the distribution of a sensitive attribute).
+const AttributeSpec& sensitive_attribute(const Ctx& ctx, const Job& job, const YAML::Node& node,
+                                         const std::string& model) {
+  const std::string name = ctx.str(node, "attribute");
+  const AttributeSpec* a = job.attribute(name);
+  if (!a)
+    ctx.fail(node, fmt::format("{} on '{}': the attribute must be listed under 'attributes' with role: sensitive",
+                               model, name));
+  if (a->role != Role::sensitive)
+    ctx.fail(node, fmt::format("{} on '{}': the attribute has role {} (line {}); it must have role: sensitive", model,
+                               name, to_string(a->role), a->line));
+  return *a;
+}
+
+PrivacySpec parse_privacy(const Ctx& ctx, const Job& job, const YAML::Node& item) {
   if (!item.IsMap() || item.size() != 1)
     ctx.fail(item, "each entry of 'privacy' must be a mapping with one model, e.g. '- k-anonymity: {k: 5}'");
   const auto kv = *item.begin();
@@ -184,14 +201,20 @@ PrivacySpec parse_privacy(const Ctx& ctx, const YAML::Node& item) {
     LDiversitySpec s;
     if (!p["attribute"]) ctx.fail(p, "l-diversity needs 'attribute' (a sensitive attribute)");
     if (!p["l"]) ctx.fail(p, "l-diversity needs 'l'");
-    s.attribute = ctx.str(p["attribute"], "attribute");
+    s.attribute = sensitive_attribute(ctx, job, p["attribute"], model).name;
     if (p["variant"])
       s.variant = ctx.choice<LDiversitySpec::Variant>(p["variant"], "variant",
                                                       {{"distinct", LDiversitySpec::Variant::distinct},
                                                        {"entropy", LDiversitySpec::Variant::entropy},
                                                        {"recursive", LDiversitySpec::Variant::recursive}});
     s.l = ctx.num(p["l"], "l");
-    if (s.l < 1) ctx.fail(p["l"], "l must be >= 1");
+    if (s.l < 1) ctx.fail(p["l"], fmt::format("l must be >= 1, got {}", p["l"].as<std::string>()));
+    // ARX's distinct and recursive (c,l)-diversity take an integer l (the
+    // number of distinct values that must occur); entropy-l may be real.
+    if (s.variant != LDiversitySpec::Variant::entropy && s.l != std::floor(s.l))
+      ctx.fail(p["l"], fmt::format("l must be an integer for variant {}, got {}",
+                                   s.variant == LDiversitySpec::Variant::distinct ? "distinct" : "recursive",
+                                   p["l"].as<std::string>()));
     if (p["c"]) {
       if (s.variant != LDiversitySpec::Variant::recursive) ctx.fail(p["c"], "'c' applies only to variant: recursive");
       s.c = ctx.num(p["c"], "c");
@@ -206,12 +229,17 @@ PrivacySpec parse_privacy(const Ctx& ctx, const YAML::Node& item) {
     TClosenessSpec s;
     if (!p["attribute"]) ctx.fail(p, "t-closeness needs 'attribute' (a sensitive attribute)");
     if (!p["t"]) ctx.fail(p, "t-closeness needs 't'");
-    s.attribute = ctx.str(p["attribute"], "attribute");
+    const AttributeSpec& a = sensitive_attribute(ctx, job, p["attribute"], model);
+    s.attribute = a.name;
     if (p["distance"])
       s.distance = ctx.choice<TClosenessSpec::Distance>(p["distance"], "distance",
                                                         {{"equal", TClosenessSpec::Distance::equal},
                                                          {"hierarchical", TClosenessSpec::Distance::hierarchical},
                                                          {"ordered", TClosenessSpec::Distance::ordered}});
+    if (s.distance == TClosenessSpec::Distance::hierarchical && a.hierarchy.empty())
+      ctx.fail(p["distance"], fmt::format("t-closeness with distance: hierarchical needs a 'hierarchy' for "
+                                          "attribute '{}' (line {})",
+                                          a.name, a.line));
     s.t = ctx.fraction(p["t"], "t");
     return s;
   }
@@ -272,7 +300,12 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
       }
       if (v["order"]) {
         if (!v["order"].IsSequence()) ctx.fail(v["order"], "order must be a list of values");
-        for (const auto& o : v["order"]) a.order.push_back(ctx.str(o, "order value"));
+        std::set<std::string> seen;
+        for (const auto& o : v["order"]) {
+          a.order.push_back(ctx.str(o, "order value"));
+          if (!seen.insert(a.order.back()).second)
+            ctx.fail(o, fmt::format("attribute '{}': value '{}' is listed twice in 'order'", a.name, a.order.back()));
+        }
       }
       if (a.role == Role::quasi_identifying && a.hierarchy.empty())
         ctx.fail(v, fmt::format("quasi-identifying attribute '{}' needs a 'hierarchy'", a.name));
@@ -289,21 +322,19 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
   if (root["privacy"]) {
     const auto& pr = root["privacy"];
     if (!pr.IsSequence()) ctx.fail(pr, "privacy must be a list of models, e.g. '- k-anonymity: {k: 5}'");
-    for (const auto& item : pr) job.privacy.push_back(parse_privacy(ctx, item));
-  }
-  if (job.privacy.empty()) ctx.fail(root, "the job needs at least one privacy model under 'privacy'");
-  for (const auto& spec : job.privacy) {
-    const std::string* attr = nullptr;
-    if (auto* l = std::get_if<LDiversitySpec>(&spec)) attr = &l->attribute;
-    if (auto* t = std::get_if<TClosenessSpec>(&spec)) attr = &t->attribute;
-    if (attr) {
-      const AttributeSpec* a = job.attribute(*attr);
-      if (!a || a->role != Role::sensitive)
-        ctx.fail(root["privacy"], fmt::format("privacy model on '{}': the attribute must be listed with "
-                                              "role: sensitive",
-                                              *attr));
+    // A model given twice (for the same attribute) is a mistake: the
+    // stricter one alone would decide.
+    std::set<std::string> models;
+    for (const auto& item : pr) {
+      job.privacy.push_back(parse_privacy(ctx, job, item));
+      const auto& spec = job.privacy.back();
+      std::string key = item.begin()->first.as<std::string>();
+      if (auto* l = std::get_if<LDiversitySpec>(&spec)) key += " on '" + l->attribute + "'";
+      if (auto* t = std::get_if<TClosenessSpec>(&spec)) key += " on '" + t->attribute + "'";
+      if (!models.insert(key).second) ctx.fail(item, fmt::format("privacy model {} is listed twice", key));
     }
   }
+  if (job.privacy.empty()) ctx.fail(root, "the job needs at least one privacy model under 'privacy'");
 
   if (root["suppression-limit"]) job.suppression_limit = ctx.fraction(root["suppression-limit"], "suppression-limit");
 
@@ -324,6 +355,12 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
                                                      {"arithmetic-mean", Aggregate::arithmetic_mean},
                                                      {"sum", Aggregate::sum},
                                                      {"max", Aggregate::max}});
+    // Discernability and AECS give one value for the whole table (ARX's
+    // Metric.createDiscernabilityMetric / createAECSMetric): nothing to aggregate.
+    if (q["aggregate"] && (job.quality.model == "discernability" || job.quality.model == "aecs"))
+      ctx.fail(q["aggregate"], fmt::format("aggregate does not apply to model: {} (one value for the whole table, "
+                                           "not one per attribute); remove it",
+                                           job.quality.model));
     if (q["gs-factor"]) {
       if (job.quality.model != "loss") ctx.fail(q["gs-factor"], "gs-factor applies only to model: loss");
       job.quality.gs_factor = ctx.fraction(q["gs-factor"], "gs-factor");
@@ -349,6 +386,17 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
     if (o["path"]) job.output.path = ctx.path(o["path"], "output.path");
     if (o["result"]) job.output.result = ctx.path(o["result"], "output.result");
     if (o["delimiter"]) job.output.delimiter = ctx.delimiter(o["delimiter"]);
+    // Each output goes to its own file, never over the input.
+    std::vector<std::pair<std::string, std::string>> written;  // key, resolved path
+    for (const char* key : {"path", "result", "report"}) {
+      if (!o[key]) continue;
+      const std::string p = ctx.path(o[key], key);
+      if (p == job.input.path)
+        ctx.fail(o[key], fmt::format("output.{} is the input file {}; it would be overwritten", key, p));
+      for (const auto& [other, q] : written)
+        if (p == q) ctx.fail(o[key], fmt::format("output.{} is the same file as output.{}", key, other));
+      written.emplace_back(key, p);
+    }
   }
   return job;
 }
