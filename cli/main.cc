@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <iostream>
 
+#include "commands.h"
 #include "deid/error.h"
 #include "deid/job.h"
 #include "deid/pipeline.h"
@@ -42,6 +43,7 @@ void print_summary(const deid::Job& job, const deid::Anonymization& a) {
              r["search"]["lattice_size"].dump(), a.timings.search);
   if (!job.output.path.empty()) fmt::print("Output           {}\n", job.output.path);
   if (!job.output.result.empty()) fmt::print("Result           {}\n", job.output.result);
+  if (!job.output.report.empty()) fmt::print("Report           {}\n", job.output.report);
 }
 
 }  // namespace
@@ -58,6 +60,10 @@ int main(int argc, char** argv) {
   anon->add_option("--input", input, "Input CSV (overrides input.path)");
   anon->add_option("--output", output, "Output CSV (overrides output.path)");
   anon->add_option("--result", result, "JSON result (overrides output.result)");
+  std::string report;
+  anon->add_option("--report", report, "Self-contained HTML report (overrides output.report)");
+
+  const deid::cli::Command hierarchy = deid::cli::add_hierarchy_command(app);
 
   try {
     app.parse(argc, argv);
@@ -67,11 +73,13 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (*hierarchy.app) return hierarchy.run();
     if (*anon) {
       deid::Job job = deid::read_job(job_path);
       if (!input.empty()) job.input.path = input;
       if (!output.empty()) job.output.path = output;
       if (!result.empty()) job.output.result = result;
+      if (!report.empty()) job.output.report = report;
       deid::RunOptions options;
       if (!quiet && isatty(STDERR_FILENO)) {
         options.progress = [](const deid::SearchProgress& p) {

@@ -88,6 +88,7 @@ struct Job {
   struct Output {
     std::string path;    // transformed CSV; empty: not written
     std::string result;  // JSON result; empty: not written
+    std::string report;  // HTML report; empty: not written
     std::optional<char> delimiter;  // default: the input's
   } output;
 

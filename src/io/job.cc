@@ -382,9 +382,10 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
 
   if (root["output"]) {
     const auto& o = root["output"];
-    ctx.keys(o, "output", {"path", "result", "delimiter"});
+    ctx.keys(o, "output", {"path", "result", "report", "delimiter"});
     if (o["path"]) job.output.path = ctx.path(o["path"], "output.path");
     if (o["result"]) job.output.result = ctx.path(o["result"], "output.result");
+    if (o["report"]) job.output.report = ctx.path(o["report"], "output.report");
     if (o["delimiter"]) job.output.delimiter = ctx.delimiter(o["delimiter"]);
     // Each output goes to its own file, never over the input.
     std::vector<std::pair<std::string, std::string>> written;  // key, resolved path

@@ -6,6 +6,7 @@
 
 #include "deid/error.h"
 #include "deid/pipeline.h"
+#include "deid/report.h"
 
 namespace deid {
 namespace {
@@ -128,6 +129,11 @@ Anonymization anonymize(const Job& job, const RunOptions& options) {
     std::ofstream out = open_for_writing(job.output.result);
     out << a.result.dump(2) << '\n';
     if (!out) throw IoError(Location{job.output.result, 0, 0, {}}, "cannot write the result");
+  }
+  if (!job.output.report.empty()) {
+    std::ofstream out = open_for_writing(job.output.report);
+    out << render_html_report(*prepared, a);
+    if (!out) throw IoError(Location{job.output.report, 0, 0, {}}, "cannot write the report");
   }
   return a;
 }

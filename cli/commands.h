@@ -1,0 +1,21 @@
+// Subcommands of the deid CLI that live in their own files. Each registers
+// its options on the app and returns the function that runs it; the
+// function returns the process exit code and may throw deid errors, which
+// main() maps to exit codes.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace deid::cli {
+
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+// `deid hierarchy intervals|masking|dates|grouping ...`: writes an ARX
+// hierarchy CSV built from the distinct values of a column (or a list).
+Command add_hierarchy_command(CLI::App& app);
+
+}  // namespace deid::cli

@@ -1,0 +1,19 @@
+// The HTML report of a run: one self-contained file (inline CSS and SVG, no
+// script or font fetched from anywhere) that opens offline in any browser.
+// It shows the job, the chosen transformation and how it compares with the
+// other solutions the search found, information loss per attribute, the
+// re-identification risk profile of input and output side by side,
+// suppression by attribute, and the distribution of class sizes.
+#pragma once
+
+#include <string>
+
+#include "deid/pipeline.h"
+
+namespace deid {
+
+// Renders the report of `anonymization` on `prepared`. Pure: reads only its
+// arguments; the caller writes the string to a file.
+std::string render_html_report(const PreparedJob& prepared, const Anonymization& anonymization);
+
+}  // namespace deid
