@@ -9,6 +9,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <utility>
 
 #include "deid/error.h"
 
@@ -114,35 +115,52 @@ class Parser {
   csv_parser p_{};
 };
 
+// Line (1-based) and byte column (1-based) of offset `at` in `text`, with LF,
+// CRLF and lone CR as line ends. Only used to report an error.
+std::pair<std::uint64_t, std::size_t> position_of(std::string_view text, std::size_t at) {
+  std::uint64_t line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < at; ++i) {
+    if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))) {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  return {line, at - line_start + 1};
+}
+
 // Rejects text that is not UTF-8, naming the line and byte of the first bad
 // sequence. Checked up front because the values end up in the output and in
-// the JSON result, which must be UTF-8.
+// the JSON result, which must be UTF-8. Nearly every byte of a CSV file is
+// ASCII, so those are skipped eight at a time (this keeps the check at a few
+// percent of the read time on examples/adult).
 void check_utf8(std::string_view text, const std::string& name) {
   if (text.starts_with("\xFF\xFE") || text.starts_with("\xFE\xFF"))
     throw InputError(Location{name, 1, 1, {}}, "the file is UTF-16 encoded; convert it to UTF-8");
-  std::uint64_t line = 1;
-  std::size_t line_start = 0;
   const char* const begin = text.data();
-  const char* p = begin;
   const char* const end = begin + text.size();
+  const char* p = begin;
   while (p < end) {
-    const auto c = static_cast<unsigned char>(*p);
-    if (c < 0x80) {  // ASCII: nearly every byte of a CSV file
-      if (c == '\n' || (c == '\r' && (p + 1 == end || p[1] != '\n'))) {
-        ++line;
-        line_start = static_cast<std::size_t>(p + 1 - begin);
+    if (end - p >= 8) {
+      std::uint64_t word;
+      std::memcpy(&word, p, 8);
+      if ((word & 0x8080808080808080ull) == 0) {
+        p += 8;
+        continue;
       }
+    }
+    if (static_cast<unsigned char>(*p) < 0x80) {
       ++p;
       continue;
     }
     const char* q = p;
     const auto cp = boost::locale::utf::utf_traits<char>::decode(q, end);
     if (cp == boost::locale::utf::illegal || cp == boost::locale::utf::incomplete) {
-      const std::size_t column = static_cast<std::size_t>(p - begin) - line_start + 1;
+      const auto [line, column] = position_of(text, static_cast<std::size_t>(p - begin));
       throw InputError(Location{name, line, 0, {}},
                        fmt::format("the file is not valid UTF-8: byte 0x{:02X} at character {} of line {}; "
                                    "convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)",
-                                   c, column, line));
+                                   static_cast<unsigned char>(*p), column, line));
     }
     p = q;
   }
@@ -151,11 +169,16 @@ void check_utf8(std::string_view text, const std::string& name) {
 // End of the physical line that starts at `pos`: after its LF, its CRLF, or a
 // lone CR (old Mac line ends), or the end of the text.
 std::size_t line_end(std::string_view text, std::size_t pos) {
-  for (std::size_t i = pos; i < text.size(); ++i) {
-    if (text[i] == '\n') return i + 1;
-    if (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n')) return i + 1;
+  const char* const base = text.data();
+  const std::size_t n = text.size();
+  const void* lf = std::memchr(base + pos, '\n', n - pos);
+  const std::size_t stop = lf ? static_cast<std::size_t>(static_cast<const char*>(lf) - base) : n;
+  // A CR before the LF ends the line unless it is the CR of a CRLF.
+  if (const void* cr = std::memchr(base + pos, '\r', stop - pos)) {
+    const auto i = static_cast<std::size_t>(static_cast<const char*>(cr) - base);
+    if (i + 1 != stop || !lf) return i + 1;
   }
-  return text.size();
+  return lf ? stop + 1 : n;
 }
 
 }  // namespace
