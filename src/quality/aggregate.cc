@@ -5,19 +5,25 @@
 
 namespace deid {
 
+// Each aggregate is computed in the order ARX's ILMultiDimensional* classes
+// use, so that deid's totals equal ARX's to the last bits. Every aggregate
+// is non-decreasing in each value, which keeps per-attribute lower bounds
+// (and their monotonicity) valid for the total.
 double aggregate(Aggregate how, const std::vector<double>& values) {
   if (values.empty()) return 0;
+  const double n = static_cast<double>(values.size());
   switch (how) {
     case Aggregate::geometric_mean: {
-      // ARX's geometric mean shifts by one so that zeros do not dominate.
-      double log_sum = 0;
-      for (double v : values) log_sum += std::log(1.0 + v);
-      return std::exp(log_sum / static_cast<double>(values.size())) - 1.0;
+      // ARX shifts by one so that a zero does not make the mean zero:
+      // prod((1 + v_i)^(1/n)) - 1.
+      double product = 1.0;
+      for (double v : values) product *= std::pow(v + 1.0, 1.0 / n);
+      return product - 1.0;
     }
     case Aggregate::arithmetic_mean: {
       double s = 0;
-      for (double v : values) s += v;
-      return s / static_cast<double>(values.size());
+      for (double v : values) s += v / n;
+      return s;
     }
     case Aggregate::sum: {
       double s = 0;

@@ -1,14 +1,59 @@
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "deid/error.h"
+#include "quality/aecs.h"
+#include "quality/discernability.h"
+#include "quality/entropy.h"
+#include "quality/height.h"
 #include "quality/loss.h"
+#include "quality/precision.h"
 
 namespace deid {
+namespace {
+
+// ARX's factory defaults (Metric.create*Metric()): per-attribute models
+// aggregate with these; discernability and AECS give one value for the table.
+struct ModelInfo {
+  const char* name;
+  bool per_attribute;
+  Aggregate default_aggregate;
+};
+constexpr ModelInfo kModels[] = {
+    {"loss", true, Aggregate::geometric_mean},      {"entropy", true, Aggregate::sum},
+    {"precision", true, Aggregate::arithmetic_mean}, {"height", true, Aggregate::sum},
+    {"discernability", false, Aggregate::sum},       {"aecs", false, Aggregate::sum},
+};
+
+}  // namespace
 
 std::unique_ptr<QualityModel> make_quality_model(const QualitySpec& spec) {
-  if (spec.model == "loss")
-    return std::make_unique<LossModel>(spec.aggregate.value_or(Aggregate::geometric_mean), spec.gs_factor);
-  throw JobError(Location{}, fmt::format("quality model '{}' is not available in this build yet", spec.model));
+  const ModelInfo* info = nullptr;
+  for (const auto& m : kModels)
+    if (spec.model == m.name) info = &m;
+  if (!info)
+    throw JobError(Location{}, fmt::format("quality.model '{}' is unknown: use one of loss, entropy, precision, "
+                                           "height, discernability, aecs",
+                                           spec.model));
+  if (spec.aggregate && !info->per_attribute)
+    throw JobError(Location{},
+                   fmt::format("quality.aggregate '{}' does not apply to model '{}': it gives one value for the whole "
+                               "table, not one per attribute; remove quality.aggregate",
+                               to_string(*spec.aggregate), spec.model));
+  if (!(spec.gs_factor >= 0.0 && spec.gs_factor <= 1.0))
+    throw JobError(Location{}, fmt::format("quality.gs-factor {} is outside [0, 1]", spec.gs_factor));
+  if (spec.model != "loss" && spec.gs_factor != 0.5)
+    throw JobError(Location{}, fmt::format("quality.gs-factor {} applies only to model: loss (model is '{}')",
+                                           spec.gs_factor, spec.model));
+
+  const Aggregate aggregate = spec.aggregate.value_or(info->default_aggregate);
+  if (spec.model == "loss") return std::make_unique<LossModel>(aggregate, spec.gs_factor);
+  if (spec.model == "entropy") return std::make_unique<EntropyModel>(aggregate);
+  if (spec.model == "precision") return std::make_unique<PrecisionModel>(aggregate);
+  if (spec.model == "height") return std::make_unique<HeightModel>(aggregate);
+  if (spec.model == "discernability") return std::make_unique<DiscernabilityModel>();
+  return std::make_unique<AecsModel>();
 }
 
 }  // namespace deid

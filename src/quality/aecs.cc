@@ -1,0 +1,27 @@
+#include "quality/aecs.h"
+
+#include "deid/check.h"
+#include "deid/problem.h"
+
+namespace deid {
+
+QualityValue AecsModel::evaluate(const Problem& problem, const Transformation&, const Classes& classes) const {
+  std::uint64_t kept = 0;
+  bool any_suppressed = false;
+  for (std::size_t c = 0; c < classes.size(); ++c) {
+    if (classes.suppressed[c])
+      any_suppressed = true;
+    else
+      ++kept;
+  }
+  const std::uint64_t groups = kept + (any_suppressed ? 1 : 0);
+  QualityValue out;
+  out.value = groups == 0 ? 0.0 : static_cast<double>(problem.rows) / static_cast<double>(groups);
+  return out;
+}
+
+double AecsModel::lower_bound(const Problem& problem, const Transformation&, const Classes& classes) const {
+  return classes.size() == 0 ? 0.0 : static_cast<double>(problem.rows) / static_cast<double>(classes.size());
+}
+
+}  // namespace deid

@@ -1,0 +1,28 @@
+// Discernability (Bayardo and Agrawal 2005, "Data privacy through optimal
+// k-anonymization", ICDE, section 2: the discernability metric C_DM) in
+// ARX's non-monotonic variant (Metric.createDiscernabilityMetric(), class
+// MetricSDNMDiscernability, "Non-monotonic discernability").
+//
+// Each record is charged the size of its equivalence class; a suppressed
+// record is charged the size of the whole table n:
+//   DM = sum over kept classes of c^2 + sum over suppressed classes of n * c
+// One value for the table: no per-attribute values, no aggregate.
+//
+// Lower bound: sum over all classes of c^2 (DM*, nothing suppressed).
+// Generalization merges classes and (a + b)^2 >= a^2 + b^2, so it is
+// monotonic; c <= n, so it never exceeds evaluate().
+#pragma once
+
+#include "deid/quality.h"
+
+namespace deid {
+
+class DiscernabilityModel final : public QualityModel {
+ public:
+  std::string name() const override { return "discernability"; }
+  std::string describe() const override { return "Non-monotonic discernability"; }
+  QualityValue evaluate(const Problem& problem, const Transformation& t, const Classes& classes) const override;
+  double lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const override;
+};
+
+}  // namespace deid

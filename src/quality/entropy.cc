@@ -1,0 +1,105 @@
+#include "quality/entropy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "deid/check.h"
+#include "deid/problem.h"
+#include "quality/arx_conventions.h"
+
+namespace deid {
+namespace {
+
+// log2 as ARX computes it (ln x / ln 2), so that sums match ARX's bits.
+double log2_arx(double x) {
+  static const double kLn2 = std::log(2.0);
+  return std::log(x) / kLn2;
+}
+
+}  // namespace
+
+EntropyModel::EntropyModel(Aggregate aggregate) : aggregate_(aggregate) {}
+
+std::shared_ptr<const EntropyModel::Table> EntropyModel::table(const Problem& problem) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (cached_ && cached_for_ == &problem && cached_counts_ == problem.histogram.counts.data() &&
+      cached_entries_ == problem.histogram.size())
+    return cached_;
+
+  const Histogram& hist = problem.histogram;
+  const std::uint32_t w = hist.width;
+  auto result = std::make_shared<Table>(w);
+  for (std::uint32_t q = 0; q < w; ++q) {
+    const Generalization& h = problem.hierarchies[q];
+    // a_v: records per original value (level-0 code).
+    std::vector<std::uint64_t> a(h.map(0).size(), 0);
+    for (std::size_t e = 0; e < hist.size(); ++e) a[hist.keys[e * w + q]] += hist.counts[e];
+    auto& levels = (*result)[q];
+    levels.resize(static_cast<std::size_t>(h.height()));
+    for (int level = 0; level < h.height(); ++level) {
+      const std::vector<std::uint32_t>& up = h.map(level);
+      std::vector<std::uint64_t> b(h.domain_size(level), 0);
+      for (std::size_t v = 0; v < a.size(); ++v) b[up[v]] += a[v];
+      // ARX sums a * log2(a / b) (<= 0) and flips the sign at the end.
+      double sum = 0;
+      for (std::size_t v = 0; v < a.size(); ++v) {
+        if (a[v] == 0) continue;
+        const double av = static_cast<double>(a[v]);
+        sum += av * log2_arx(av / static_cast<double>(b[up[v]]));
+      }
+      levels[static_cast<std::size_t>(level)] = sum == 0.0 ? 0.0 : -sum;
+    }
+  }
+  cached_for_ = &problem;
+  cached_counts_ = hist.counts.data();
+  cached_entries_ = hist.size();
+  cached_ = std::move(result);
+  return cached_;
+}
+
+double EntropyModel::generalization_entropy(const Problem& problem, std::size_t q, int level) const {
+  return (*table(problem))[q][static_cast<std::size_t>(level)];
+}
+
+QualityValue EntropyModel::evaluate(const Problem& problem, const Transformation& t, const Classes& classes) const {
+  const auto tab = table(problem);
+  const std::uint32_t w = classes.width;
+  QualityValue out;
+  out.per_attribute.resize(w);
+
+  std::uint64_t suppressed = 0;
+  for (std::size_t c = 0; c < classes.size(); ++c)
+    if (classes.suppressed[c]) suppressed += classes.counts[c];
+
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> values;  // (generalized code, records), suppressed only
+  for (std::uint32_t q = 0; q < w; ++q) {
+    double loss = -(*tab)[q][t[q]];  // in ARX's sign convention until the end
+    if (suppressed > 0) {
+      values.clear();
+      for (std::size_t c = 0; c < classes.size(); ++c)
+        if (classes.suppressed[c]) values.emplace_back(classes.keys[c * w + q], classes.counts[c]);
+      std::sort(values.begin(), values.end());
+      const double total = static_cast<double>(suppressed);
+      for (std::size_t i = 0; i < values.size();) {
+        std::uint64_t count = 0;
+        const std::uint32_t code = values[i].first;
+        for (; i < values.size() && values[i].first == code; ++i) count += values[i].second;
+        const double sg = static_cast<double>(count);
+        loss += sg * log2_arx(sg / total);
+      }
+    }
+    out.per_attribute[q] = quality::truncate_10_digits(loss == 0.0 ? 0.0 : -loss);
+  }
+  out.value = deid::aggregate(aggregate_, out.per_attribute);
+  return out;
+}
+
+double EntropyModel::lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const {
+  const auto tab = table(problem);
+  std::vector<double> per(classes.width);
+  for (std::uint32_t q = 0; q < classes.width; ++q) per[q] = quality::truncate_10_digits((*tab)[q][t[q]]);
+  return deid::aggregate(aggregate_, per);
+}
+
+}  // namespace deid

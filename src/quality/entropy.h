@@ -1,0 +1,60 @@
+// Non-uniform entropy (Gionis and Tassa 2009, "k-Anonymization with minimal
+// loss of information", IEEE TKDE 21(2), section 3; de Waal and Willenborg
+// 1999) in ARX's non-monotonic variant (Metric.createEntropyMetric(), class
+// MetricMDNUNMEntropy, "Non-monotonic non-uniform entropy").
+//
+// Per quasi-identifier q, in bits, over all n records (suppressed ones
+// included) of the input:
+//   generalization(q) = sum over original values v of a_v * log2(b_g(v) / a_v)
+// where a_v is the number of records with value v and b_g the number with
+// the generalized value g(v) at q's level: each record costs
+// -log2 Pr[original value | generalized value]. Suppressed records then pay
+// for losing their generalized value too: with S suppressed records, of
+// which s_g have generalized value g,
+//   suppression(q) = sum over g of s_g * log2(S / s_g).
+// Value per attribute: generalization(q) + suppression(q), truncated to 10
+// decimal places like ARX; aggregated with the sum by default.
+//
+// Lower bound: generalization(q) alone. It depends only on q's level and
+// grows with it (b_g can only grow when values merge), so it is monotonic;
+// suppression(q) >= 0, so it never exceeds evaluate().
+//
+// generalization(q) for every level is computed once per Problem and cached
+// (keyed by the Problem's address and its histogram's storage; a Problem is
+// immutable while searched); evaluate() and lower_bound() may be called from
+// several threads at once.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "deid/quality.h"
+
+namespace deid {
+
+class EntropyModel final : public QualityModel {
+ public:
+  explicit EntropyModel(Aggregate aggregate);
+  std::string name() const override { return "entropy"; }
+  std::string describe() const override { return "Non-monotonic non-uniform entropy"; }
+  QualityValue evaluate(const Problem& problem, const Transformation& t, const Classes& classes) const override;
+  double lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const override;
+
+  // generalization(q) at `level` (before truncation), for tests.
+  double generalization_entropy(const Problem& problem, std::size_t q, int level) const;
+
+ private:
+  // [quasi-identifier][level] -> generalization(q) in bits.
+  using Table = std::vector<std::vector<double>>;
+  std::shared_ptr<const Table> table(const Problem& problem) const;
+
+  Aggregate aggregate_;
+  mutable std::mutex mutex_;
+  mutable const Problem* cached_for_ = nullptr;
+  mutable const std::uint64_t* cached_counts_ = nullptr;  // problem.histogram.counts.data()
+  mutable std::size_t cached_entries_ = 0;
+  mutable std::shared_ptr<const Table> cached_;
+};
+
+}  // namespace deid

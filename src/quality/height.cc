@@ -1,0 +1,20 @@
+#include "quality/height.h"
+
+#include "deid/check.h"
+
+namespace deid {
+
+HeightModel::HeightModel(Aggregate aggregate) : aggregate_(aggregate) {}
+
+QualityValue HeightModel::evaluate(const Problem&, const Transformation& t, const Classes&) const {
+  QualityValue out;
+  out.per_attribute.assign(t.begin(), t.end());
+  out.value = deid::aggregate(aggregate_, out.per_attribute);
+  return out;
+}
+
+double HeightModel::lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const {
+  return evaluate(problem, t, classes).value;
+}
+
+}  // namespace deid

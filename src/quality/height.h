@@ -1,0 +1,29 @@
+// Height: the generalization level of each quasi-identifier (ARX's
+// Metric.createHeightMetric(), class MetricMDHeight, "Height"); the lattice
+// height measure of Samarati 2001 ("Protecting respondents' identities in
+// microdata release", IEEE TKDE 13(6)) and LeFevre et al. 2005 (Incognito).
+//
+// Per quasi-identifier: its level. Suppression does not count. Aggregated
+// with the sum by default, which is the transformation's rank.
+//
+// Lower bound: the value itself; it depends on the levels alone and grows
+// with each of them, so it is monotonic and equal to evaluate().
+#pragma once
+
+#include "deid/quality.h"
+
+namespace deid {
+
+class HeightModel final : public QualityModel {
+ public:
+  explicit HeightModel(Aggregate aggregate);
+  std::string name() const override { return "height"; }
+  std::string describe() const override { return "Height"; }
+  QualityValue evaluate(const Problem& problem, const Transformation& t, const Classes& classes) const override;
+  double lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const override;
+
+ private:
+  Aggregate aggregate_;
+};
+
+}  // namespace deid

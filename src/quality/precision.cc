@@ -1,0 +1,43 @@
+#include "quality/precision.h"
+
+#include "deid/check.h"
+#include "deid/problem.h"
+
+namespace deid {
+namespace {
+
+// l / L of quasi-identifier q; 0 for a hierarchy with level 0 only.
+double level_share(const Problem& problem, const Transformation& t, std::size_t q) {
+  const int top = problem.hierarchies[q].height() - 1;
+  return top == 0 ? 0.0 : static_cast<double>(t[q]) / static_cast<double>(top);
+}
+
+}  // namespace
+
+PrecisionModel::PrecisionModel(Aggregate aggregate) : aggregate_(aggregate) {}
+
+QualityValue PrecisionModel::evaluate(const Problem& problem, const Transformation& t, const Classes& classes) const {
+  std::uint64_t suppressed = 0;
+  for (std::size_t c = 0; c < classes.size(); ++c)
+    if (classes.suppressed[c]) suppressed += classes.counts[c];
+  const double n = static_cast<double>(problem.rows);
+  const double s = static_cast<double>(suppressed);
+  QualityValue out;
+  out.per_attribute.resize(classes.width);
+  for (std::size_t q = 0; q < classes.width; ++q) {
+    // ARX: ((n - S) * l/L + S) / n, written as l/L + S (1 - l/L) / n so
+    // that the value is never below the bound l/L, even by rounding.
+    const double v = level_share(problem, t, q);
+    out.per_attribute[q] = n > 0 ? v + s * (1.0 - v) / n : v;
+  }
+  out.value = deid::aggregate(aggregate_, out.per_attribute);
+  return out;
+}
+
+double PrecisionModel::lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const {
+  std::vector<double> per(classes.width);
+  for (std::size_t q = 0; q < classes.width; ++q) per[q] = level_share(problem, t, q);
+  return deid::aggregate(aggregate_, per);
+}
+
+}  // namespace deid
