@@ -13,7 +13,8 @@
 //               c * p + s * (c - c * p)  otherwise
 // The sum over classes is normalized as (sum - g*n/H) / (n - g*n/H),
 // clipped at 0 and truncated to 10 decimal places, n the records. So the
-// original data has loss 0 and fully generalized or suppressed data 1.
+// original data has loss 0 and, at gs 0.5, fully generalized or suppressed
+// data 1. At gs 0 suppression is free, at gs 1 generalization is.
 // Per-attribute values are aggregated (default: ARX's geometric mean).
 //
 // Lower bound: every class counted as kept (c * p * g), normalized the same
