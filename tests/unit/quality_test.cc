@@ -99,7 +99,9 @@ const char* kHierarchyA = "1;1-2;*\n2;1-2;*\n3;3-4;*\n4;3-4;*\n5;5-6;*\n6;5-6;*\
 const char* kHierarchyB = "M;*\nF;*\n";
 const Transformation kT10 = {1, 0};
 
-std::unique_ptr<SmallProblem> example(const QualitySpec& s) { return small_problem(kTable, {kHierarchyA, kHierarchyB}, s); }
+std::unique_ptr<SmallProblem> example(const QualitySpec& s) {
+  return small_problem(kTable, {kHierarchyA, kHierarchyB}, s);
+}
 
 constexpr double kTol = 1e-9;  // values are truncated to 10 decimal places like ARX's
 
