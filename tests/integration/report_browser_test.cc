@@ -76,8 +76,8 @@ TEST_F(ReportBrowserTest, EveryChartDrawsDataInHeadlessChromium) {
   // Self-contained: no resource is fetched from anywhere.
   EXPECT_FALSE(std::regex_search(html, std::regex(R"((src|href)\s*=\s*["']?(https?:)?//)")))
       << "the report references an external resource";
-  const auto charts = std::distance(std::sregex_iterator(html.begin(), html.end(), std::regex("<svg class=\"chart\"")),
-                                    std::sregex_iterator());
+  const std::regex chart_tag("<svg class=\"chart\"");
+  const auto charts = std::distance(std::sregex_iterator(html.begin(), html.end(), chart_tag), std::sregex_iterator());
   EXPECT_GE(charts, 4) << "loss per attribute, risk profile, suppression and class sizes at least";
 
   const char* browser = chromium();
