@@ -164,7 +164,6 @@ using Distribution = std::map<std::string, std::uint64_t>;
 // t-closeness). On failure `why` says what the class lacks.
 bool requirement_holds(const ClassRequirement& req, const Distribution& cls, const Distribution& all,
                        std::string* why) {
-  (void)all;
   return std::visit(
       [&](const auto& r) -> bool {
         using R = std::decay_t<decltype(r)>;
@@ -173,6 +172,8 @@ bool requirement_holds(const ClassRequirement& req, const Distribution& cls, con
           *why = std::to_string(cls.size()) + " distinct value(s) of " + quote(r.attribute) + ", need " +
                  std::to_string(r.l) + " (distinct l-diversity)";
           return false;
+        } else {
+          return verify::requirement_holds(r, cls, all, why);  // verify_sensitive.h
         }
       },
       req);

@@ -57,6 +57,8 @@
 #include <variant>
 #include <vector>
 
+#include "verify_sensitive.h"
+
 namespace verify {
 
 // A CSV table: the header and the records, as strings.
@@ -84,8 +86,8 @@ struct DistinctLDiversity {
 };
 
 // A requirement on every equivalence class of the output beyond its size.
-// Extend with entropy / recursive l-diversity and t-closeness (see above).
-using ClassRequirement = std::variant<DistinctLDiversity>;
+// Entropy and recursive l-diversity and t-closeness: verify_sensitive.h.
+using ClassRequirement = std::variant<DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity, TCloseness>;
 
 struct QuasiIdentifier {
   std::string name;

@@ -1,15 +1,20 @@
 // ARX reference results for l-diversity and t-closeness on the adult data
 // (tests/testdata/reference/arx-adult.json, shared/reference/README.md):
-// deid must find a transformation with ARX's information loss.
+// deid must find a transformation with ARX's information loss, and its output
+// must pass the independent verifier (tests/checker/verify.h,
+// verify_sensitive.h).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "deid/pipeline.h"
 #include "support/reference.h"
+#include "verify.h"
 
 namespace {
 
@@ -36,11 +41,61 @@ TEST(ArxSensitiveRuns, ListCoversEveryLDiversityAndTClosenessRun) {
 
 class ArxSensitive : public ::testing::TestWithParam<const char*> {};
 
-TEST_P(ArxSensitive, MatchesArxInformationLoss) {
+// The verifier's options for a reference run: its quasi-identifiers, k and
+// the l-diversity or t-closeness requirement on its sensitive attribute.
+verify::Options verifier_options(const nlohmann::json& run, const deid::Job& job) {
+  verify::Options check;
+  check.input_path = job.input.path;
+  check.output_path = job.output.path;
+  check.input_delimiter = ';';
+  for (const auto& q : run["quasi_identifiers"]) {
+    const std::string name = q.get<std::string>();
+    check.quasi_identifiers.push_back({name, deid::testing::example_path("adult/hierarchies/" + name + ".csv")});
+  }
+  check.suppression_limit = run["suppression_limit"].get<double>();
+  const std::string attribute = run["sensitive"].get<std::string>();
+  for (const auto& m : run["privacy_models"]) {
+    const std::string s = m.get<std::string>();
+    const std::string kind = s.substr(0, s.find('=')), arg = s.substr(s.find('=') + 1);
+    if (kind == "k") {
+      check.k = std::stoull(arg);
+    } else if (kind == "ldiv-distinct") {
+      check.class_requirements.push_back(verify::DistinctLDiversity{attribute, std::stoull(arg)});
+    } else if (kind == "ldiv-entropy") {
+      check.class_requirements.push_back(verify::EntropyLDiversity{attribute, std::stod(arg)});
+    } else if (kind == "ldiv-recursive") {  // "c,l"
+      check.class_requirements.push_back(verify::RecursiveCLDiversity{
+          attribute, std::stod(arg.substr(0, arg.find(','))), std::stoull(arg.substr(arg.find(',') + 1))});
+    } else if (kind.rfind("tclose-", 0) == 0) {
+      verify::TCloseness t;
+      t.attribute = attribute;
+      t.t = std::stod(arg);
+      if (kind == "tclose-equal") t.distance = verify::TCloseness::Distance::equal;
+      if (kind == "tclose-ordered") t.distance = verify::TCloseness::Distance::ordered;
+      if (kind == "tclose-hier") {
+        t.distance = verify::TCloseness::Distance::hierarchical;
+        std::string error;
+        auto h = verify::read_csv_file(deid::testing::example_path("adult/hierarchies/" + attribute + ".csv"), ';',
+                                       false, &error);
+        EXPECT_TRUE(h.has_value()) << error;
+        if (h) t.hierarchy = h->rows;
+      }
+      check.class_requirements.push_back(t);
+    } else {
+      ADD_FAILURE() << "unexpected model " << s;
+    }
+  }
+  return check;
+}
+
+TEST_P(ArxSensitive, MatchesArxInformationLossAndOutputPassesVerifier) {
   const nlohmann::json& run = deid::testing::arx_adult_run(GetParam());
-  const deid::Job job = deid::testing::arx_adult_job(run, deid::SearchSpec::Algorithm::automatic);
-  auto prepared = deid::prepare(job);
-  const deid::Anonymization a = deid::run_search(*prepared);
+  deid::Job job = deid::testing::arx_adult_job(run, deid::SearchSpec::Algorithm::automatic);
+  const std::filesystem::path output = std::filesystem::path(::testing::TempDir()) /
+                                       (std::string("arx_sensitive_") + GetParam() + "_" +
+                                        std::to_string(::getpid()) + ".csv");
+  job.output.path = output.string();
+  const deid::Anonymization a = deid::anonymize(job);
   ASSERT_TRUE(a.found);
   const nlohmann::json& r = a.result;
 
@@ -57,6 +112,12 @@ TEST_P(ArxSensitive, MatchesArxInformationLoss) {
     // A tie of equal loss broken differently (shared/reference/README.md).
     RecordProperty("tie_broken_differently", deid::to_string(deid::Transformation(levels.begin(), levels.end())));
   }
+
+  const verify::Report report = verify::check(verifier_options(run, job));
+  EXPECT_TRUE(report.valid()) << report.to_string();
+  EXPECT_EQ(report.suppressed_records, r["suppressed_records"].get<std::uint64_t>());
+  EXPECT_EQ(report.classes, r["classes"].get<std::uint64_t>());
+  std::filesystem::remove(output);
 }
 
 INSTANTIATE_TEST_SUITE_P(Adult, ArxSensitive, ::testing::ValuesIn(kRuns),
