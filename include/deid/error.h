@@ -20,7 +20,8 @@ struct Location {
   std::uint64_t column = 0;
   std::string column_name;  // header name of the column, when known
 
-  // "file:line:column (column 'name')", omitting what is unknown.
+  // "file:line:column (column 'name')", omitting what is unknown; empty when
+  // nothing is known (the error's message is then the problem alone).
   std::string to_string() const;
 };
 

@@ -5,6 +5,7 @@
 namespace deid {
 
 std::string Location::to_string() const {
+  if (file.empty() && line == 0 && column_name.empty()) return {};  // nothing known: no prefix
   std::string out = file.empty() ? std::string("<input>") : file;
   if (line > 0) {
     out += fmt::format(":{}", line);
@@ -14,7 +15,16 @@ std::string Location::to_string() const {
   return out;
 }
 
+namespace {
+
+std::string message(const Location& where, const std::string& problem) {
+  const std::string at = where.to_string();
+  return at.empty() ? problem : at + ": " + problem;
+}
+
+}  // namespace
+
 InputError::InputError(Location where, const std::string& problem)
-    : Error(where.to_string() + ": " + problem), where_(std::move(where)), problem_(problem) {}
+    : Error(message(where, problem)), where_(std::move(where)), problem_(problem) {}
 
 }  // namespace deid

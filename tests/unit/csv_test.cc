@@ -258,6 +258,16 @@ TEST(CsvErrors, Utf16IsRejectedWithAHint) {
 
 TEST(CsvErrors, QuoteAsDelimiterIsRejected) { csv_error("a\"b\n", CsvOptions{'"'}); }
 
+// --- How errors print ------------------------------------------------------
+
+TEST(ErrorFormat, MessageStartsWithWhatIsKnownOfTheLocation) {
+  EXPECT_STREQ(InputError(Location{"d.csv", 3, 2, "age"}, "bad").what(), "d.csv:3:2 (column 'age'): bad");
+  EXPECT_STREQ(InputError(Location{"d.csv", 3, 0, {}}, "bad").what(), "d.csv:3: bad");
+  EXPECT_STREQ(InputError(Location{"d.csv", 0, 5, {}}, "bad").what(), "d.csv: bad");
+  EXPECT_STREQ(JobError(Location{}, "bad").what(), "bad");
+  EXPECT_EQ(InputError(Location{"d.csv", 3, 2, "age"}, "bad").problem(), "bad");
+}
+
 // --- Dataset: header, encoding and its errors ----------------------------
 
 TEST(Dataset, EncodesValuesInOrderOfFirstAppearanceWithTheirFirstLine) {
