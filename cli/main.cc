@@ -7,12 +7,16 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fmt/format.h>
+#include <fstream>
+#include <memory>
+#include <optional>
 #include <iostream>
 
 #include "commands.h"
 #include "deid/error.h"
 #include "deid/job.h"
 #include "deid/pipeline.h"
+#include "deid/risk.h"
 
 namespace {
 
@@ -46,6 +50,58 @@ void print_summary(const deid::Job& job, const deid::Anonymization& a) {
   if (!job.output.report.empty()) fmt::print("Report           {}\n", job.output.report);
 }
 
+// `deid risk JOB [--input FILE] [--json FILE]`: the risk of the job's input,
+// or of an output of `deid anonymize`, over the job's quasi-identifiers
+// (docs/risk-models.md). Prints a table; writes the JSON when asked.
+deid::cli::Command add_risk_command(CLI::App& app, const bool& quiet) {
+  struct Options {
+    std::string job, input, json;
+    std::optional<double> threshold;
+    std::vector<std::string> populations;
+  };
+  auto opts = std::make_shared<Options>();
+  CLI::App* risk = app.add_subcommand("risk", "Measure the re-identification risk of a table (input or output)");
+  risk->add_option("job", opts->job, "Job file (YAML): quasi-identifiers, input, risk settings")
+      ->required()
+      ->check(CLI::ExistingFile);
+  risk->add_option("--input", opts->input, "Table to measure (default: the job's input), e.g. an anonymized output");
+  risk->add_option("--json", opts->json, "Write the report as JSON to this file");
+  risk->add_option("--threshold", opts->threshold, "Risk above which a record is at risk (overrides risk.threshold)")
+      ->check(CLI::Range(0.0, 1.0));
+  risk->add_option("--population", opts->populations,
+                   "Population NAME=SIZE to estimate population uniques for (repeatable; replaces the list)");
+  auto run = [opts, &quiet]() {
+    const deid::Job job = deid::read_job(opts->job);
+    deid::RiskOptions options = deid::risk_options(job);
+    if (opts->threshold) options.threshold = *opts->threshold;
+    if (!opts->populations.empty()) {
+      options.populations.clear();
+      for (const auto& p : opts->populations) {
+        const auto eq = p.rfind('=');
+        double size = 0;
+        try {
+          size = eq == std::string::npos ? 0.0 : std::stod(p.substr(eq + 1));
+        } catch (const std::exception&) {
+        }
+        if (eq == std::string::npos || eq == 0 || !(size >= 1))
+          throw deid::JobError(deid::Location{}, fmt::format("--population '{}': expected NAME=SIZE with SIZE >= 1, "
+                                                             "e.g. USA=318.9e6",
+                                                             p));
+        options.populations.emplace_back(p.substr(0, eq), size);
+      }
+    }
+    const deid::RiskReport report = deid::assess_risk(job, opts->input, options);
+    if (!opts->json.empty()) {
+      std::ofstream out(opts->json, std::ios::binary);
+      out << deid::to_json(report).dump(2) << '\n';
+      if (!out) throw deid::IoError(deid::Location{opts->json, 0, 0, {}}, "cannot write the risk report");
+    }
+    if (!quiet) fmt::print("{}", deid::to_text(report));
+    return kExitFound;
+  };
+  return {risk, run};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -64,6 +120,7 @@ int main(int argc, char** argv) {
   anon->add_option("--report", report, "Self-contained HTML report (overrides output.report)");
 
   const deid::cli::Command hierarchy = deid::cli::add_hierarchy_command(app);
+  const deid::cli::Command risk = add_risk_command(app, quiet);
 
   try {
     app.parse(argc, argv);
@@ -74,6 +131,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*hierarchy.app) return hierarchy.run();
+    if (*risk.app) return risk.run();
     if (*anon) {
       deid::Job job = deid::read_job(job_path);
       if (!input.empty()) job.input.path = input;

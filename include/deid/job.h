@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -91,6 +92,55 @@ struct Job {
     std::string report;  // HTML report; empty: not written
     std::optional<char> delimiter;  // default: the input's
   } output;
+
+  // `deid risk` (docs/risk-models.md): the threshold on the risk of single
+  // records for "records at risk", and the populations to estimate
+  // population uniques for (name, size); empty: the defaults.
+  struct Risk {
+    std::optional<double> threshold;
+    std::vector<std::pair<std::string, double>> populations;
+  } risk;
+
+  // `deid suppress` (docs/cell-suppression.md): local cell suppression for
+  // combinations of quasi-identifiers and the release of several levels of
+  // a hierarchy (papers/003). Present only when the job has the section.
+  struct CellSuppression {
+    std::optional<std::uint64_t> k;  // exactly one of k and tau is set
+    std::optional<double> tau;
+    std::string marker = "*";        // written for a suppressed cell
+    std::vector<std::pair<std::string, double>> weights;  // attribute, weight in [0, 1]
+    struct Release {                 // how one quasi-identifier is released
+      std::string attribute;
+      std::vector<int> levels;
+      std::vector<std::string> names;
+      std::optional<int> known_level;
+      std::vector<int> evaluate;
+      std::optional<bool> totally_ordered;
+      std::uint64_t line = 0;
+    };
+    std::vector<Release> release_levels;
+    std::vector<std::vector<std::string>> combinations;  // empty: one of all quasi-identifiers
+    bool compare_complete = false;
+    struct Missingness {
+      std::string variable, by;
+    };
+    std::vector<Missingness> missingness;
+    struct Sample {
+      double fraction = 0;
+      std::string path;
+    };
+    std::vector<Sample> samples;
+    std::uint64_t seed = 0;
+    struct Registry {                // attacks 1 and 2
+      std::vector<std::string> attributes;
+      std::string population;        // CSV: the attributes and a count column; empty: none
+      std::string count_column = "count";
+      std::optional<double> sampling_fraction;
+    };
+    std::optional<Registry> registry;
+    std::uint64_t line = 0;
+  };
+  std::optional<CellSuppression> cell_suppression;
 
   const AttributeSpec* attribute(const std::string& name) const;
 };

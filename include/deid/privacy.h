@@ -21,10 +21,12 @@
 #include <nlohmann/json.hpp>
 
 #include "deid/job.h"
+#include "deid/lattice.h"
 
 namespace deid {
 
 struct Problem;
+struct Classes;
 
 // What a model sees of one equivalence class.
 struct ClassView {
@@ -55,6 +57,26 @@ class PrivacyModel {
   // A class smaller than this never holds (k for k-anonymity); lets the check
   // skip work. 1 when the model has no such bound.
   virtual std::uint64_t minimal_class_size() const { return 1; }
+
+  // Dataset-level models (population uniqueness) judge the output as a
+  // whole, not class by class: their holds() accepts every class, and the
+  // check calls enforce() once, after the class-level suppression, when the
+  // records suppressed so far are within the limit (ARX's "sample-based
+  // criteria"). enforce() receives the classes of `t` with the suppressed
+  // ones flagged and classes.suppressed_records set, suppresses further
+  // classes (flags and suppressed_records) until the model holds, and
+  // returns false when it cannot hold without suppressing more than
+  // `max_suppressed` records in total. Must be thread-safe: checks run
+  // concurrently on one model.
+  virtual bool dataset_level() const { return false; }
+  virtual bool enforce(const Problem& problem, const Transformation& t, Classes& classes,
+                       std::uint64_t max_suppressed) const {
+    (void)problem;
+    (void)t;
+    (void)classes;
+    (void)max_suppressed;
+    return true;
+  }
 };
 
 // Creates the model for `spec`. `problem` gives access to the sensitive

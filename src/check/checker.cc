@@ -223,8 +223,21 @@ CheckResult Checker::check(const Transformation& t, Classes* classes_out) {
       suppressed += cls.counts[c];
     }
   }
+  // Dataset-level models (population uniqueness) see the output after the
+  // class-level suppression and may suppress further classes (privacy.h);
+  // like ARX, only when the class-level suppression is within the limit.
+  bool dataset_models_hold = true;
+  if (suppressed <= problem_.max_suppressed) {
+    cls.suppressed_records = suppressed;
+    for (const auto& m : problem_.privacy)
+      if (m->dataset_level() && !m->enforce(problem_, t, cls, problem_.max_suppressed)) {
+        dataset_models_hold = false;
+        break;
+      }
+    suppressed = cls.suppressed_records;
+  }
   r.suppressed_records = suppressed;
-  r.solution = suppressed <= problem_.max_suppressed;
+  r.solution = dataset_models_hold && suppressed <= problem_.max_suppressed;
 
   // The bound is the loss with nothing suppressed.
   std::vector<std::uint8_t> flags;

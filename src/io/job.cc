@@ -265,13 +265,143 @@ PrivacySpec parse_privacy(const Ctx& ctx, const Job& job, const YAML::Node& item
                                  model));
 }
 
+// `cell-suppression:` (docs/cell-suppression.md). Names of attributes and
+// released columns are checked against the data when the job runs.
+Job::CellSuppression parse_cell_suppression(const Ctx& ctx, const Job& job, const YAML::Node& cs) {
+  ctx.keys(cs, "cell-suppression",
+           {"k", "tau", "marker", "weights", "release-levels", "combinations", "compare-complete", "missingness",
+            "samples", "registry"});
+  Job::CellSuppression out;
+  out.line = static_cast<std::uint64_t>(cs.Mark().line + 1);
+  if (cs["k"] && cs["tau"]) ctx.fail(cs["tau"], "give either k or tau (k = ceil(1/tau)), not both");
+  if (cs["k"]) out.k = ctx.integer(cs["k"], "k", 1);
+  if (cs["tau"]) {
+    out.tau = ctx.num(cs["tau"], "tau");
+    if (!(*out.tau > 0 && *out.tau <= 1)) ctx.fail(cs["tau"], fmt::format("tau must be in (0, 1], got {}", *out.tau));
+  }
+  if (!out.k && !out.tau) ctx.fail(cs, "cell-suppression needs 'k' or 'tau' (the risk threshold, k = ceil(1/tau))");
+  if (cs["marker"]) out.marker = ctx.str(cs["marker"], "marker");
+
+  auto quasi_identifier = [&](const YAML::Node& n, const std::string& what) {
+    const std::string name = ctx.str(n, what);
+    const AttributeSpec* a = job.attribute(name);
+    if (!a || a->role != Role::quasi_identifying)
+      ctx.fail(n, fmt::format("{} '{}' must be listed under 'attributes' with role: quasi-identifying", what, name));
+    return name;
+  };
+  auto levels = [&](const YAML::Node& n, const std::string& what) {
+    if (!n.IsSequence()) ctx.fail(n, fmt::format("{} must be a list of levels, e.g. [0, 1, 2]", what));
+    std::vector<int> out_levels;
+    for (const auto& l : n) out_levels.push_back(static_cast<int>(ctx.integer(l, what, 0)));
+    return out_levels;
+  };
+
+  if (cs["weights"]) {
+    const auto& w = cs["weights"];
+    if (!w.IsMap()) ctx.fail(w, "weights must map quasi-identifiers to weights in [0, 1]");
+    for (const auto& kv : w)
+      out.weights.emplace_back(quasi_identifier(kv.first, "weight for"), ctx.fraction(kv.second, "weight"));
+  }
+  if (cs["release-levels"]) {
+    const auto& rl = cs["release-levels"];
+    if (!rl.IsMap()) ctx.fail(rl, "release-levels must map quasi-identifiers to {levels: [...]}");
+    for (const auto& kv : rl) {
+      Job::CellSuppression::Release r;
+      r.attribute = quasi_identifier(kv.first, "release-levels for");
+      r.line = static_cast<std::uint64_t>(kv.first.Mark().line + 1);
+      const auto& v = kv.second;
+      const std::string where = fmt::format("release-levels of '{}'", r.attribute);
+      ctx.keys(v, where, {"levels", "names", "known-level", "evaluate", "totally-ordered"});
+      if (!v["levels"]) ctx.fail(v, fmt::format("{} needs 'levels'", where));
+      r.levels = levels(v["levels"], "levels");
+      if (job.attribute(r.attribute)->hierarchy.empty() && (r.levels.size() != 1 || r.levels[0] != 0))
+        ctx.fail(v["levels"], fmt::format("attribute '{}' has no hierarchy: only level 0 can be released",
+                                          r.attribute));
+      if (v["names"]) {
+        if (!v["names"].IsSequence()) ctx.fail(v["names"], "names must be a list of column names");
+        for (const auto& n : v["names"]) r.names.push_back(ctx.str(n, "name"));
+        if (r.names.size() != r.levels.size())
+          ctx.fail(v["names"], fmt::format("{} names for {} levels", r.names.size(), r.levels.size()));
+      }
+      if (v["known-level"]) r.known_level = static_cast<int>(ctx.integer(v["known-level"], "known-level", 0));
+      if (v["evaluate"]) r.evaluate = levels(v["evaluate"], "evaluate");
+      if (v["totally-ordered"]) {
+        const std::string b = ctx.str(v["totally-ordered"], "totally-ordered");
+        if (b != "true" && b != "false") ctx.fail(v["totally-ordered"], "totally-ordered must be true or false");
+        r.totally_ordered = b == "true";
+      }
+      out.release_levels.push_back(std::move(r));
+    }
+  }
+  if (cs["combinations"]) {
+    const auto& cb = cs["combinations"];
+    if (!cb.IsSequence() || cb.size() == 0)
+      ctx.fail(cb, "combinations must be a list of lists, e.g. [[age, sex, diagnosis], [age, sex, intervention]]");
+    for (const auto& combo : cb) {
+      if (!combo.IsSequence() || combo.size() == 0)
+        ctx.fail(combo, "each combination must be a non-empty list of quasi-identifiers or released columns");
+      std::vector<std::string> names;
+      for (const auto& e : combo) names.push_back(ctx.str(e, "combination entry"));
+      out.combinations.push_back(std::move(names));
+    }
+  }
+  if (cs["compare-complete"]) {
+    const std::string b = ctx.str(cs["compare-complete"], "compare-complete");
+    if (b != "true" && b != "false") ctx.fail(cs["compare-complete"], "compare-complete must be true or false");
+    out.compare_complete = b == "true";
+  }
+  if (cs["missingness"]) {
+    const auto& ms = cs["missingness"];
+    if (!ms.IsSequence()) ctx.fail(ms, "missingness must be a list of {variable: COLUMN, by: COLUMN}");
+    for (const auto& m : ms) {
+      ctx.keys(m, "a missingness entry", {"variable", "by"});
+      if (!m["variable"] || !m["by"]) ctx.fail(m, "a missingness entry needs 'variable' and 'by'");
+      out.missingness.push_back({ctx.str(m["variable"], "variable"), ctx.str(m["by"], "by")});
+    }
+  }
+  if (cs["samples"]) {
+    const auto& sm = cs["samples"];
+    ctx.keys(sm, "samples", {"seed", "draws"});
+    if (sm["seed"]) out.seed = ctx.integer(sm["seed"], "seed", 0);
+    if (!sm["draws"] || !sm["draws"].IsSequence() || sm["draws"].size() == 0)
+      ctx.fail(sm, "samples needs 'draws': a list of {fraction: 0.1, path: sample.csv}");
+    double total = 0;
+    for (const auto& d : sm["draws"]) {
+      ctx.keys(d, "a sample draw", {"fraction", "path"});
+      if (!d["fraction"] || !d["path"]) ctx.fail(d, "a sample draw needs 'fraction' and 'path'");
+      Job::CellSuppression::Sample s{ctx.fraction(d["fraction"], "fraction"), ctx.path(d["path"], "sample path")};
+      total += s.fraction;
+      if (total > 1 + 1e-9) ctx.fail(d["fraction"], "the sample fractions add up to more than 1");
+      if (s.path == job.input.path) ctx.fail(d["path"], "a sample would overwrite the input file");
+      out.samples.push_back(std::move(s));
+    }
+  }
+  if (cs["registry"]) {
+    const auto& rg = cs["registry"];
+    ctx.keys(rg, "registry", {"attributes", "population", "count-column", "sampling-fraction"});
+    Job::CellSuppression::Registry r;
+    if (!rg["attributes"] || !rg["attributes"].IsSequence() || rg["attributes"].size() == 0)
+      ctx.fail(rg, "registry needs 'attributes': the quasi-identifiers found in public registries");
+    for (const auto& a : rg["attributes"]) r.attributes.push_back(quasi_identifier(a, "registry attribute"));
+    if (rg["population"]) r.population = ctx.path(rg["population"], "registry.population");
+    if (rg["count-column"]) r.count_column = ctx.str(rg["count-column"], "count-column");
+    if (rg["sampling-fraction"]) {
+      r.sampling_fraction = ctx.num(rg["sampling-fraction"], "sampling-fraction");
+      if (!(*r.sampling_fraction > 0 && *r.sampling_fraction <= 1))
+        ctx.fail(rg["sampling-fraction"], "sampling-fraction must be in (0, 1]");
+    }
+    out.registry = std::move(r);
+  }
+  return out;
+}
+
 Job parse(const Ctx& ctx, const YAML::Node& root) {
   Job job;
   job.path = ctx.file;
   job.base_dir = ctx.base_dir;
   if (!root || root.IsNull()) throw JobError(Location{ctx.file, 0, 0, {}}, "the job file is empty");
   ctx.keys(root, "the job", {"input", "attributes", "default-role", "privacy", "suppression-limit", "quality",
-                             "search", "output"});
+                             "search", "output", "risk", "cell-suppression"});
 
   if (!root["input"]) ctx.fail(root, "the job needs 'input' with a 'path'");
   const auto& in = root["input"];
@@ -307,7 +437,9 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
             ctx.fail(o, fmt::format("attribute '{}': value '{}' is listed twice in 'order'", a.name, a.order.back()));
         }
       }
-      if (a.role == Role::quasi_identifying && a.hierarchy.empty())
+      // Cell suppression (deid suppress) releases a quasi-identifier without
+      // a hierarchy as it is; the lattice search needs one.
+      if (a.role == Role::quasi_identifying && a.hierarchy.empty() && !root["cell-suppression"])
         ctx.fail(v, fmt::format("quasi-identifying attribute '{}' needs a 'hierarchy'", a.name));
       if (job.attribute(a.name)) ctx.fail(kv.first, fmt::format("attribute '{}' is listed twice", a.name));
       job.attributes.push_back(std::move(a));
@@ -334,7 +466,8 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
       if (!models.insert(key).second) ctx.fail(item, fmt::format("privacy model {} is listed twice", key));
     }
   }
-  if (job.privacy.empty()) ctx.fail(root, "the job needs at least one privacy model under 'privacy'");
+  if (job.privacy.empty() && !root["cell-suppression"])
+    ctx.fail(root, "the job needs at least one privacy model under 'privacy' (or a 'cell-suppression' section)");
 
   if (root["suppression-limit"]) job.suppression_limit = ctx.fraction(root["suppression-limit"], "suppression-limit");
 
@@ -399,6 +532,26 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
       written.emplace_back(key, p);
     }
   }
+
+  // `deid risk` settings (docs/risk-models.md).
+  if (root["risk"]) {
+    const auto& r = root["risk"];
+    ctx.keys(r, "risk", {"threshold", "populations"});
+    if (r["threshold"]) job.risk.threshold = ctx.fraction(r["threshold"], "risk.threshold");
+    if (r["populations"]) {
+      const auto& pops = r["populations"];
+      if (!pops.IsMap() || pops.size() == 0)
+        ctx.fail(pops, "risk.populations must map names to population sizes, e.g. {USA: 318.9e6}");
+      for (const auto& kv : pops) {
+        const std::string name = kv.first.as<std::string>();
+        const double size = ctx.num(kv.second, "population size");
+        if (!(size >= 1)) ctx.fail(kv.second, fmt::format("population '{}': size must be >= 1, got {}", name, size));
+        job.risk.populations.emplace_back(name, size);
+      }
+    }
+  }
+
+  if (root["cell-suppression"]) job.cell_suppression = parse_cell_suppression(ctx, job, root["cell-suppression"]);
   return job;
 }
 

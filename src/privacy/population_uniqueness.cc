@@ -1,11 +1,93 @@
-// Placeholder until the model lands.
+#include "privacy/population_uniqueness.h"
+
+#include <fmt/format.h>
+
+#include "deid/check.h"
 #include "deid/error.h"
+#include "deid/problem.h"
 #include "privacy/models.h"
+#include "risk/suppression.h"
 
 namespace deid {
 
-std::unique_ptr<PrivacyModel> make_population_uniqueness(const PopulationUniquenessSpec&, const Problem&) {
-  throw JobError(Location{}, "privacy model 'population-uniqueness' is not available in this build yet");
+PopulationUniqueness::PopulationUniqueness(const PopulationUniquenessSpec& spec, SolverOptions solver)
+    : spec_(spec), solver_(solver) {}
+
+std::string PopulationUniqueness::describe() const {
+  return fmt::format("({})-population-uniqueness ({})", spec_.threshold, to_string(spec_.estimator));
+}
+
+nlohmann::json PopulationUniqueness::to_json() const {
+  return {{"model", "population-uniqueness"},
+          {"threshold", spec_.threshold},
+          {"population_size", spec_.population_size},
+          {"estimator", to_string(spec_.estimator)}};
+}
+
+double PopulationUniqueness::estimated_fraction(const ClassSizeFrequencies& freq) const {
+  // Dankar's rule without the Zayatz fallback, as ARX's criterion uses it.
+  const UniquenessEstimate e = estimate_uniques(spec_.estimator, freq, spec_.population_size, solver_, false);
+  return e.uniques ? *e.uniques / spec_.population_size : 0.0;
+}
+
+bool PopulationUniqueness::fulfilled(const ClassSizeFrequencies& freq) const {
+  if (freq.empty()) return true;  // all suppressed
+  const double fraction = estimated_fraction(freq);
+  if (fraction > 0 && fraction <= spec_.threshold) return true;
+  // No estimate is accepted only when there is no sample unique (ARX).
+  return fraction == 0 && freq.of_size(1) == 0;
+}
+
+bool PopulationUniqueness::enforce(const Problem& problem, const Transformation& t, Classes& classes,
+                                   std::uint64_t max_suppressed) const {
+  // The class sizes of the records not yet suppressed.
+  std::vector<std::uint64_t> kept;
+  kept.reserve(classes.size());
+  for (std::size_t c = 0; c < classes.size(); ++c)
+    if (!classes.suppressed[c]) kept.push_back(classes.counts[c]);
+  const ClassSizeFrequencies all = ClassSizeFrequencies::from_class_sizes(kept);
+  if (fulfilled(all)) return true;
+
+  // The candidates are the classes not yet suppressed, smallest first
+  // (risk/suppression.h). Suppressing a prefix of p of them removes the p
+  // smallest classes, so the class sizes after it follow from `all` alone,
+  // and so do the suppressed records: the order within a size only decides
+  // which classes of the last size go, once the search is done.
+  std::vector<std::uint64_t> removed{0};  // records in the first p candidates
+  for (const auto& [size, count] : all.sizes)
+    for (std::uint64_t i = 0; i < count; ++i) removed.push_back(removed.back() + size);
+  const std::size_t candidates = removed.size() - 1;
+  const std::uint64_t base = classes.suppressed_records;
+  auto after = [&](std::size_t prefix) {
+    ClassSizeFrequencies rest;
+    std::size_t skip = prefix;
+    for (const auto& [size, count] : all.sizes) {
+      const std::uint64_t drop = std::min<std::uint64_t>(skip, count);
+      skip -= drop;
+      if (count > drop) rest.sizes.emplace_back(size, count - drop);
+    }
+    return rest;
+  };
+  const PrefixSearch found = find_suppression_prefix(candidates, [&](std::size_t prefix) {
+    if (fulfilled(after(prefix))) return ProbeState::fulfilled;
+    // ARX stops as soon as an unfulfilled cut-off already exceeds the limit.
+    return base + removed[prefix] > max_suppressed ? ProbeState::abort : ProbeState::not_fulfilled;
+  });
+  if (found.aborted) return false;
+  for (std::uint32_t c : risk::first_for_suppression(problem, t, classes, found.prefix)) classes.suppressed[c] = 1;
+  classes.suppressed_records = base + removed[found.prefix];
+  return true;
+}
+
+std::unique_ptr<PrivacyModel> make_population_uniqueness(const PopulationUniquenessSpec& spec, const Problem& problem) {
+  if (!(spec.threshold >= 0 && spec.threshold <= 1))
+    throw JobError(Location{}, fmt::format("population-uniqueness: threshold {} is outside [0, 1]", spec.threshold));
+  if (spec.population_size < static_cast<double>(problem.rows))
+    throw JobError(Location{}, fmt::format("population-uniqueness: population-size {} is smaller than the {} records "
+                                           "of the data; it must be the size of the population the data were "
+                                           "drawn from",
+                                           spec.population_size, problem.rows));
+  return std::make_unique<PopulationUniqueness>(spec);
 }
 
 }  // namespace deid

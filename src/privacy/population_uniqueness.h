@@ -1,0 +1,67 @@
+// Population uniqueness (papers/002, VI-D to VI-G; ARX's
+// PopulationUniqueness criterion): the output holds when the estimated
+// share of the population that is unique in its quasi-identifiers,
+// uniques / N, is at most the threshold.
+//
+// A dataset-level model (privacy.h): the estimate depends on the sizes of
+// all classes, so no class holds or fails on its own. After the class-level
+// models, enforce() orders the remaining classes as ARX does (smallest
+// first; risk/suppression.h), and suppresses the shortest prefix that
+// brings the estimate under the threshold, found by binary search over the
+// prefix length with the risk computed only at the probed cut-offs
+// (papers/002, VI-G; find_suppression_prefix in deid/risk.h). Suppressed
+// records leave the sample: n, u and the s_i are those of the rest.
+//
+// "Holds" is ARX's rule, including for estimates that are not available:
+// the output holds when it is empty (all suppressed), when 0 < uniques/N <=
+// threshold, or when it has no sample unique. An estimator that does not
+// converge thus makes a table with sample uniques fail, and Dankar's rule
+// does not fall back to Zayatz here (ARX's criterion calls it without the
+// fallback; the risk report uses the fallback).
+//
+// Not monotonic. With record suppression ARX declares the model
+// non-monotonic (RiskBasedCriterion with monotonicWithSuppression = false).
+// Without suppression ARX declares Zayatz's estimator monotonic under
+// generalization; deid does not, because it is not: merging two classes of
+// size 2 into one of size 4 keeps s_1 and lowers the denominator of
+// Zayatz's conditional probability, which raises the estimate (a unit test
+// pins such a case). A false claim would let a pruning search skip
+// solutions. Only the smallest classes are suppressed first, but the
+// estimators are not monotone in general either, so "x is no solution"
+// says nothing about x's specializations.
+#pragma once
+
+#include "deid/privacy.h"
+#include "deid/risk.h"
+
+namespace deid {
+
+class PopulationUniqueness final : public PrivacyModel {
+ public:
+  // REQUIRES: spec.population_size >= the records of the data (checked by
+  // make_population_uniqueness).
+  explicit PopulationUniqueness(const PopulationUniquenessSpec& spec, SolverOptions solver = {});
+
+  // ARX's notation: "(0.01)-population-uniqueness (dankar)".
+  std::string describe() const override;
+  nlohmann::json to_json() const override;
+  bool monotonic() const override { return false; }
+  bool holds(const ClassView&) const override { return true; }
+  bool dataset_level() const override { return true; }
+  bool enforce(const Problem& problem, const Transformation& t, Classes& classes,
+               std::uint64_t max_suppressed) const override;
+
+  // Whether a table with these class sizes satisfies the model (ARX's rule,
+  // see the header comment).
+  bool fulfilled(const ClassSizeFrequencies& freq) const;
+  // The estimate the model judges by: uniques / N, 0 when not available.
+  double estimated_fraction(const ClassSizeFrequencies& freq) const;
+
+  const PopulationUniquenessSpec& spec() const { return spec_; }
+
+ private:
+  PopulationUniquenessSpec spec_;
+  SolverOptions solver_;
+};
+
+}  // namespace deid

@@ -1,0 +1,262 @@
+// The report of `deid risk` (papers/002, VIII): risk profile, attacker
+// models, sample and population uniques, |PU|/|SU| for several populations.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "deid/error.h"
+#include "deid/histogram.h"
+#include "deid/risk.h"
+
+namespace deid {
+
+RiskOptions risk_options(const Job& job) {
+  RiskOptions options;
+  if (job.risk.threshold) options.threshold = *job.risk.threshold;
+  if (!job.risk.populations.empty()) options.populations = job.risk.populations;
+  return options;
+}
+
+RiskReport assess_risk(const ClassSizeFrequencies& freq, const RiskOptions& options) {
+  RiskReport r;
+  r.frequencies = freq;
+  r.records = freq.records();
+  r.rows = r.records;
+  r.sample = sample_risks(freq);
+  r.attackers = attacker_risks(freq, options.threshold);
+  r.profile = risk_profile(freq);
+  r.sample_uniques = freq.of_size(1);
+  r.sample_uniques_fraction = r.records ? static_cast<double>(r.sample_uniques) / static_cast<double>(r.records) : 0;
+  for (const auto& [name, size] : options.populations) {
+    RiskReport::Population p;
+    p.name = name;
+    p.size = size;
+    if (r.records > 0 && size >= static_cast<double>(r.records)) {
+      p.zayatz = estimate_zayatz(freq, size);
+      p.pitman = estimate_pitman(freq, size, options.solver);
+      p.snb = estimate_snb(freq, size, options.solver);
+      p.dankar = estimate_dankar(freq, size, options.solver, true);
+      if (p.dankar.available()) {
+        // Records of the sample expected to be unique in the population:
+        // the population's share of uniques times n.
+        p.expected_population_uniques = *p.dankar.uniques / size * static_cast<double>(r.records);
+        if (r.sample_uniques > 0)
+          p.pu_su_ratio = *p.expected_population_uniques / static_cast<double>(r.sample_uniques);
+      }
+    } else {
+      // No estimate for an empty table or a population smaller than it.
+      for (auto* e : {&p.zayatz, &p.pitman, &p.snb, &p.dankar}) e->status = UniquenessEstimate::Status::invalid;
+      p.zayatz.estimator = UniquenessEstimator::zayatz;
+      p.pitman.estimator = UniquenessEstimator::pitman;
+      p.snb.estimator = UniquenessEstimator::snb;
+    }
+    r.populations.push_back(std::move(p));
+  }
+  return r;
+}
+
+RiskReport assess_risk(const Job& job, const std::string& input_path, const RiskOptions& options) {
+  std::vector<const AttributeSpec*> qis;
+  for (const auto& a : job.attributes)
+    if (a.role == Role::quasi_identifying) qis.push_back(&a);
+  if (qis.empty())
+    throw JobError(Location{job.path, 0, 0, {}}, "the job lists no quasi-identifying attribute to measure risk over");
+
+  const bool explicit_input = !input_path.empty();
+  const std::string path = explicit_input ? input_path : job.input.path;
+  // An output of `deid anonymize` is written with output.delimiter, or the
+  // input's.
+  CsvOptions csv;
+  csv.delimiter = explicit_input && job.output.delimiter ? job.output.delimiter : job.input.delimiter;
+  const Dataset data = read_dataset(path, csv);
+
+  std::vector<int> columns;
+  std::vector<std::string> names;
+  for (const AttributeSpec* a : qis) {
+    const int c = data.column_index(a->name);
+    if (c < 0)
+      throw JobError(Location{job.path, a->line, 0, {}},
+                     fmt::format("quasi-identifier '{}' is not a column of {}", a->name, data.source));
+    columns.push_back(c);
+  }
+  // Column order of the table, as ARX groups them.
+  std::sort(columns.begin(), columns.end());
+  for (int c : columns) names.push_back(data.columns[c].name);
+
+  // Per column, the code of "*" (suppressed), if the column has it.
+  std::vector<std::int64_t> star;
+  for (int c : columns) star.push_back(data.columns[c].dictionary.find("*"));
+
+  const Histogram h = build_histogram(data, columns);
+  std::vector<std::uint64_t> sizes;
+  std::uint64_t suppressed = 0;
+  for (std::size_t e = 0; e < h.size(); ++e) {
+    const auto key = h.key(e);
+    bool all_star = true;
+    for (std::size_t q = 0; q < key.size() && all_star; ++q)
+      all_star = star[q] >= 0 && key[q] == static_cast<std::uint32_t>(star[q]);
+    // A record with '*' in every quasi-identifier is suppressed: ARX ignores
+    // suppressed records in every risk measure.
+    if (all_star) {
+      suppressed += h.counts[e];
+    } else {
+      sizes.push_back(h.counts[e]);
+    }
+  }
+
+  RiskOptions opts = options;
+  for (const auto& spec : job.privacy)
+    if (const auto* pu = std::get_if<PopulationUniquenessSpec>(&spec)) {
+      const bool listed = std::any_of(opts.populations.begin(), opts.populations.end(),
+                                      [&](const auto& p) { return p.second == pu->population_size; });
+      if (!listed) opts.populations.emplace_back("job", pu->population_size);
+    }
+
+  RiskReport r = assess_risk(ClassSizeFrequencies::from_class_sizes(sizes), opts);
+  r.input = path;
+  r.quasi_identifiers = names;
+  r.rows = data.rows;
+  r.suppressed_records = suppressed;
+  return r;
+}
+
+namespace {
+
+nlohmann::json estimate_json(const UniquenessEstimate& e, double population) {
+  nlohmann::json j = to_json(e);
+  j["fraction"] = e.uniques ? nlohmann::json(*e.uniques / population) : nlohmann::json(nullptr);
+  return j;
+}
+
+std::string percent(double x) { return fmt::format("{:.2f} %", 100.0 * x); }
+
+std::string count_or_status(const UniquenessEstimate& e) {
+  if (e.uniques) return fmt::format("{:.0f}", *e.uniques);
+  return e.status == UniquenessEstimate::Status::not_converged ? "no root" : "invalid";
+}
+
+std::string population_size(double n) {
+  if (n >= 1e6) return fmt::format("{:.1f} M", n / 1e6);
+  if (n >= 1e3) return fmt::format("{:.1f} k", n / 1e3);
+  return fmt::format("{:.0f}", n);
+}
+
+}  // namespace
+
+nlohmann::json to_json(const UniquenessEstimate& e) {
+  nlohmann::json j;
+  j["estimator"] = to_string(e.estimator);
+  j["uniques"] = e.uniques ? nlohmann::json(*e.uniques) : nlohmann::json(nullptr);
+  j["status"] = to_string(e.status);
+  j["converged"] = e.status != UniquenessEstimate::Status::not_converged;
+  if (e.selected) j["selected"] = to_string(*e.selected);
+  if (e.parameters) {
+    if (e.estimator == UniquenessEstimator::snb ||
+        (e.selected && *e.selected == UniquenessEstimator::snb)) {
+      j["parameters"] = {{"alpha", e.parameters->first}, {"beta", e.parameters->second}};
+    } else {
+      j["parameters"] = {{"theta", e.parameters->first}, {"alpha", e.parameters->second}};
+    }
+  }
+  if (e.iterations) j["iterations"] = e.iterations;
+  if (e.exact_sums) j["exact_sums"] = true;
+  return j;
+}
+
+nlohmann::json to_json(const RiskReport& r) {
+  nlohmann::json j;
+  j["input"] = r.input;
+  j["quasi_identifiers"] = r.quasi_identifiers;
+  j["rows"] = r.rows;
+  j["suppressed_records"] = r.suppressed_records;
+  j["records"] = r.records;
+  j["classes"] = r.frequencies.classes();
+  nlohmann::json freq = nlohmann::json::array();
+  for (const auto& [size, count] : r.frequencies.sizes) freq.push_back({size, count});
+  j["class_size_frequencies"] = freq;
+  j["sample_risk"] = {{"highest_risk", r.sample.highest_risk},
+                      {"lowest_risk", r.sample.lowest_risk},
+                      {"average_risk", r.sample.average_risk},
+                      {"records_affected_by_highest_risk", r.sample.records_affected_by_highest_risk},
+                      {"fraction_affected_by_highest_risk", r.sample.fraction_affected_by_highest_risk},
+                      {"records_affected_by_lowest_risk", r.sample.records_affected_by_lowest_risk},
+                      {"fraction_affected_by_lowest_risk", r.sample.fraction_affected_by_lowest_risk}};
+  auto model = [](const AttackerRisks::Model& m) {
+    return nlohmann::json{{"records_at_risk", m.records_at_risk},
+                          {"highest_risk", m.highest_risk},
+                          {"success_rate", m.success_rate}};
+  };
+  j["attacker_models"] = {{"threshold", r.attackers.threshold},
+                          {"prosecutor", model(r.attackers.prosecutor)},
+                          {"journalist", model(r.attackers.journalist)},
+                          {"marketer", {{"success_rate", r.attackers.marketer_success_rate}}}};
+  nlohmann::json profile = nlohmann::json::array();
+  for (const auto& b : r.profile)
+    profile.push_back({{"lower", b.lower}, {"upper", b.upper}, {"records", b.records}, {"cumulative", b.cumulative}});
+  j["risk_profile"] = profile;
+  j["sample_uniques"] = {{"records", r.sample_uniques}, {"fraction", r.sample_uniques_fraction}};
+  nlohmann::json pops = nlohmann::json::array();
+  for (const auto& p : r.populations) {
+    nlohmann::json pj;
+    pj["name"] = p.name;
+    pj["size"] = p.size;
+    pj["sampling_fraction"] = p.size > 0 ? static_cast<double>(r.records) / p.size : 0.0;
+    pj["zayatz"] = estimate_json(p.zayatz, p.size);
+    pj["pitman"] = estimate_json(p.pitman, p.size);
+    pj["snb"] = estimate_json(p.snb, p.size);
+    pj["dankar"] = estimate_json(p.dankar, p.size);
+    pj["expected_population_uniques"] =
+        p.expected_population_uniques ? nlohmann::json(*p.expected_population_uniques) : nlohmann::json(nullptr);
+    pj["pu_su_ratio"] = p.pu_su_ratio ? nlohmann::json(*p.pu_su_ratio) : nlohmann::json(nullptr);
+    pops.push_back(pj);
+  }
+  j["population_uniques"] = pops;
+  return j;
+}
+
+std::string to_text(const RiskReport& r) {
+  std::string s;
+  std::string qis;
+  for (const auto& q : r.quasi_identifiers) qis += (qis.empty() ? "" : ", ") + q;
+  if (!r.input.empty()) s += fmt::format("Risk of {}\n", r.input);
+  if (!qis.empty()) s += fmt::format("Quasi-identifiers  {}\n", qis);
+  s += fmt::format("Records            {} ({} suppressed and ignored), {} classes\n", r.records, r.suppressed_records,
+                   r.frequencies.classes());
+  s += fmt::format("Sample uniques     {} ({} of records)\n", r.sample_uniques, percent(r.sample_uniques_fraction));
+  s += fmt::format("Prosecutor risk    highest {}, lowest {}, average {}\n", percent(r.sample.highest_risk),
+                   percent(r.sample.lowest_risk), percent(r.sample.average_risk));
+
+  s += fmt::format("\nAttacker models (records at risk: risk above {})\n", percent(r.attackers.threshold));
+  s += fmt::format("  {:<12}{:>18}{:>15}{:>15}\n", "", "records at risk", "highest risk", "success rate");
+  auto row = [&](const char* name, const AttackerRisks::Model& m) {
+    s += fmt::format("  {:<12}{:>18}{:>15}{:>15}\n", name, percent(m.records_at_risk), percent(m.highest_risk),
+                     percent(m.success_rate));
+  };
+  row("prosecutor", r.attackers.prosecutor);
+  row("journalist", r.attackers.journalist);
+  s += fmt::format("  {:<12}{:>18}{:>15}{:>15}\n", "marketer", "-", "-", percent(r.attackers.marketer_success_rate));
+
+  s += "\nRisk profile (prosecutor risk of records; empty bins omitted)\n";
+  s += fmt::format("  {:<22}{:>12}{:>14}\n", "risk", "records", "cumulative");
+  for (const auto& b : r.profile) {
+    if (b.records <= 0) continue;
+    s += fmt::format("  {:<22}{:>12}{:>14}\n", fmt::format("({:g}, {:g}]", b.lower, b.upper), percent(b.records),
+                     percent(b.cumulative));
+  }
+
+  s += "\nPopulation uniques (estimated number in the population)\n";
+  s += fmt::format("  {:<14}{:>10}{:>14}{:>14}{:>14}{:>22}{:>12}\n", "population", "N", "Zayatz", "Pitman", "SNB",
+                   "Dankar (model)", "|PU|/|SU|");
+  for (const auto& p : r.populations) {
+    std::string dankar = count_or_status(p.dankar);
+    if (p.dankar.selected && p.dankar.uniques) dankar += fmt::format(" ({})", to_string(*p.dankar.selected));
+    s += fmt::format("  {:<14}{:>10}{:>14}{:>14}{:>14}{:>22}{:>12}\n", p.name, population_size(p.size),
+                     count_or_status(p.zayatz), count_or_status(p.pitman), count_or_status(p.snb), dankar,
+                     p.pu_su_ratio ? percent(*p.pu_su_ratio) : std::string("-"));
+  }
+  s += "  |PU|/|SU|: records expected to be population unique (Dankar) per sample unique.\n";
+  return s;
+}
+
+}  // namespace deid

@@ -1,0 +1,328 @@
+// Unit tests of the risk estimators, their numerics (papers/002, VI-H) and
+// risk-based suppression (VI-G).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "deid/risk.h"
+#include "privacy/population_uniqueness.h"
+#include "risk/models.h"
+#include "risk/newton.h"
+
+namespace {
+
+using deid::ClassSizeFrequencies;
+using deid::UniquenessEstimate;
+using deid::risk::Vec2;
+
+// Class-size frequencies with u classes and n records: s_1 = u/2 uniques,
+// the other classes sized 2, 3, ... cyclically, the last one taking the
+// rest of the records.
+ClassSizeFrequencies synthetic(std::uint64_t u, std::uint64_t n) {
+  std::vector<std::uint64_t> sizes;
+  std::uint64_t used = 0;
+  for (std::uint64_t c = 0; c + 1 < u; ++c) {
+    const std::uint64_t s = c < u / 2 ? 1 : 2 + c % 7;
+    sizes.push_back(s);
+    used += s;
+  }
+  sizes.push_back(n > used ? n - used : 1);
+  return ClassSizeFrequencies::from_class_sizes(sizes);
+}
+
+double scale_of(double a, double b) { return std::max({std::abs(a), std::abs(b), 1.0}); }
+
+double relative(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); }
+
+// papers/002, VI-H: the digamma closed forms equal the exact sums, for both
+// equations and the four partial derivatives, over a grid of (alpha, theta,
+// u, n). The plain closed forms are compared where they are well
+// conditioned (theta/alpha <= 1000 u, theta <= 1000 n: models.h); the form
+// the estimator uses (pitman_fast) everywhere.
+TEST(PitmanNumerics, ClosedFormsEqualExactSumsOverGrid) {
+  int plain = 0, fast = 0;
+  for (std::uint64_t u : {2u, 5u, 40u, 700u, 5000u})
+    for (std::uint64_t extra : {1u, 3u, 10u}) {
+      const ClassSizeFrequencies f = synthetic(u, u * extra + 3);
+      const double n = static_cast<double>(f.records());
+      for (double alpha : {0.001, 0.05, 0.3, 0.7, 0.99})
+        for (double theta : {0.0, 0.5, 7.0, 250.0, 1e4, 1e7}) {
+          const Vec2 v{theta, alpha};
+          const auto exact = deid::risk::pitman_exact(f, v);
+          const auto eq = deid::risk::pitman_equations_exact(f, v);
+          EXPECT_DOUBLE_EQ(eq.x, exact.f.x);
+          EXPECT_DOUBLE_EQ(eq.y, exact.f.y);
+          auto expect_close = [&](const deid::risk::SystemValue& s, const char* which) {
+            EXPECT_LE(relative(s.f.x, exact.f.x), 1e-8) << which << " f1 u=" << u << " a=" << alpha << " t=" << theta;
+            EXPECT_LE(relative(s.f.y, exact.f.y), 1e-8) << which << " f2 u=" << u << " a=" << alpha << " t=" << theta;
+            // The derivatives only steer Newton-Raphson: a looser bound.
+            EXPECT_LE(relative(s.j.x1, exact.j.x1), 1e-6) << which << " d11 u=" << u << " a=" << alpha << " t=" << theta;
+            EXPECT_LE(relative(s.j.x2, exact.j.x2), 1e-6) << which << " d12 u=" << u << " a=" << alpha << " t=" << theta;
+            EXPECT_EQ(s.j.x2, s.j.y1);
+            EXPECT_LE(relative(s.j.y2, exact.j.y2), 1e-6) << which << " d22 u=" << u << " a=" << alpha << " t=" << theta;
+          };
+          if (theta / alpha <= 1000.0 * static_cast<double>(u) && theta <= 1000.0 * n) {
+            expect_close(deid::risk::pitman_closed(f, v), "closed");
+            ++plain;
+          }
+          expect_close(deid::risk::pitman_fast(f, v), "fast");
+          ++fast;
+        }
+    }
+  EXPECT_EQ(fast, 5 * 3 * 5 * 6);
+  EXPECT_GT(plain, fast / 2);
+}
+
+// The Jacobian of the exact sums is the derivative of the equations
+// (central differences).
+TEST(PitmanNumerics, JacobianIsDerivativeOfEquations) {
+  const ClassSizeFrequencies f = synthetic(300, 1000);
+  for (const Vec2 v : {Vec2{3.0, 0.2}, Vec2{80.0, 0.6}, Vec2{0.5, 0.05}}) {
+    const auto s = deid::risk::pitman_exact(f, v);
+    const double h = 1e-6;
+    const Vec2 fxp = deid::risk::pitman_equations_exact(f, {v.x + h, v.y});
+    const Vec2 fxm = deid::risk::pitman_equations_exact(f, {v.x - h, v.y});
+    const Vec2 fyp = deid::risk::pitman_equations_exact(f, {v.x, v.y + h});
+    const Vec2 fym = deid::risk::pitman_equations_exact(f, {v.x, v.y - h});
+    EXPECT_NEAR(s.j.x1, (fxp.x - fxm.x) / (2 * h), 1e-5 * scale_of(s.j.x1, 1));
+    EXPECT_NEAR(s.j.x2, (fyp.x - fym.x) / (2 * h), 1e-5 * scale_of(s.j.x2, 1));
+    EXPECT_NEAR(s.j.y1, (fxp.y - fxm.y) / (2 * h), 1e-5 * scale_of(s.j.y1, 1));
+    EXPECT_NEAR(s.j.y2, (fyp.y - fym.y) / (2 * h), 1e-5 * scale_of(s.j.y2, 1));
+  }
+}
+
+// A root of the closed forms is a root of the exact sums: Pitman's estimate
+// on a realistic table converges, and the equations vanish there.
+TEST(PitmanEstimator, RootSatisfiesExactEquations) {
+  const ClassSizeFrequencies f = synthetic(2000, 9000);
+  const UniquenessEstimate e = deid::estimate_pitman(f, 1e7);
+  ASSERT_EQ(e.status, UniquenessEstimate::Status::ok);
+  ASSERT_TRUE(e.parameters.has_value());
+  const Vec2 root{e.parameters->first, e.parameters->second};
+  const Vec2 eq = deid::risk::pitman_equations_exact(f, root);
+  EXPECT_LE(std::abs(eq.x), 1e-6);
+  EXPECT_LE(std::abs(eq.y), 1e-6);
+  EXPECT_GT(root.y, 0.0);
+  EXPECT_LT(root.y, 1.0);
+  // Equation (1) with the fitted parameters.
+  const double expected = std::exp(std::lgamma(root.x + 1) - std::lgamma(root.x + root.y)) * std::pow(1e7, root.y);
+  EXPECT_NEAR(*e.uniques, expected, 1e-9 * expected);
+}
+
+// An estimate that did not converge is not a number: with a budget of one
+// Newton step no root is found, and the estimate says so.
+TEST(PitmanEstimator, NonConvergenceIsReportedWithoutANumber) {
+  const ClassSizeFrequencies f = synthetic(2000, 9000);
+  deid::SolverOptions tight;
+  tight.iterations_total = 0;
+  tight.iterations_per_try = 0;
+  const UniquenessEstimate e = deid::estimate_pitman(f, 1e7, tight);
+  EXPECT_EQ(e.status, UniquenessEstimate::Status::not_converged);
+  EXPECT_FALSE(e.uniques.has_value());
+  EXPECT_FALSE(e.available());
+  EXPECT_TRUE(e.exact_sums);  // the closed forms failed, so the exact sums were tried
+  const nlohmann::json j = deid::to_json(e);
+  EXPECT_TRUE(j["uniques"].is_null());
+  EXPECT_EQ(j["converged"], false);
+  EXPECT_EQ(j["status"], "not-converged");
+  // Dankar's rule then takes Zayatz's estimate, or none without fallback.
+  const UniquenessEstimate d = deid::estimate_dankar(f, 1e7, tight, true);
+  ASSERT_TRUE(d.selected.has_value());
+  EXPECT_EQ(*d.selected, deid::UniquenessEstimator::zayatz);
+  EXPECT_TRUE(d.available());
+  EXPECT_FALSE(deid::estimate_dankar(f, 1e7, tight, false).available());
+}
+
+TEST(Estimators, NoSampleUniquesGiveZero) {
+  const ClassSizeFrequencies f = ClassSizeFrequencies::from_class_sizes(std::vector<std::uint64_t>{2, 3, 3, 7});
+  for (auto e : {deid::UniquenessEstimator::zayatz, deid::UniquenessEstimator::pitman, deid::UniquenessEstimator::snb,
+                 deid::UniquenessEstimator::dankar}) {
+    const UniquenessEstimate r = deid::estimate_uniques(e, f, 1000);
+    EXPECT_EQ(r.status, UniquenessEstimate::Status::no_sample_uniques);
+    ASSERT_TRUE(r.uniques.has_value());
+    EXPECT_EQ(*r.uniques, 0.0);
+  }
+}
+
+// P(X = 1) of the hypergeometric distribution, against the binomial
+// coefficients computed directly.
+TEST(Zayatz, HypergeometricProbabilityOfOneMatchesBinomials) {
+  auto choose = [](double n, double k) { return std::exp(std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1)); };
+  for (double N : {20.0, 57.0, 300.0})
+    for (std::uint64_t K : {1u, 2u, 5u, 13u})
+      for (std::uint64_t n : {1u, 4u, 10u, 19u}) {
+        const double expected = static_cast<double>(K) * choose(N - static_cast<double>(K), static_cast<double>(n - 1)) /
+                                choose(N, static_cast<double>(n));
+        EXPECT_NEAR(deid::risk::hypergeometric_one(N, K, n), expected, 1e-10 * std::max(expected, 1e-300))
+            << N << " " << K << " " << n;
+      }
+  // Outside the support: with N = 10, K = 8, n = 5 at least 3 successes.
+  EXPECT_EQ(deid::risk::hypergeometric_one(10, 8, 5), 0.0);
+}
+
+// Zayatz's estimate is not monotone under generalization: merging two
+// classes of size 2 into one of size 4 keeps the sample uniques and raises
+// the estimate. This is why deid declares population uniqueness
+// non-monotonic even without suppression, where ARX declares Zayatz
+// monotonic (privacy/population_uniqueness.h).
+TEST(Zayatz, MergingClassesCanRaiseTheEstimate) {
+  const ClassSizeFrequencies before = ClassSizeFrequencies::from_class_sizes(std::vector<std::uint64_t>{1, 1, 1, 2, 2, 5});
+  const ClassSizeFrequencies after = ClassSizeFrequencies::from_class_sizes(std::vector<std::uint64_t>{1, 1, 1, 4, 5});
+  const double N = 1000;
+  const UniquenessEstimate b = deid::estimate_zayatz(before, N);
+  const UniquenessEstimate a = deid::estimate_zayatz(after, N);
+  ASSERT_TRUE(b.uniques && a.uniques);
+  EXPECT_GT(*a.uniques, *b.uniques);
+
+  deid::PopulationUniquenessSpec spec;
+  spec.estimator = deid::UniquenessEstimator::zayatz;
+  spec.population_size = N;
+  spec.threshold = (*a.uniques + *b.uniques) / 2 / N;  // between the two
+  const deid::PopulationUniqueness model(spec);
+  EXPECT_TRUE(model.fulfilled(before));
+  EXPECT_FALSE(model.fulfilled(after));
+  EXPECT_FALSE(model.monotonic());
+}
+
+// SNB: row 1 of the Jacobian is the derivative of ARX's first equation;
+// row 2 is the derivative of the second equation with q^(a+2) as a divisor,
+// not of ARX's second equation (models.h).
+TEST(Snb, JacobianRowsAreDerivativesOfArxsPair) {
+  const double k = 900, f = 0.2, s1 = 150, s2 = 60;
+  for (const Vec2 v : {Vec2{0.8, 0.3}, Vec2{1.5, 0.6}, Vec2{0.3, 0.9}}) {
+    const auto s = deid::risk::snb_system(k, f, s1, s2, v);
+    const double h = 1e-6;
+    auto f1 = [&](Vec2 p) { return deid::risk::snb_system(k, f, s1, s2, p).f.x; };
+    auto f2 = [&](Vec2 p) { return deid::risk::snb_f2_divided(k, f, s2, p); };
+    EXPECT_NEAR(s.j.x1, (f1({v.x + h, v.y}) - f1({v.x - h, v.y})) / (2 * h), 1e-5 * scale_of(s.j.x1, 1));
+    EXPECT_NEAR(s.j.x2, (f1({v.x, v.y + h}) - f1({v.x, v.y - h})) / (2 * h), 1e-5 * scale_of(s.j.x2, 1));
+    EXPECT_NEAR(s.j.y1, (f2({v.x + h, v.y}) - f2({v.x - h, v.y})) / (2 * h), 1e-5 * scale_of(s.j.y1, 1));
+    EXPECT_NEAR(s.j.y2, (f2({v.x, v.y + h}) - f2({v.x, v.y - h})) / (2 * h), 1e-5 * scale_of(s.j.y2, 1));
+    // ARX's second equation differs from the divided one by the factor q^(2a+4).
+    const double q = 1 - (1 - f) * (1 - v.y);
+    EXPECT_NEAR(s.f.y + s2, (f2(v) + s2) * std::pow(q, 2 * v.x + 4), 1e-9 * std::abs(s.f.y + s2));
+  }
+}
+
+// The solver converges on a system it can solve, and is deterministic.
+TEST(Newton, SolvesALinearSystemAndIsDeterministic) {
+  const deid::risk::System sys = [](const Vec2& v) {
+    deid::risk::SystemValue s;
+    s.f = {2 * v.x + v.y - 5, v.x - v.y - 1};
+    s.j = {2, 1, 1, -1};
+    return s;
+  };
+  const auto r = deid::risk::solve_newton(sys, {10, 10}, {{0, 0}, {1, 1}}, {});
+  ASSERT_TRUE(r.converged);
+  EXPECT_NEAR(r.root.x, 2, 1e-12);
+  EXPECT_NEAR(r.root.y, 1, 1e-12);
+  // A system without a root exhausts the budget, the same way every time.
+  const deid::risk::System none = [](const Vec2& v) {
+    deid::risk::SystemValue s;
+    s.f = {v.x * v.x + 1, v.y};
+    s.j = {2 * v.x, 0, 0, 1};
+    return s;
+  };
+  deid::SolverOptions o;
+  o.iterations_total = 500;
+  const auto a = deid::risk::solve_newton(none, {1, 1}, {{0, 0}, {1, 1}}, o);
+  const auto b = deid::risk::solve_newton(none, {1, 1}, {{0, 0}, {1, 1}}, o);
+  EXPECT_FALSE(a.converged);
+  EXPECT_EQ(a.iterations, b.iterations);
+  EXPECT_EQ(a.tries, b.tries);
+  EXPECT_GT(a.iterations, 500);
+}
+
+// Sample risks and the attacker models on a small table worked by hand:
+// classes of sizes 1, 1, 2, 4 (n = 8, u = 4).
+TEST(SampleRisk, WorkedExample) {
+  const ClassSizeFrequencies f = ClassSizeFrequencies::from_class_sizes(std::vector<std::uint64_t>{4, 1, 2, 1});
+  EXPECT_EQ(f.records(), 8u);
+  EXPECT_EQ(f.classes(), 4u);
+  const deid::SampleRisks s = deid::sample_risks(f);
+  EXPECT_DOUBLE_EQ(s.highest_risk, 1.0);
+  EXPECT_DOUBLE_EQ(s.lowest_risk, 0.25);
+  EXPECT_DOUBLE_EQ(s.average_risk, 0.5);
+  EXPECT_EQ(s.records_affected_by_highest_risk, 2u);
+  EXPECT_EQ(s.records_affected_by_lowest_risk, 4u);
+  const deid::AttackerRisks a = deid::attacker_risks(f, 0.3);
+  EXPECT_DOUBLE_EQ(a.prosecutor.records_at_risk, 4.0 / 8.0);  // risks 1, 1, 0.5 exceed 0.3
+  EXPECT_DOUBLE_EQ(a.journalist.records_at_risk, a.prosecutor.records_at_risk);
+  EXPECT_DOUBLE_EQ(a.marketer_success_rate, 0.5);
+  const auto profile = deid::risk_profile(f);
+  ASSERT_EQ(profile.size(), 24u);
+  EXPECT_DOUBLE_EQ(profile.back().records, 2.0 / 8.0);          // risk 1 in (0.5, 1]
+  EXPECT_DOUBLE_EQ(profile[profile.size() - 2].records, 0.25);  // risk 0.5 in (0.334, 0.5]
+  EXPECT_DOUBLE_EQ(profile[20].records, 0.5);                    // risk 0.25 in (0.2, 0.25]
+  EXPECT_DOUBLE_EQ(profile.back().cumulative, 1.0);
+  EXPECT_TRUE(deid::sample_risks(ClassSizeFrequencies{}).highest_risk == 0.0);
+}
+
+// papers/002, VI-G: binary search over a monotone risk finds the same
+// cut-off as a linear scan, on random inputs, with few probes.
+TEST(RiskBasedSuppression, BinarySearchEqualsLinearScanOnRandomInputs) {
+  std::mt19937_64 rng(12345);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const std::size_t candidates = 1 + rng() % 300;
+    // A monotone risk: the first fulfilled prefix is `first` (in 1..n);
+    // abort at unfulfilled prefixes above `limit`.
+    const std::size_t first = 1 + rng() % candidates;
+    const std::size_t limit = trial % 3 == 0 ? rng() % (candidates + 1) : candidates + 1;
+    std::size_t binary_probes = 0;
+    auto probe = [&](std::size_t p) {
+      if (p >= first) return deid::ProbeState::fulfilled;
+      return p > limit ? deid::ProbeState::abort : deid::ProbeState::not_fulfilled;
+    };
+    const deid::PrefixSearch b = deid::find_suppression_prefix(candidates, [&](std::size_t p) {
+      ++binary_probes;
+      return probe(p);
+    });
+    const deid::PrefixSearch l = deid::find_suppression_prefix_linear(candidates, probe);
+    ASSERT_EQ(b.aborted, l.aborted) << candidates << " " << first << " " << limit;
+    if (!b.aborted) {
+      EXPECT_EQ(b.prefix, first);
+      EXPECT_EQ(b.prefix, l.prefix);
+    }
+    EXPECT_LE(binary_probes, static_cast<std::size_t>(std::ceil(std::log2(candidates + 1.0))) + 1);
+  }
+}
+
+// The same with the population-uniqueness model as the risk: suppressing
+// the smallest classes of random tables, binary search and linear scan
+// agree (Pitman's and Zayatz's estimates shrink as uniques are removed).
+TEST(RiskBasedSuppression, BinarySearchEqualsLinearScanWithPopulationUniqueness) {
+  std::mt19937_64 rng(7);
+  int compared = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<std::uint64_t> sizes;
+    const int classes = 50 + static_cast<int>(rng() % 300);
+    for (int c = 0; c < classes; ++c) {
+      const std::uint64_t r = rng() % 100;
+      sizes.push_back(r < 40 ? 1 : r < 60 ? 2 : r < 75 ? 3 : 4 + rng() % 40);
+    }
+    std::sort(sizes.begin(), sizes.end());
+    deid::PopulationUniquenessSpec spec;
+    spec.estimator = trial % 2 ? deid::UniquenessEstimator::zayatz : deid::UniquenessEstimator::dankar;
+    spec.population_size = 1e5 + static_cast<double>(rng() % 1000000);
+    // A threshold below the table's own estimate, so that some classes must go.
+    spec.threshold = 1.0;
+    const double initial = deid::PopulationUniqueness(spec).estimated_fraction(ClassSizeFrequencies::from_class_sizes(sizes));
+    spec.threshold = initial * (0.05 + 0.9 * static_cast<double>(rng() % 1000) / 1000.0);
+    const deid::PopulationUniqueness model(spec);
+    auto probe = [&](std::size_t p) {
+      const auto f = ClassSizeFrequencies::from_class_sizes(std::vector<std::uint64_t>(sizes.begin() + p, sizes.end()));
+      return model.fulfilled(f) ? deid::ProbeState::fulfilled : deid::ProbeState::not_fulfilled;
+    };
+    if (probe(0) == deid::ProbeState::fulfilled) continue;
+    const deid::PrefixSearch b = deid::find_suppression_prefix(sizes.size(), probe);
+    const deid::PrefixSearch l = deid::find_suppression_prefix_linear(sizes.size(), probe);
+    EXPECT_EQ(b.prefix, l.prefix) << "trial " << trial;
+    EXPECT_LE(b.probes, static_cast<std::size_t>(std::ceil(std::log2(sizes.size() + 1.0))) + 1);
+    ++compared;
+  }
+  EXPECT_GT(compared, 30);
+}
+
+}  // namespace
