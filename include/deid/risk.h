@@ -102,7 +102,10 @@ UniquenessEstimate estimate_zayatz(const ClassSizeFrequencies& freq, double popu
 // papers/002 equations (2) and (3); the estimate is equation (1).
 // Solved with the digamma closed forms first, the root verified with the
 // exact sums, and solved again with the exact sums when that fails
-// (papers/002, VI-H).
+// (papers/002, VI-H). From Hoshino's initial guess, with theta >= 0; where
+// deid's solver departs from ARX's (backtracking into theta >= 0, the
+// restart box, rejecting roots at which equation (1) has no value) and why:
+// docs/risk-models.md, "Numerics".
 UniquenessEstimate estimate_pitman(const ClassSizeFrequencies& freq, double population,
                                    const SolverOptions& options = {});
 

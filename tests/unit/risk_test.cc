@@ -2,14 +2,22 @@
 // risk-based suppression (VI-G).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <vector>
 
+#include "deid/check.h"
+#include "deid/pipeline.h"
 #include "deid/risk.h"
 #include "privacy/population_uniqueness.h"
 #include "risk/models.h"
 #include "risk/newton.h"
+#include "risk/suppression.h"
 
 namespace {
 
@@ -323,6 +331,86 @@ TEST(RiskBasedSuppression, BinarySearchEqualsLinearScanWithPopulationUniqueness)
     ++compared;
   }
   EXPECT_GT(compared, 30);
+}
+
+// ARX's order of classes for suppression (HashGroupifyDistribution): by
+// size, then by the class's Loss (smaller first), then by first record. A
+// table where all three matter: zip generalized to {a,b} -> AB (2 of 5
+// hierarchy rows) and {c,d,e} -> CDE (3 of 5), sex kept.
+TEST(RiskBasedSuppression, OrderIsSizeThenClassLossThenFirstRecord) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / ("risk_order_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  // Classes at (zip 1, sex 0), numbered by first record: 0 (CDE,X) size 2,
+  // 1 (CDE,M), 2 (AB,M), 3 (CDE,F), 4 (AB,F).
+  std::ofstream(dir / "data.csv") << "zip;sex\ne;X\ne;X\nc;M\na;M\nd;F\nb;F\n";
+  std::ofstream(dir / "zip.csv") << "a;AB;*\nb;AB;*\nc;CDE;*\nd;CDE;*\ne;CDE;*\n";
+  std::ofstream(dir / "sex.csv") << "M;*\nF;*\nX;*\n";
+  const deid::Job job = deid::parse_job(
+      "input: {path: data.csv, delimiter: ';'}\n"
+      "attributes:\n  zip: {role: quasi-identifying, hierarchy: zip.csv}\n"
+      "  sex: {role: quasi-identifying, hierarchy: sex.csv}\n"
+      "privacy:\n  - population-uniqueness: {threshold: 0.1, population-size: 1000}\n"
+      "suppression-limit: 1.0\n",
+      "order.yaml", dir.string());
+  auto prepared = deid::prepare(job);
+  const deid::Problem& problem = prepared->problem;
+  ASSERT_EQ(problem.qi_names, (std::vector<std::string>{"zip", "sex"}));
+  deid::Checker checker(problem);
+  deid::Classes classes;
+  const deid::Transformation t = {1, 0};
+  checker.group(t, classes);
+  ASSERT_EQ(classes.size(), 5u);
+  ASSERT_EQ(classes.counts, (std::vector<std::uint64_t>{2, 1, 1, 1, 1}));
+  // AB's share (2/5) is smaller than CDE's (3/5): its classes lose less and
+  // come first; within a share, the first record decides.
+  EXPECT_LT(*deid::risk::class_information_loss(problem, t, classes, 2),
+            *deid::risk::class_information_loss(problem, t, classes, 1));
+  EXPECT_EQ(deid::risk::suppression_order(problem, t, classes), (std::vector<std::uint32_t>{2, 4, 1, 3, 0}));
+  // The prefixes without the full order.
+  for (std::size_t p = 0; p <= 5; ++p) {
+    auto first = deid::risk::first_for_suppression(problem, t, classes, p);
+    std::sort(first.begin(), first.end());
+    std::vector<std::uint32_t> expected(deid::risk::suppression_order(problem, t, classes));
+    expected.resize(p);
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(first, expected) << "prefix " << p;
+  }
+  // Classes already suppressed are not candidates.
+  classes.suppressed[2] = 1;
+  EXPECT_EQ(deid::risk::suppression_order(problem, t, classes), (std::vector<std::uint32_t>{4, 1, 3, 0}));
+
+  // The check suppresses the shortest prefix of that order after which the
+  // model holds, and no more; within a suppression limit only.
+  const auto* model = dynamic_cast<const deid::PopulationUniqueness*>(problem.privacy.at(0).get());
+  ASSERT_NE(model, nullptr);
+  EXPECT_TRUE(model->dataset_level());
+  const deid::CheckResult r = checker.check(t, &classes);
+  ASSERT_TRUE(r.solution);
+  const std::vector<std::uint32_t> order = {2, 4, 1, 3, 0};
+  std::size_t prefix = 0;
+  while (prefix < order.size() && classes.suppressed[order[prefix]]) ++prefix;
+  for (std::size_t i = prefix; i < order.size(); ++i) EXPECT_FALSE(classes.suppressed[order[i]]) << i;
+  ASSERT_GT(prefix, 0u);  // the table as is has too many population uniques
+  auto kept_after = [&](std::size_t p) {
+    std::vector<std::uint64_t> kept;
+    for (std::size_t i = p; i < order.size(); ++i) kept.push_back(classes.counts[order[i]]);
+    return ClassSizeFrequencies::from_class_sizes(kept);
+  };
+  EXPECT_TRUE(model->fulfilled(kept_after(prefix)));
+  EXPECT_FALSE(model->fulfilled(kept_after(prefix - 1)));
+  std::uint64_t flagged = 0;
+  for (std::size_t c = 0; c < classes.size(); ++c) flagged += classes.suppressed[c] ? classes.counts[c] : 0;
+  EXPECT_EQ(r.suppressed_records, flagged);
+  EXPECT_EQ(classes.suppressed_records, flagged);
+
+  // With a limit below what the model needs, no solution.
+  deid::Job strict = job;
+  strict.suppression_limit = static_cast<double>(flagged - 1) / 6.0;
+  auto prepared_strict = deid::prepare(strict);
+  deid::Checker strict_checker(prepared_strict->problem);
+  EXPECT_FALSE(strict_checker.check(t).solution);
+  fs::remove_all(dir);
 }
 
 }  // namespace
