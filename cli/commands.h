@@ -18,4 +18,9 @@ struct Command {
 // hierarchy CSV built from the distinct values of a column (or a list).
 Command add_hierarchy_command(CLI::App& app);
 
+// `deid suppress JOB`: local cell suppression for combinations of
+// quasi-identifiers (docs/cell-suppression.md). Prints a summary unless
+// `quiet` (read when the command runs).
+Command add_suppress_command(CLI::App& app, const bool& quiet);
+
 }  // namespace deid::cli

@@ -120,6 +120,7 @@ int main(int argc, char** argv) {
   anon->add_option("--report", report, "Self-contained HTML report (overrides output.report)");
 
   const deid::cli::Command hierarchy = deid::cli::add_hierarchy_command(app);
+  const deid::cli::Command suppress = deid::cli::add_suppress_command(app, quiet);
   const deid::cli::Command risk = add_risk_command(app, quiet);
 
   try {
@@ -131,6 +132,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*hierarchy.app) return hierarchy.run();
+    if (*suppress.app) return suppress.run();
     if (*risk.app) return risk.run();
     if (*anon) {
       deid::Job job = deid::read_job(job_path);
@@ -138,6 +140,9 @@ int main(int argc, char** argv) {
       if (!output.empty()) job.output.path = output;
       if (!result.empty()) job.output.result = result;
       if (!report.empty()) job.output.report = report;
+      if (job.privacy.empty())
+        throw deid::JobError(deid::Location{job.path, 0, 0, {}},
+                             "the job has no privacy model, only a 'cell-suppression' section: run 'deid suppress'");
       deid::RunOptions options;
       if (!quiet && isatty(STDERR_FILENO)) {
         options.progress = [](const deid::SearchProgress& p) {

@@ -1,0 +1,485 @@
+// `deid suppress`: a cell-suppression job from input to output files and the
+// JSON result (docs/cell-suppression.md).
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+
+#include <charconv>
+#include <chrono>
+#include <fstream>
+#include <map>
+
+#include "deid/attack_risk.h"
+#include "deid/cell_suppression.h"
+#include "deid/csv.h"
+#include "deid/error.h"
+#include "deid/job.h"
+#include "deid/sampling.h"
+
+namespace deid {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+std::uint64_t peak_rss() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<std::uint64_t>(ru.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+[[noreturn]] void fail(const Job& job, std::uint64_t line, const std::string& msg) {
+  throw JobError(Location{job.path, line, 0, {}}, msg);
+}
+
+std::ofstream open_output(const std::string& path, const char* what) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw IoError(Location{path, 0, 0, {}}, fmt::format("cannot write the {}", what));
+  return out;
+}
+
+// Everything the job needs, bound to the data.
+struct Bound {
+  Dataset data;
+  std::vector<Role> roles;                     // per data column
+  std::vector<HierarchyTable> tables;          // per quasi-identifier with release levels above 0
+  std::vector<Generalization> hierarchies;
+  std::vector<int> qi_columns;                 // data columns, in data order
+  std::vector<ReleaseAttribute> attributes;    // per quasi-identifier
+  ReleasePlan plan;
+};
+
+void bind(const Job& job, Bound& b, std::uint64_t k) {
+  const Job::CellSuppression& cs = *job.cell_suppression;
+  Dataset& ds = b.data;
+  for (const auto& a : job.attributes)
+    if (ds.column_index(a.name) < 0)
+      fail(job, a.line, fmt::format("attribute '{}' is not a column of {}", a.name, ds.source));
+  std::vector<std::string> unassigned;
+  for (std::size_t c = 0; c < ds.columns.size(); ++c) {
+    const AttributeSpec* spec = job.attribute(ds.columns[c].name);
+    if (spec)
+      b.roles.push_back(spec->role);
+    else if (job.default_role)
+      b.roles.push_back(*job.default_role);
+    else {
+      b.roles.push_back(Role::insensitive);
+      unassigned.push_back(ds.columns[c].name);
+    }
+    if (b.roles.back() == Role::quasi_identifying) b.qi_columns.push_back(static_cast<int>(c));
+  }
+  if (!unassigned.empty()) {
+    std::string list;
+    for (const auto& n : unassigned) list += (list.empty() ? "'" : ", '") + n + "'";
+    fail(job, 0, fmt::format("columns without a role: {}; list them under 'attributes' or set 'default-role'", list));
+  }
+  if (b.qi_columns.empty()) fail(job, cs.line, "cell suppression needs at least one quasi-identifying attribute");
+
+  // Hierarchies are read only for attributes released above level 0.
+  b.tables.reserve(b.qi_columns.size());
+  b.hierarchies.reserve(b.qi_columns.size());
+  for (int c : b.qi_columns) {
+    const Column& col = ds.columns[static_cast<std::size_t>(c)];
+    ReleaseAttribute a;
+    a.name = col.name;
+    a.column = &col;
+    for (const auto& r : cs.release_levels) {
+      if (r.attribute != col.name) continue;
+      a.levels = r.levels;
+      a.names = r.names;
+      a.known_level = r.known_level;
+      a.evaluate = r.evaluate;
+      if (r.totally_ordered) a.totally_ordered = *r.totally_ordered;
+      bool above_zero = false;
+      for (int l : r.levels) above_zero = above_zero || l > 0;
+      if (above_zero) {
+        b.tables.push_back(read_hierarchy(job.attribute(col.name)->hierarchy));
+        b.hierarchies.push_back(Generalization::build(b.tables.back(), col, ds.source));
+        a.hierarchy = &b.hierarchies.back();
+      }
+    }
+    for (const auto& [name, w] : cs.weights)
+      if (name == col.name) a.weight = w;
+    b.attributes.push_back(std::move(a));
+  }
+  b.plan = plan_release(b.attributes, cs.combinations, k, cs.marker, job.path);
+  if (ds.rows < k)
+    fail(job, cs.line, fmt::format("the input has {} rows, fewer than k = {}: no suppression makes it k-anonymous",
+                                   ds.rows, k));
+}
+
+// The label of a released cell.
+const std::string& label(const Bound& b, std::size_t column, std::uint32_t code) {
+  const ReleaseAttribute& a = b.attributes[b.plan.column_attribute[column]];
+  if (a.hierarchy) return a.hierarchy->label(b.plan.column_level[column], code);
+  return a.column->dictionary.value(code);
+}
+
+// Writes the released table, all rows or the rows listed.
+void write_table(const Bound& b, const CellTable& t, const std::string& marker, char delim, std::ostream& out,
+                 const std::vector<std::uint64_t>* rows) {
+  struct Out {
+    int data_column = -1;     // copied column
+    std::size_t table_column = 0;
+  };
+  std::vector<Out> plan;
+  for (std::size_t c = 0; c < b.data.columns.size(); ++c) {
+    if (b.roles[c] == Role::identifying) continue;
+    if (b.roles[c] != Role::quasi_identifying) {
+      plan.push_back({static_cast<int>(c), 0});
+      continue;
+    }
+    std::size_t qi = 0;
+    while (b.qi_columns[qi] != static_cast<int>(c)) ++qi;
+    for (std::size_t tc = 0; tc < t.columns(); ++tc)
+      if (b.plan.column_attribute[tc] == qi) plan.push_back({-1, tc});
+  }
+  std::string line;
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    if (i) line.push_back(delim);
+    append_csv_field(line, plan[i].data_column >= 0 ? b.data.columns[static_cast<std::size_t>(plan[i].data_column)].name
+                                                    : t.names[plan[i].table_column],
+                     delim);
+  }
+  line.push_back('\n');
+  out << line;
+  const std::uint64_t n = rows ? rows->size() : t.rows;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t r = rows ? (*rows)[i] : i;
+    line.clear();
+    for (std::size_t j = 0; j < plan.size(); ++j) {
+      if (j) line.push_back(delim);
+      if (plan[j].data_column >= 0) {
+        const Column& col = b.data.columns[static_cast<std::size_t>(plan[j].data_column)];
+        append_csv_field(line, col.dictionary.value(col.codes[r]), delim);
+      } else {
+        const std::uint32_t code = t.codes[plan[j].table_column][r];
+        append_csv_field(line, code == kSuppressedCell ? marker : label(b, plan[j].table_column, code), delim);
+      }
+    }
+    line.push_back('\n');
+    out << line;
+  }
+}
+
+nlohmann::json loss_json(const InformationLoss& l) {
+  nlohmann::json j;
+  j["records"] = l.records;
+  j["quasi_identifier_cells"] = l.cells;
+  j["suppressed_cells"] = l.suppressed_cells;
+  j["suppressed_cells_fraction"] = l.suppressed_cells_fraction;
+  j["records_with_suppression"] = l.records_with_suppression;
+  j["records_with_suppression_fraction"] = l.records_with_suppression_fraction;
+  j["entropy"] = l.entropy;
+  nlohmann::json cols = nlohmann::json::object();
+  for (const auto& c : l.columns)
+    cols[c.name] = {{"suppressed_records", c.suppressed}, {"fraction", c.fraction}, {"entropy", c.entropy}};
+  j["columns"] = cols;
+  return j;
+}
+
+nlohmann::json stats_json(const CellSuppressionStats& s, const CellSuppressionSpec& spec, const CellTable& t) {
+  nlohmann::json j;
+  j["phase1_cells"] = s.phase1_cells;
+  j["phase2_cells"] = s.phase2_cells;
+  j["propagated_cells"] = s.propagated_cells;
+  j["phase2_passes"] = s.phase2_passes;
+  j["rounds"] = s.rounds;
+  nlohmann::json moles = nlohmann::json::array();
+  for (std::size_t b = 0; b < spec.combinations.size(); ++b) {
+    std::vector<std::string> names;
+    for (std::size_t c : spec.combinations[b]) names.push_back(t.names[c]);
+    moles.push_back({{"combination", names}, {"moles", s.moles_after_phase1.at(b)}});
+  }
+  j["moles_after_phase1"] = moles;
+  j["time_ms"] = {{"phase1", s.phase1_ms}, {"phase2", s.phase2_ms}};
+  return j;
+}
+
+nlohmann::json targeted_json(const TargetedAttackRisk& r) {
+  return {{"k", r.k},
+          {"records", r.records},
+          {"classes", r.classes},
+          {"highest_risk", r.highest_risk},
+          {"average_risk", r.average_risk},
+          {"records_at_risk", r.records_at_risk},
+          {"records_at_risk_fraction", r.records_at_risk_fraction},
+          {"classes_at_risk", r.classes_at_risk},
+          {"population_sizes", r.population_sizes},
+          {"meets_threshold", r.meets_threshold()}};
+}
+
+// Class sizes of `rows` (all when null) within the classes of `cls`;
+// exempt classes (every cell suppressed) count 0.
+std::vector<std::uint64_t> sizes_of(const CombinationClasses& cls, const std::vector<std::uint64_t>* rows) {
+  std::vector<std::uint64_t> f(cls.sizes.size(), 0);
+  if (!rows) {
+    f = cls.sizes;
+  } else {
+    for (std::uint64_t r : *rows) ++f[cls.row_class[r]];
+  }
+  for (std::size_t j = 0; j < f.size(); ++j)
+    if (cls.exempt[j]) f[j] = 0;
+  return f;
+}
+
+// Attacks 1 and 2 over the registry's attributes (their finest released
+// columns), with population counts when given.
+nlohmann::json registry_json(const Job& job, const Bound& b, const CellTable& t, double tau,
+                             const std::vector<std::vector<std::uint64_t>>& samples) {
+  const auto& reg = *job.cell_suppression->registry;
+  std::vector<std::size_t> cols;
+  std::vector<std::string> names;
+  for (const auto& name : reg.attributes) {
+    std::size_t qi = 0;
+    while (b.attributes[qi].name != name) ++qi;
+    for (std::size_t c = 0; c < t.columns(); ++c)
+      if (b.plan.column_attribute[c] == qi) {
+        cols.push_back(c);
+        names.push_back(t.names[c]);
+        break;
+      }
+  }
+  nlohmann::json j;
+  j["attributes"] = names;
+  const CombinationClasses cls = combination_classes(t, cols);
+  std::uint64_t classes = 0;
+  for (std::size_t m = 0; m < cls.sizes.size(); ++m) classes += cls.exempt[m] ? 0 : 1;
+  j["classes"] = classes;
+
+  if (!reg.population.empty()) {
+    const Dataset pop = read_dataset(reg.population, CsvOptions{});
+    std::vector<const Column*> pcols;
+    for (const auto& n : names) {
+      const int c = pop.column_index(n);
+      if (c < 0)
+        throw InputError(Location{reg.population, 1, 0, {}},
+                         fmt::format("the population file needs a column '{}' (a released column of the registry)", n));
+      pcols.push_back(&pop.columns[static_cast<std::size_t>(c)]);
+    }
+    const int cc = pop.column_index(reg.count_column);
+    if (cc < 0)
+      throw InputError(Location{reg.population, 1, 0, {}}, fmt::format("no count column '{}'", reg.count_column));
+    const Column& count_col = pop.columns[static_cast<std::size_t>(cc)];
+    // Population classes: one row per class of the registry population.
+    std::vector<std::uint64_t> C(pop.rows);
+    for (std::uint64_t r = 0; r < pop.rows; ++r) {
+      const std::string& s = count_col.dictionary.value(count_col.codes[r]);
+      std::uint64_t v = 0;
+      const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+      if (ec != std::errc() || end != s.data() + s.size())
+        throw InputError(Location{reg.population, r + 2, static_cast<std::uint64_t>(cc) + 1, reg.count_column},
+                         fmt::format("count '{}' is not a non-negative integer", s));
+      C[r] = v;
+    }
+    // Attack 1 (equation 1), overall and per value of the first attribute.
+    const RegistryPersonRisk all = registry_person_risk(C, tau);
+    std::vector<std::uint32_t> group(pop.rows);
+    for (std::uint64_t r = 0; r < pop.rows; ++r) group[r] = pcols[0]->codes[r];
+    const auto by = registry_person_risk_by_group(C, group, pcols[0]->dictionary.size(), tau);
+    nlohmann::json per = nlohmann::json::object();
+    for (std::uint32_t g = 0; g < by.size(); ++g)
+      per[pcols[0]->dictionary.value(g)] = {{"population", by[g].population}, {"proportion", by[g].proportion}};
+    j["attack1"] = {{"k", all.k},
+                    {"population", all.population},
+                    {"population_at_risk", all.population_at_risk},
+                    {"proportion", all.proportion},
+                    {"by_" + names[0], per}};
+
+    // Attack 2 (equation 2): F of a released class = the population of the
+    // registry classes it is consistent with (a marker matches any value).
+    std::vector<std::uint64_t> F(cls.sizes.size(), 0);
+    std::vector<std::uint64_t> rep(cls.sizes.size(), 0);
+    std::vector<bool> has(cls.sizes.size(), false);
+    for (std::uint64_t r = 0; r < t.rows; ++r)
+      if (!has[cls.row_class[r]]) {
+        has[cls.row_class[r]] = true;
+        rep[cls.row_class[r]] = r;
+      }
+    for (std::size_t m = 0; m < cls.sizes.size(); ++m) {
+      if (cls.exempt[m]) continue;
+      for (std::uint64_t pr = 0; pr < pop.rows; ++pr) {
+        bool match = true;
+        for (std::size_t i = 0; i < cols.size() && match; ++i) {
+          const std::uint32_t code = t.codes[cols[i]][rep[m]];
+          match = code == kSuppressedCell ||
+                  pcols[i]->dictionary.value(pcols[i]->codes[pr]) == label(b, cols[i], code);
+        }
+        if (match) F[m] += C[pr];
+      }
+    }
+    auto attack2 = [&](const std::vector<std::uint64_t>* rows) {
+      const auto f = sizes_of(cls, rows);
+      for (std::size_t m = 0; m < f.size(); ++m)
+        if (f[m] > F[m])
+          throw InputError(Location{reg.population, 0, 0, {}},
+                           fmt::format("the population counts are smaller than the data: a class of {} released "
+                                       "records has a population of {}",
+                                       f[m], F[m]));
+      const RegistryMatchingRisk r = registry_matching_risk(f, F);
+      return nlohmann::json{{"records", r.records}, {"expected_matches", r.expected_matches},
+                            {"proportion", r.proportion}};
+    };
+    j["attack2"] = attack2(nullptr);
+    nlohmann::json per_sample = nlohmann::json::array();
+    for (const auto& s : samples) per_sample.push_back(attack2(&s));
+    if (!samples.empty()) j["attack2_samples"] = per_sample;
+  } else if (reg.sampling_fraction) {
+    // Equation 3 without population counts.
+    const RegistryMatchingRisk r = registry_matching_bound(*reg.sampling_fraction, classes, t.rows);
+    j["attack2"] = {{"records", r.records}, {"expected_matches", r.expected_matches}, {"proportion", r.proportion},
+                    {"sampling_fraction", *reg.sampling_fraction}, {"bound", true}};
+  }
+  return j;
+}
+
+}  // namespace
+
+CellSuppressionRun run_cell_suppression(const Job& job) {
+  if (!job.cell_suppression) fail(job, 0, "the job has no 'cell-suppression' section");
+  const Job::CellSuppression& cs = *job.cell_suppression;
+  const auto t_start = Clock::now();
+  CellSuppressionRun run;
+  run.k = cs.k ? *cs.k : k_for_threshold(*cs.tau);
+  const double tau = cs.tau ? *cs.tau : 1.0 / static_cast<double>(run.k);
+
+  auto t0 = Clock::now();
+  Bound b;
+  b.data = read_dataset(job.input.path, CsvOptions{job.input.delimiter});
+  const double read_ms = ms_since(t0);
+  t0 = Clock::now();
+  bind(job, b, run.k);
+  const double encode_ms = ms_since(t0);
+
+  // Missingness entries name released columns (variable) and released or
+  // copied columns (by); checked before the long run.
+  for (const auto& m : cs.missingness) {
+    if (b.plan.table.column_index(m.variable) < 0)
+      fail(job, cs.line, fmt::format("missingness: variable '{}' is not a released quasi-identifier column",
+                                     m.variable));
+    if (b.plan.table.column_index(m.by) < 0 && b.data.column_index(m.by) < 0)
+      fail(job, cs.line, fmt::format("missingness: by '{}' is neither a released column nor a column of the input",
+                                     m.by));
+  }
+
+  const CellTable original = b.plan.table;
+  t0 = Clock::now();
+  run.stats = suppress_cells(b.plan.table, b.plan.spec);
+  const double suppress_ms = ms_since(t0);
+  const CellTable& out = b.plan.table;
+  run.loss = information_loss(original, out);
+
+  nlohmann::json& j = run.result;
+  j["k"] = run.k;
+  if (cs.tau) j["tau"] = *cs.tau;
+  j["marker"] = cs.marker;
+  j["records"] = out.rows;
+  nlohmann::json combos = nlohmann::json::array();
+  for (const auto& c : b.plan.spec.combinations) {
+    std::vector<std::string> names;
+    for (std::size_t x : c) names.push_back(out.names[x]);
+    combos.push_back(names);
+  }
+  j["combinations"] = combos;
+  j["released_columns"] = out.names;
+  j["information_loss"] = loss_json(run.loss);
+  j["suppression"] = stats_json(run.stats, b.plan.spec, out);
+
+  if (cs.compare_complete) {
+    CellTable complete = original;
+    const CellSuppressionSpec spec = complete_spec(b.plan.spec, complete.columns());
+    run.complete_stats = suppress_cells(complete, spec);
+    run.complete_loss = information_loss(original, complete);
+    nlohmann::json c = loss_json(*run.complete_loss);
+    c["suppression"] = stats_json(*run.complete_stats, spec, complete);
+    j["complete"] = c;
+    // Entropy relative to the complete algorithm as the baseline (100%),
+    // as papers/003 Tables 9 and 10 give entropy relative to one data set.
+    nlohmann::json rel = nlohmann::json::object();
+    auto pct = [](double x, double base) { return base > 0 ? nlohmann::json(100.0 * x / base) : nlohmann::json(); };
+    rel["total"] = pct(run.loss.entropy, run.complete_loss->entropy);
+    for (std::size_t i = 0; i < run.loss.columns.size(); ++i)
+      rel[run.loss.columns[i].name] = pct(run.loss.columns[i].entropy, run.complete_loss->columns[i].entropy);
+    j["entropy_percent_of_complete"] = rel;
+  }
+
+  nlohmann::json miss = nlohmann::json::array();
+  for (const auto& m : cs.missingness) {
+    const auto var = static_cast<std::size_t>(out.column_index(m.variable));
+    const int by_table = original.column_index(m.by);
+    std::vector<std::uint32_t> by_codes;
+    std::uint32_t by_card = 0;
+    std::vector<std::string> by_labels;
+    if (by_table >= 0) {
+      const auto bt = static_cast<std::size_t>(by_table);
+      by_codes = original.codes[bt];
+      by_card = original.cardinality[bt];
+      for (std::uint32_t v = 0; v < by_card; ++v) by_labels.push_back(label(b, bt, v));
+    } else {
+      const Column& col = b.data.columns[static_cast<std::size_t>(b.data.column_index(m.by))];
+      by_codes = col.codes;
+      by_card = col.dictionary.size();
+      for (std::uint32_t v = 0; v < by_card; ++v) by_labels.push_back(col.dictionary.value(v));
+    }
+    const Missingness ms = missingness(out, var, by_codes, by_card);
+    nlohmann::json groups = nlohmann::json::array();
+    for (const auto& g : ms.groups)
+      groups.push_back({{"value", by_labels[g.value]}, {"records", g.records}, {"suppressed", g.suppressed},
+                        {"fraction", g.fraction}});
+    miss.push_back({{"variable", m.variable}, {"by", m.by}, {"groups", groups}});
+  }
+  if (!cs.missingness.empty()) j["missingness"] = miss;
+
+  // Samples (papers/003: non-overlapping 10% samples of the de-identified
+  // population file).
+  std::vector<double> fractions;
+  for (const auto& s : cs.samples) fractions.push_back(s.fraction);
+  const auto samples = fractions.empty() ? std::vector<std::vector<std::uint64_t>>{}
+                                          : draw_disjoint_samples(out.rows, fractions, cs.seed);
+
+  // Attack 3 per combination: on the file itself (F_j = f_j), and for each
+  // sample with the whole released file as its population (F_j).
+  nlohmann::json risk = nlohmann::json::array();
+  for (const auto& combo : b.plan.spec.combinations) {
+    const CombinationClasses cls = combination_classes(out, combo);
+    std::vector<std::string> names;
+    for (std::size_t x : combo) names.push_back(out.names[x]);
+    const auto F = sizes_of(cls, nullptr);
+    nlohmann::json entry = {{"combination", names}, {"file", targeted_json(targeted_attack_risk(F, {}, tau))}};
+    nlohmann::json per_sample = nlohmann::json::array();
+    for (const auto& s : samples) per_sample.push_back(targeted_json(targeted_attack_risk(sizes_of(cls, &s), F, tau)));
+    if (!samples.empty()) entry["samples"] = per_sample;
+    risk.push_back(entry);
+  }
+  j["attack3"] = risk;
+  if (cs.registry) j["registry"] = registry_json(job, b, out, tau, samples);
+
+  t0 = Clock::now();
+  const char delim = job.output.delimiter.value_or(b.data.delimiter);
+  if (!job.output.path.empty()) {
+    std::ofstream f = open_output(job.output.path, "output");
+    write_table(b, out, cs.marker, delim, f, nullptr);
+    if (!f) throw IoError(Location{job.output.path, 0, 0, {}}, "cannot write the output");
+  }
+  nlohmann::json sj = nlohmann::json::array();
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    std::ofstream f = open_output(cs.samples[i].path, "sample");
+    write_table(b, out, cs.marker, delim, f, &samples[i]);
+    if (!f) throw IoError(Location{cs.samples[i].path, 0, 0, {}}, "cannot write the sample");
+    sj.push_back({{"path", cs.samples[i].path}, {"fraction", cs.samples[i].fraction}, {"records", samples[i].size()}});
+  }
+  if (!samples.empty()) j["samples"] = {{"seed", cs.seed}, {"draws", sj}};
+  const double write_ms = ms_since(t0);
+
+  j["time_ms"] = {{"read", read_ms}, {"encode", encode_ms}, {"suppress", suppress_ms}, {"write", write_ms},
+                  {"total", ms_since(t_start)}};
+  j["peak_rss_bytes"] = peak_rss();
+  if (!job.output.result.empty()) {
+    std::ofstream f = open_output(job.output.result, "result");
+    f << j.dump(2) << '\n';
+    if (!f) throw IoError(Location{job.output.result, 0, 0, {}}, "cannot write the result");
+  }
+  return run;
+}
+
+}  // namespace deid
