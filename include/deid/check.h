@@ -19,7 +19,10 @@ struct Classes {
   std::vector<std::uint32_t> keys;         // class-major generalized codes
   std::vector<std::uint64_t> counts;       // records per class
   std::vector<std::uint8_t> suppressed;    // 1 when the class is suppressed
-  std::vector<std::uint32_t> entry_class;  // histogram entry → class
+  // Histogram entry → class. Filled only when the classes were grouped from
+  // the histogram (Checker::group, or Checker::check with `classes` given);
+  // empty when they were rolled up from another transformation's classes.
+  std::vector<std::uint32_t> entry_class;
   std::uint64_t suppressed_records = 0;
 
   std::size_t size() const { return counts.size(); }
@@ -34,25 +37,58 @@ struct CheckResult {
   double lower_bound = 0;           // loss from generalization alone
 };
 
-// Not thread-safe: each thread uses its own Checker (they share the Problem).
+// How the classes of the checks so far were computed.
+struct CheckStatistics {
+  std::uint64_t checks = 0;
+  std::uint64_t rolled_up = 0;      // from the cached classes of a specialization
+  std::uint64_t from_histogram = 0; // from the histogram entries ("from rows")
+  std::uint64_t grouped = 0;        // source classes or entries grouped, over all checks
+  std::uint64_t cached_snapshots = 0;      // snapshots held now
+  std::uint64_t largest_cache_words = 0;   // peak size of the cache, in 32-bit key words
+};
+
+// Checks transformations of one Problem.
+//
+// Roll-up: full-domain generalization only merges classes, so the classes
+// of t can be computed from the classes of any specialization s ≤ t
+// (componentwise) by generalizing their keys from s's levels to t's and
+// adding their counts (and their sensitive distributions). The checker keeps
+// a bounded cache of the classes of recent checks (least recently used go
+// first; the cache holds at most about 8 times the histogram's keys) and rolls
+// every check up from the smallest cached specialization, or from the
+// histogram when none is smaller. The result does not depend on the source
+// (the classes may come out in another order; tests assert that rolled-up
+// and from-histogram checks agree).
+//
+// Not thread-safe: each thread uses its own Checker (they share the
+// Problem). The grouping of a large source runs in parallel (oneTBB) in
+// fixed-size chunks merged in order, so results do not depend on the number
+// of threads.
 class Checker {
  public:
   explicit Checker(const Problem& problem);
   ~Checker();
 
   // Checks `t`. When `classes` is given, it receives the classes with the
-  // suppressed ones flagged.
+  // suppressed ones flagged, grouped from the histogram (entry_class filled).
   CheckResult check(const Transformation& t, Classes* classes = nullptr);
 
   // Groups the histogram by `t` into `out` (nothing suppressed yet).
   void group(const Transformation& t, Classes& out);
 
+  const CheckStatistics& statistics() const { return stats_; }
+
+  struct HashState;
+
  private:
+  // Keeps the classes of `t` for later roll-ups (takes their buffers).
+  void remember(const Transformation& t, Classes& cls, std::vector<Histogram::Sensitive>& dists);
+
   struct Impl;
+  CheckStatistics stats_;
   const Problem& problem_;
   Classes scratch_;
   std::vector<ClassView::Distribution> dist_scratch_;
-  struct HashState;
   HashState* hash_;
 };
 

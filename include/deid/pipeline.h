@@ -59,6 +59,7 @@ struct RunOptions {
 struct Anonymization {
   bool found = false;               // a transformation satisfies the job
   SearchOutcome search;
+  CheckStatistics check_statistics; // roll-ups and cache of the search's checks
   std::optional<Classes> classes;   // of the chosen transformation
   nlohmann::json result;            // the JSON result (docs/job-file.md)
   Timings timings;

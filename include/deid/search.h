@@ -54,6 +54,8 @@ class Evaluator {
   std::uint64_t checked() const { return checked_; }
   double elapsed_seconds() const;
   double time_to_best_seconds() const { return time_to_best_; }
+  // How the checker computed the classes (roll-ups, cache), for the result.
+  const CheckStatistics& check_statistics() const { return checker_.statistics(); }
   // Lets algorithms report how far they are, for the progress display.
   void set_fraction_done(double f) { fraction_done_ = f; }
   const Problem& problem() const { return problem_; }
@@ -92,7 +94,31 @@ class SearchAlgorithm {
 // Exhaustive search: checks every transformation. The oracle for the others.
 std::unique_ptr<SearchAlgorithm> make_exhaustive_search();
 
-// The algorithm for `algorithm` (auto chooses by lattice size).
+// Globally-optimal search with complete information about both predictive
+// properties (papers/000; the role Flash plays in ARX): a greedy ascent for
+// an early good solution, then a bottom-up sweep by rank that skips what the
+// property stores prune and, for monotonic privacy models, binary-searches
+// greedy paths for the boundary of the solutions. Returns exactly
+// exhaustive search's transformation. Memory grows with the checks, time
+// with the lattice (the sweep enumerates it). docs/search.md.
+std::unique_ptr<SearchAlgorithm> make_optimal_search();
+
+// Best-first branch and bound, bottom-up (papers/000, the BFS method):
+// a priority queue ordered by the generalization-only loss bound, pruning
+// with the property stores. Run to the end it is optimal (exhaustive
+// search's transformation); stopped by the time limit or the budget of
+// checks it returns the best solution so far with optimal = false. Memory
+// grows with the queue and the stores, never with the lattice.
+std::unique_ptr<SearchAlgorithm> make_best_first_search();
+
+// Largest lattice for which `auto` runs the optimal search; above it, auto
+// runs best-first (docs/search.md says why).
+inline constexpr LatticeIndex kOptimalMaxLattice = 1'000'000;
+
+// What `auto` resolves to for `problem` (never automatic).
+SearchSpec::Algorithm choose_algorithm(const Problem& problem);
+
+// The algorithm for `algorithm` (auto: choose_algorithm()).
 std::unique_ptr<SearchAlgorithm> make_search(SearchSpec::Algorithm algorithm, const Problem& problem);
 
 }  // namespace deid

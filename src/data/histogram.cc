@@ -1,14 +1,89 @@
 #include "deid/histogram.h"
 
 #include <absl/container/flat_hash_map.h>
+#include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <bit>
 
 namespace deid {
-Histogram build_histogram(const Dataset& data, const std::vector<int>& columns,
-                          const std::vector<int>& sensitive_columns) {
-  Histogram h;
-  h.width = static_cast<std::uint32_t>(columns.size());
+namespace {
+
+// Rows are grouped in fixed-size chunks. Each chunk builds its own table in
+// parallel; the chunks are then merged in order. Because the chunk size does
+// not depend on the number of threads, entries are numbered in order of
+// first occurrence in the table, exactly as a sequential pass would number
+// them, for any thread count.
+constexpr std::uint64_t kChunkRows = 1 << 16;
+
+struct Chunk {
+  absl::flat_hash_map<std::uint64_t, std::uint32_t> index;
+  std::vector<std::uint64_t> keys;    // local entries, in order of first occurrence
+  std::vector<std::uint64_t> counts;
+  std::vector<std::uint32_t> global;  // local entry → global entry
+};
+
+// Packs a row's codes into one 64-bit key (shift[q] is column q's offset).
+// Hand-written because hashing one integer per row instead of a vector of
+// codes is what makes the build fast: 1.2 M rows × 9 columns took 1.2 s with
+// vector keys and one thread.
+void build_packed(const Dataset& data, const std::vector<int>& columns, const std::vector<int>& shift,
+                  const std::vector<int>& bits, Histogram& h) {
+  const std::uint64_t rows = data.rows;
+  const std::size_t nchunks = static_cast<std::size_t>((rows + kChunkRows - 1) / kChunkRows);
+  std::vector<Chunk> chunks(nchunks);
+  std::vector<const std::uint32_t*> col(columns.size());
+  for (std::size_t q = 0; q < columns.size(); ++q) col[q] = data.columns[columns[q]].codes.data();
+  h.row_entry.resize(rows);
+
+  tbb::parallel_for(std::size_t{0}, nchunks, [&](std::size_t c) {
+    Chunk& ch = chunks[c];
+    const std::uint64_t begin = c * kChunkRows, end = std::min(rows, begin + kChunkRows);
+    ch.index.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(end - begin, 1 << 14)));
+    for (std::uint64_t r = begin; r < end; ++r) {
+      std::uint64_t key = 0;
+      for (std::size_t q = 0; q < col.size(); ++q) key |= static_cast<std::uint64_t>(col[q][r]) << shift[q];
+      auto [it, inserted] = ch.index.try_emplace(key, static_cast<std::uint32_t>(ch.keys.size()));
+      if (inserted) {
+        ch.keys.push_back(key);
+        ch.counts.push_back(0);
+      }
+      ++ch.counts[it->second];
+      h.row_entry[r] = it->second;  // local for now
+    }
+  });
+
+  absl::flat_hash_map<std::uint64_t, std::uint32_t> index;
+  std::vector<std::uint64_t> keys;
+  for (Chunk& ch : chunks) {
+    ch.global.resize(ch.keys.size());
+    for (std::size_t i = 0; i < ch.keys.size(); ++i) {
+      auto [it, inserted] = index.try_emplace(ch.keys[i], static_cast<std::uint32_t>(keys.size()));
+      if (inserted) {
+        keys.push_back(ch.keys[i]);
+        h.counts.push_back(0);
+      }
+      h.counts[it->second] += ch.counts[i];
+      ch.global[i] = it->second;
+    }
+    ch.index = {};
+  }
+  tbb::parallel_for(std::size_t{0}, nchunks, [&](std::size_t c) {
+    const std::uint64_t begin = c * kChunkRows, end = std::min(rows, begin + kChunkRows);
+    for (std::uint64_t r = begin; r < end; ++r) h.row_entry[r] = chunks[c].global[h.row_entry[r]];
+  });
+
+  h.keys.resize(keys.size() * h.width);
+  for (std::size_t e = 0; e < keys.size(); ++e)
+    for (std::size_t q = 0; q < columns.size(); ++q) {
+      const std::uint64_t mask = bits[q] >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits[q]) - 1;
+      h.keys[e * h.width + q] = static_cast<std::uint32_t>((keys[e] >> shift[q]) & mask);
+    }
+}
+
+// Any number of columns: keys as vectors of codes (slower; used when the
+// codes do not fit 64 bits).
+void build_wide(const Dataset& data, const std::vector<int>& columns, Histogram& h) {
   h.row_entry.resize(data.rows);
   std::vector<std::uint32_t> probe(h.width);
   absl::flat_hash_map<std::vector<std::uint32_t>, std::uint32_t> index;
@@ -22,11 +97,29 @@ Histogram build_histogram(const Dataset& data, const std::vector<int>& columns,
     ++h.counts[it->second];
     h.row_entry[r] = it->second;
   }
+}
+
+}  // namespace
+
+Histogram build_histogram(const Dataset& data, const std::vector<int>& columns,
+                          const std::vector<int>& sensitive_columns) {
+  Histogram h;
+  h.width = static_cast<std::uint32_t>(columns.size());
+  std::vector<int> shift, bits;
+  int total = 0;
+  for (int c : columns) {
+    shift.push_back(total);
+    bits.push_back(std::max(1, static_cast<int>(std::bit_width(data.columns[c].dictionary.size()))));
+    total += bits.back();
+  }
+  if (total <= 64)
+    build_packed(data, columns, shift, bits, h);
+  else
+    build_wide(data, columns, h);
 
   // Sensitive distributions per entry, in order of code.
   for (int sc : sensitive_columns) {
     const auto& codes = data.columns[sc].codes;
-    std::vector<std::vector<std::pair<std::uint32_t, std::uint64_t>>> dist(h.size());
     std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;  // (entry, code)
     pairs.reserve(data.rows);
     for (std::uint64_t r = 0; r < data.rows; ++r) pairs.emplace_back(h.row_entry[r], codes[r]);

@@ -44,6 +44,7 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
   auto algo = make_search(job.search.algorithm, pr);
   a.search = algo->run(ev);
   a.timings.search = ms_since(t0);
+  a.check_statistics = ev.check_statistics();
   a.found = a.search.best.has_value();
 
   const Lattice lattice = pr.lattice();
@@ -102,6 +103,14 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
   s["stopped_by_limit"] = a.search.stopped_by_limit;
   s["time_to_best_ms"] = a.search.time_to_best_seconds * 1000.0;
   r["search"] = s;
+  const CheckStatistics& cs = a.check_statistics;
+  r["check"] = {{"checks", cs.checks},
+                {"rolled_up", cs.rolled_up},
+                {"from_histogram", cs.from_histogram},
+                {"grouped", cs.grouped},
+                {"cached_snapshots", cs.cached_snapshots},
+                {"largest_cache_bytes", cs.largest_cache_words * sizeof(std::uint32_t)},
+                {"histogram_entries", pr.histogram.size()}};
   return a;
 }
 

@@ -1,0 +1,170 @@
+// Roll-up (include/deid/check.h): a check whose classes are rolled up from
+// the cached classes of a specialization must give exactly what a check
+// from the histogram gives; and the parallel histogram and grouping paths
+// must number entries and classes as a plain sequential pass would.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "deid/check.h"
+#include "deid/pipeline.h"
+
+namespace deid {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A random table with `qis` quasi-identifiers (values v0..v{d-1}, hierarchy
+// levels grouping by 2, 4, ... then "*") and one sensitive attribute.
+struct RandomJob {
+  fs::path dir;
+  Job job;
+  std::string csv;
+};
+
+RandomJob make_random_job(std::mt19937_64& rng, int qis, int rows, int domain, bool sensitive, std::uint64_t k) {
+  RandomJob r;
+  r.dir = fs::temp_directory_path() / fmt::format("deid-rollup-{}-{}", ::getpid(), rng() % 1000000);
+  fs::create_directories(r.dir);
+  std::vector<int> domains, heights;
+  for (int q = 0; q < qis; ++q) {
+    domains.push_back(2 + static_cast<int>(rng() % static_cast<std::uint64_t>(domain)));
+    heights.push_back(2 + static_cast<int>(rng() % 3));
+  }
+  for (int q = 0; q < qis; ++q) {
+    std::ofstream h(r.dir / fmt::format("q{}.csv", q));
+    for (int v = 0; v < domains[q]; ++v) {
+      h << "v" << v;
+      for (int l = 1; l + 1 < heights[q]; ++l) h << ";g" << (v >> l);
+      h << ";*\n";
+    }
+    AttributeSpec a;
+    a.name = fmt::format("q{}", q);
+    a.role = Role::quasi_identifying;
+    a.hierarchy = (r.dir / fmt::format("q{}.csv", q)).string();
+    r.job.attributes.push_back(a);
+  }
+  std::string& csv = r.csv;
+  for (int q = 0; q < qis; ++q) csv += fmt::format("q{},", q);
+  csv += "s\n";
+  for (int i = 0; i < rows; ++i) {
+    for (int q = 0; q < qis; ++q) {
+      // Skewed: low values more often, so classes of many sizes occur.
+      const auto u = static_cast<int>(rng() % static_cast<std::uint64_t>(domains[q] * domains[q]));
+      csv += fmt::format("v{},", static_cast<int>(std::sqrt(u)));
+    }
+    csv += fmt::format("s{}\n", rng() % 5);
+  }
+  AttributeSpec s;
+  s.name = "s";
+  s.role = sensitive ? Role::sensitive : Role::insensitive;
+  r.job.attributes.push_back(s);
+  r.job.privacy.push_back(KAnonymitySpec{k});
+  if (sensitive) {
+    LDiversitySpec l;
+    l.attribute = "s";
+    l.l = 2;
+    r.job.privacy.push_back(l);
+  }
+  r.job.suppression_limit = 0.1;
+  return r;
+}
+
+void expect_same(const CheckResult& a, const CheckResult& b) {
+  EXPECT_EQ(a.solution, b.solution) << to_string(a.transformation);
+  EXPECT_EQ(a.suppressed_records, b.suppressed_records) << to_string(a.transformation);
+  EXPECT_EQ(a.classes, b.classes) << to_string(a.transformation);
+  EXPECT_DOUBLE_EQ(a.lower_bound, b.lower_bound) << to_string(a.transformation);
+  if (a.solution) {
+    EXPECT_DOUBLE_EQ(a.quality.value, b.quality.value) << to_string(a.transformation);
+  }
+}
+
+TEST(RollUp, RollUpFromCachedSpecializationsEqualsFromHistogram) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 12; ++round) {
+    const bool sensitive = round % 2 == 1;
+    RandomJob rj = make_random_job(rng, 3 + round % 3, 400 + 100 * round, 12, sensitive, 2 + round % 4);
+    auto prepared = prepare(rj.job, read_dataset_text(rj.csv, "random.csv", CsvOptions{','}));
+    const Problem& pr = prepared->problem;
+    const Lattice lattice = pr.lattice();
+    Checker warm(pr);
+    // Bottom-up in index order, so most checks find a cached specialization.
+    for (LatticeIndex i = 0; i < lattice.size(); ++i) {
+      const Transformation t = lattice.at(i);
+      Checker cold(pr);
+      Classes from_histogram;
+      expect_same(warm.check(t), cold.check(t, &from_histogram));
+    }
+    EXPECT_GT(warm.statistics().rolled_up, 0u) << "the test must exercise roll-ups";
+    EXPECT_EQ(warm.statistics().rolled_up + warm.statistics().from_histogram, warm.statistics().checks);
+    fs::remove_all(rj.dir);
+  }
+}
+
+// A plain sequential histogram: entries in order of first occurrence.
+std::vector<std::vector<std::uint32_t>> reference_entries(const Dataset& ds, const std::vector<int>& cols,
+                                                          std::vector<std::uint64_t>& counts) {
+  std::map<std::vector<std::uint32_t>, std::size_t> index;
+  std::vector<std::vector<std::uint32_t>> keys;
+  for (std::uint64_t r = 0; r < ds.rows; ++r) {
+    std::vector<std::uint32_t> key;
+    for (int c : cols) key.push_back(ds.columns[c].codes[r]);
+    auto [it, inserted] = index.emplace(key, keys.size());
+    if (inserted) {
+      keys.push_back(key);
+      counts.push_back(0);
+    }
+    ++counts[it->second];
+  }
+  return keys;
+}
+
+TEST(RollUp, ParallelHistogramAndGroupingNumberLikeASequentialPass) {
+  // Enough rows and distinct tuples for the chunked parallel paths.
+  std::mt19937_64 rng(11);
+  RandomJob rj = make_random_job(rng, 6, 200000, 60, false, 3);
+  auto prepared = prepare(rj.job, read_dataset_text(rj.csv, "random.csv", CsvOptions{','}));
+  const Problem& pr = prepared->problem;
+  std::vector<std::uint64_t> counts;
+  const auto keys = reference_entries(prepared->data, pr.qi_columns, counts);
+  ASSERT_GT(keys.size(), 70000u) << "the parallel grouping needs a large source";
+  ASSERT_EQ(pr.histogram.size(), keys.size());
+  for (std::size_t e = 0; e < keys.size(); ++e) {
+    const auto k = pr.histogram.key(e);
+    ASSERT_EQ(std::vector<std::uint32_t>(k.begin(), k.end()), keys[e]) << "entry " << e;
+    ASSERT_EQ(pr.histogram.counts[e], counts[e]);
+  }
+  for (std::uint64_t r = 0; r < prepared->data.rows; r += 997) {
+    const auto k = pr.histogram.key(pr.histogram.row_entry[r]);
+    for (std::size_t q = 0; q < pr.qi_columns.size(); ++q)
+      ASSERT_EQ(k[q], prepared->data.columns[pr.qi_columns[q]].codes[r]);
+  }
+
+  // Grouping at a level where the domains are too large to address directly
+  // goes through the parallel hash path; classes in order of first entry.
+  Checker checker(pr);
+  Transformation t(pr.qi_columns.size(), 0);
+  t[0] = 1;
+  Classes classes;
+  checker.group(t, classes);
+  std::map<std::vector<std::uint32_t>, std::uint32_t> seen;
+  std::uint32_t next = 0;
+  for (std::size_t e = 0; e < pr.histogram.size(); ++e) {
+    std::vector<std::uint32_t> g;
+    for (std::size_t q = 0; q < t.size(); ++q) g.push_back(pr.hierarchies[q].map(t[q])[pr.histogram.key(e)[q]]);
+    auto [it, inserted] = seen.emplace(g, next);
+    if (inserted) ++next;
+    ASSERT_EQ(classes.entry_class[e], it->second) << "entry " << e;
+  }
+  ASSERT_EQ(classes.size(), next);
+  fs::remove_all(rj.dir);
+}
+
+}  // namespace
+}  // namespace deid
