@@ -39,88 +39,128 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// How the tuple of a combination becomes a hash key. Packed: each column's
-// code (the suppressed marker mapped to `cardinality`) in its own bit
-// field of a uint64_t; the common case (the discharge file needs 41 bits).
-// Wide: the codes as bytes of a string, for combinations that do not fit.
-struct KeyLayout {
-  std::vector<std::size_t> columns;
-  std::vector<std::uint32_t> cardinality;
-  std::vector<unsigned> shift;
-  bool packed = true;
-
-  KeyLayout(const CellTable& t, std::span<const std::size_t> cols, bool force_wide)
-      : columns(cols.begin(), cols.end()) {
+// The classes of one combination, kept up to date as cells are suppressed
+// (the paper recomputes class sizes at every step of phase 2, which its
+// evaluation names as the cost that dominates; here every row move is
+// applied where it happens, so no combination is ever regrouped after its
+// first grouping).
+//
+// A class is identified by its tuple. The index from tuple to class packs
+// each column's code (the marker mapped to the column's cardinality) into a
+// bit field of a uint64_t when the widths fit in 64 bits (the discharge
+// file needs 41), else it uses the codes' bytes as a string key.
+class Combination {
+ public:
+  Combination(const CellTable& t, std::span<const std::size_t> cols, std::uint64_t k, bool force_wide)
+      : t_(t), cols_(cols.begin(), cols.end()), k_(k) {
     unsigned bits = 0;
-    for (std::size_t c : columns) {
+    for (std::size_t c : cols_) {
       const std::uint32_t card = t.cardinality[c];
-      cardinality.push_back(card);
-      shift.push_back(bits);
+      card_.push_back(card);
+      shift_.push_back(bits);
       bits += static_cast<unsigned>(std::bit_width(static_cast<std::uint64_t>(card)));  // codes 0..card
     }
-    packed = !force_wide && bits <= 64;
-  }
-};
+    packed_ = !force_wide && bits <= 64;
+    position_.assign(t.columns(), -1);
+    for (std::size_t p = 0; p < cols_.size(); ++p) position_[cols_[p]] = static_cast<int>(p);
 
-struct PackedKey {
-  using Type = std::uint64_t;
-  static Type make(const KeyLayout& l, const std::uint32_t* tuple) {
-    Type k = 0;
-    for (std::size_t p = 0; p < l.columns.size(); ++p) {
-      const std::uint32_t v = tuple[p] == kSuppressedCell ? l.cardinality[p] : tuple[p];
-      k |= static_cast<Type>(v) << l.shift[p];
-    }
-    return k;
-  }
-};
-
-struct WideKey {
-  using Type = std::string;
-  static Type make(const KeyLayout& l, const std::uint32_t* tuple) {
-    return std::string(reinterpret_cast<const char*>(tuple), l.columns.size() * sizeof(std::uint32_t));
-  }
-};
-
-// The classes of one combination, with the index from tuple to class that
-// lets moles find the class they move into.
-template <class K>
-struct Classes {
-  const KeyLayout& layout;
-  absl::flat_hash_map<typename K::Type, std::uint32_t> index;
-  std::vector<std::uint32_t> row_class;
-  std::vector<std::uint32_t> size;
-  std::vector<std::uint64_t> rep;  // a row of the class: every row of a class has the class's tuple
-
-  Classes(const CellTable& t, const KeyLayout& l) : layout(l) {
-    const std::size_t w = l.columns.size();
+    const std::size_t w = cols_.size();
     std::vector<std::uint32_t> tuple(w);
-    row_class.resize(t.rows);
-    std::vector<const std::uint32_t*> col(w);
-    for (std::size_t p = 0; p < w; ++p) col[p] = t.codes[l.columns[p]].data();
+    row_class_.resize(t.rows);
     for (std::uint64_t r = 0; r < t.rows; ++r) {
-      for (std::size_t p = 0; p < w; ++p) tuple[p] = col[p][r];
-      const auto [it, inserted] = index.try_emplace(K::make(l, tuple.data()), static_cast<std::uint32_t>(size.size()));
-      if (inserted) {
-        size.push_back(0);
-        rep.push_back(r);
-      }
-      row_class[r] = it->second;
-      ++size[it->second];
+      read_row(r, tuple.data());
+      const std::uint32_t m = find_or_add(tuple.data());
+      row_class_[r] = m;
+      ++size_[m];
     }
+    for (std::uint32_t m = 0; m < size_.size(); ++m) moles_ += is_mole(m) ? 1 : 0;
   }
 
-  std::uint32_t find_or_add(const std::uint32_t* tuple, std::uint64_t row_if_new) {
-    const auto [it, inserted] = index.try_emplace(K::make(layout, tuple), static_cast<std::uint32_t>(size.size()));
-    if (inserted) {
-      size.push_back(0);
-      rep.push_back(row_if_new);
-    }
-    return it->second;
+  std::size_t width() const { return cols_.size(); }
+  const std::vector<std::size_t>& columns() const { return cols_; }
+  int position(std::size_t column) const { return position_[column]; }
+  std::uint64_t moles() const { return moles_; }
+  std::uint32_t classes() const { return static_cast<std::uint32_t>(size_.size()); }
+  std::uint32_t size(std::uint32_t m) const { return size_[m]; }
+  std::uint32_t row_class(std::uint64_t r) const { return row_class_[r]; }
+  const std::uint32_t* tuple(std::uint32_t m) const { return &tuples_[static_cast<std::size_t>(m) * cols_.size()]; }
+  bool exempt(std::uint32_t m) const { return exempt_[m] != 0; }
+  bool is_mole(std::uint32_t m) const { return size_[m] > 0 && size_[m] < k_ && !exempt_[m]; }
+
+  void read_row(std::uint64_t r, std::uint32_t* tuple) const {
+    for (std::size_t p = 0; p < cols_.size(); ++p) tuple[p] = t_.codes[cols_[p]][r];
   }
+
+  // The class of `tuple`, created empty when new.
+  std::uint32_t find_or_add(const std::uint32_t* tuple) {
+    const auto next = static_cast<std::uint32_t>(size_.size());
+    std::uint32_t m;
+    if (packed_) {
+      std::uint64_t key = 0;
+      for (std::size_t p = 0; p < cols_.size(); ++p)
+        key |= static_cast<std::uint64_t>(tuple[p] == kSuppressedCell ? card_[p] : tuple[p]) << shift_[p];
+      m = packed_index_.try_emplace(key, next).first->second;
+    } else {
+      std::string key(reinterpret_cast<const char*>(tuple), cols_.size() * sizeof(std::uint32_t));
+      m = wide_index_.try_emplace(std::move(key), next).first->second;
+    }
+    if (m == next) {
+      size_.push_back(0);
+      bool all = true;
+      for (std::size_t p = 0; p < cols_.size(); ++p) {
+        tuples_.push_back(tuple[p]);
+        all = all && tuple[p] == kSuppressedCell;
+      }
+      exempt_.push_back(all ? 1 : 0);
+    }
+    return m;
+  }
+
+  // Moves `count` rows from class `from` to class `to`, keeping the number
+  // of moles; the caller updates row_class for each row moved.
+  void transfer(std::uint32_t from, std::uint32_t to, std::uint32_t count) {
+    if (from == to || count == 0) return;
+    moles_ -= (is_mole(from) ? 1 : 0) + (is_mole(to) ? 1 : 0);
+    size_[from] -= count;
+    size_[to] += count;
+    moles_ += (is_mole(from) ? 1 : 0) + (is_mole(to) ? 1 : 0);
+  }
+  void set_row_class(std::uint64_t r, std::uint32_t m) { row_class_[r] = m; }
+
+  // Re-files row r after cells of it were suppressed.
+  void update_row(std::uint64_t r, std::uint32_t* scratch) {
+    read_row(r, scratch);
+    const std::uint32_t to = find_or_add(scratch);
+    const std::uint32_t from = row_class_[r];
+    if (to == from) return;
+    transfer(from, to, 1);
+    row_class_[r] = to;
+  }
+
+  std::vector<std::uint32_t> take_row_classes() { return std::move(row_class_); }
+  std::vector<std::uint64_t> sizes() const { return {size_.begin(), size_.end()}; }
+  std::vector<bool> exempt_flags() const { return {exempt_.begin(), exempt_.end()}; }
+
+ private:
+  const CellTable& t_;
+  std::vector<std::size_t> cols_;
+  std::uint64_t k_;
+  std::vector<std::uint32_t> card_;
+  std::vector<unsigned> shift_;
+  bool packed_ = true;
+  std::vector<int> position_;
+  absl::flat_hash_map<std::uint64_t, std::uint32_t> packed_index_;
+  absl::flat_hash_map<std::string, std::uint32_t> wide_index_;
+  std::vector<std::uint32_t> row_class_;
+  std::vector<std::uint32_t> size_;
+  std::vector<std::uint32_t> tuples_;  // classes x width
+  std::vector<char> exempt_;           // every cell of the tuple suppressed
+  std::uint64_t moles_ = 0;
 };
 
 // The state shared by both phases: the table, supports per column and
-// value, and the transitively closed propagation lists.
+// value, the transitively closed propagation lists, and (in phase 2) the
+// classes of every combination.
 class Suppressor {
  public:
   Suppressor(CellTable& t, const CellSuppressionSpec& spec, CellSuppressionStats& stats)
@@ -156,8 +196,8 @@ class Suppressor {
   }
 
   // Suppresses cell (c, r), which holds a value, and the cells it
-  // propagates to; `on_propagated(column, old value)` is told of each
-  // propagated cell. Returns nothing: the counts go to the stats.
+  // propagates to; `on_suppressed(column, old value)` is told of each
+  // propagated cell.
   template <class F>
   void suppress(std::size_t c, std::uint64_t r, F&& on_propagated) {
     std::uint32_t& cell = t_.codes[c][r];
@@ -218,91 +258,76 @@ class Suppressor {
     }
   }
 
-  // Number of moles of combination `b` in the current table.
-  template <class K>
-  std::uint64_t count_moles(const KeyLayout& layout) const {
-    Classes<K> cls(t_, layout);
-    std::uint64_t moles = 0;
-    for (std::size_t m = 0; m < cls.size.size(); ++m)
-      if (is_mole(cls, static_cast<std::uint32_t>(m))) ++moles;
-    return moles;
+  // Groups every combination once; from here on each suppression re-files
+  // the rows it changes in the combinations it affects.
+  void build_combinations() {
+    const std::size_t nb = spec_.combinations.size();
+    combos_.reserve(nb);
+    for (const auto& b : spec_.combinations) combos_.emplace_back(t_, b, spec_.k, spec_.force_wide_keys);
+    // affected_[c]: combinations holding c or a column c propagates to.
+    affected_.assign(t_.columns(), {});
+    for (std::size_t c = 0; c < t_.columns(); ++c)
+      for (std::size_t b = 0; b < nb; ++b) {
+        bool hit = combos_[b].position(c) >= 0;
+        for (std::size_t x : propagate_[c]) hit = hit || combos_[b].position(x) >= 0;
+        if (hit) affected_[c].push_back(b);
+      }
+    std::size_t widest = 1;
+    for (const auto& b : spec_.combinations) widest = std::max(widest, b.size());
+    scratch_.resize(widest);
   }
 
-  std::uint64_t count_moles(std::size_t b) const {
-    const KeyLayout layout(t_, spec_.combinations[b], spec_.force_wide_keys);
-    return layout.packed ? count_moles<PackedKey>(layout) : count_moles<WideKey>(layout);
-  }
-
-  void phase2(std::size_t b, std::size_t round) {
-    const KeyLayout layout(t_, spec_.combinations[b], spec_.force_wide_keys);
-    if (layout.packed)
-      phase2<PackedKey>(layout, b, round);
-    else
-      phase2<WideKey>(layout, b, round);
-  }
-
- private:
-  template <class K>
-  bool exempt(const Classes<K>& cls, std::uint32_t m) const {
-    for (std::size_t c : cls.layout.columns)
-      if (t_.codes[c][cls.rep[m]] != kSuppressedCell) return false;
-    return true;
-  }
-
-  template <class K>
-  bool is_mole(const Classes<K>& cls, std::uint32_t m) const {
-    return cls.size[m] > 0 && cls.size[m] < spec_.k && !exempt(cls, m);
-  }
-
-  double wsup(std::size_t c, std::uint32_t v) const { return static_cast<double>(support_[c][v]) * weights_[c]; }
+  std::uint64_t moles(std::size_t b) const { return combos_[b].moles(); }
 
   // Phase 2 on one combination (papers/003 Figure 4, steps 2.3-2.7).
-  template <class K>
-  void phase2(const KeyLayout& layout, std::size_t b, std::size_t round) {
-    const std::vector<std::size_t>& cols = layout.columns;
+  void phase2(std::size_t b, std::size_t round) {
+    Combination& cb = combos_[b];
+    if (cb.moles() == 0) return;
+    const std::vector<std::size_t>& cols = cb.columns();
     const std::size_t w = cols.size();
-    Classes<K> cls(t_, layout);
 
-    // How many moles hold each value, per position in the combination.
+    // Members of each class, as linked lists over the rows (ascending row
+    // order), so that a mole's rows are visited without a scan and a mole
+    // joins its destination in O(1).
+    std::vector<std::uint32_t> head(cb.classes(), kNone), tail(cb.classes(), kNone);
+    next_.assign(t_.rows, kNone);
+    for (std::uint64_t r = t_.rows; r-- > 0;) {
+      const std::uint32_t m = cb.row_class(r);
+      next_[r] = head[m];
+      if (head[m] == kNone) tail[m] = static_cast<std::uint32_t>(r);
+      head[m] = static_cast<std::uint32_t>(r);
+    }
+
+    // Per position and value: how many moles hold it (`held`) and which
+    // (`holders`, a list that may hold classes that no longer do: they are
+    // checked when read).
     std::vector<std::vector<std::uint32_t>> held(w);
-    for (std::size_t p = 0; p < w; ++p) held[p].assign(t_.cardinality[cols[p]], 0);
-    bool any_mole = false;
-    for (std::uint32_t m = 0; m < cls.size.size(); ++m) {
-      if (!is_mole(cls, m)) continue;
-      any_mole = true;
-      for (std::size_t p = 0; p < w; ++p) {
-        const std::uint32_t v = t_.codes[cols[p]][cls.rep[m]];
-        if (v != kSuppressedCell) ++held[p][v];
-      }
-    }
-    if (!any_mole) return;
-
-    std::vector<int> position(t_.columns(), -1);
-    for (std::size_t p = 0; p < w; ++p) position[cols[p]] = static_cast<int>(p);
-
-    // Posting lists: per position, the rows holding each value (the
-    // paper's "index information about the records with each support
-    // value"), by a counting sort. Entries go stale when a cell is
-    // suppressed; readers skip them.
-    std::vector<std::vector<std::uint64_t>> offsets(w);
-    std::vector<std::vector<std::uint32_t>> postings(w);
+    std::vector<std::vector<std::vector<std::uint32_t>>> holders(w);
     for (std::size_t p = 0; p < w; ++p) {
-      const auto& codes = t_.codes[cols[p]];
-      auto& off = offsets[p];
-      off.assign(static_cast<std::size_t>(t_.cardinality[cols[p]]) + 1, 0);
-      for (std::uint32_t v : codes)
-        if (v != kSuppressedCell) ++off[v + 1];
-      for (std::size_t i = 1; i < off.size(); ++i) off[i] += off[i - 1];
-      postings[p].resize(off.back());
-      std::vector<std::uint64_t> fill(off.begin(), off.end() - 1);
-      for (std::uint64_t r = 0; r < t_.rows; ++r)
-        if (codes[r] != kSuppressedCell) postings[p][fill[codes[r]]++] = static_cast<std::uint32_t>(r);
+      held[p].assign(t_.cardinality[cols[p]], 0);
+      holders[p].resize(t_.cardinality[cols[p]]);
     }
+    auto enlist = [&](std::uint32_t m, int delta) {
+      const std::uint32_t* tup = cb.tuple(m);
+      for (std::size_t p = 0; p < w; ++p) {
+        if (tup[p] == kSuppressedCell) continue;
+        held[p][tup[p]] += static_cast<std::uint32_t>(delta);
+        if (delta > 0) holders[p][tup[p]].push_back(m);
+      }
+    };
+    for (std::uint32_t m = 0; m < cb.classes(); ++m)
+      if (cb.is_mole(m)) enlist(m, +1);
 
     // Candidates: values held by a mole, smallest weighted support first;
-    // ties by position, then code. Entries are refreshed (pushed again)
-    // when a value's support drops; an entry whose weighted support is
-    // out of date, or whose value no mole holds any more, is skipped.
+    // ties by position, then code. An entry is pushed again when the
+    // value's support drops (by propagation; the value being processed
+    // leaves every mole); an entry whose weighted support is out of date,
+    // or whose value no mole holds any more, is skipped. A value's count
+    // of moles changes without a push: a value whose count is > 0 always
+    // has an entry with its current weighted support, since a count only
+    // rises (a new mole) in the pass that moved an older mole holding the
+    // same value, and an entry is only dropped when it is stale or its
+    // value has no mole.
     struct Entry {
       double wsup;
       std::uint32_t position;
@@ -318,14 +343,10 @@ class Suppressor {
       for (std::uint32_t v = 0; v < held[p].size(); ++v)
         if (held[p][v] > 0) heap.push({wsup(cols[p], v), static_cast<std::uint32_t>(p), v});
 
-    // Per-class scratch, valid when stamp == the pass number.
-    std::vector<std::uint64_t> stamp(cls.size.size(), 0);
-    std::vector<std::uint32_t> dest_of(cls.size.size(), 0);
-    std::vector<std::uint32_t> prev_size(cls.size.size(), 0);
+    std::vector<std::uint64_t> stamp(cb.classes(), 0);
+    std::vector<char> was_mole(cb.classes(), 0);
     std::uint64_t pass_no = 0;
-    std::vector<std::uint32_t> tuple(w);
-    std::vector<std::uint32_t> dests;
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> refreshed;  // (position, value)
+    std::vector<std::uint32_t> tuple(w), moving, dests;
 
     while (!heap.empty()) {
       const Entry e = heap.top();
@@ -344,80 +365,71 @@ class Suppressor {
       pass.value = v;
       pass.support = support_[c][v];
       pass.weighted_support = e.wsup;
+      refreshed_.clear();
+      moving.clear();
       dests.clear();
-      refreshed.clear();
       auto note = [&](std::size_t column, std::uint32_t value) {
-        if (position[column] >= 0) refreshed.emplace_back(static_cast<std::uint32_t>(position[column]), value);
+        if (cb.position(column) >= 0) refreshed_.emplace_back(static_cast<std::uint32_t>(cb.position(column)), value);
       };
 
-      // Every mole holding v moves, as a whole, into the class of its tuple
-      // with v (and what v propagates to) suppressed. A class holding v is
-      // decided on at its first row, before any of its rows moved: classes
-      // receiving rows hold the marker at p, so no class both gives and
-      // receives here.
-      std::vector<std::uint32_t>& grow = cls.size;
-      for (std::uint64_t i = offsets[p][v]; i < offsets[p][v + 1]; ++i) {
-        const std::uint64_t r = postings[p][i];
-        if (t_.codes[c][r] != v) continue;
-        const std::uint32_t m = cls.row_class[r];
-        if (stamp[m] != pass_no) {
+      // The moles holding v, in class order (deterministic; the result does
+      // not depend on it: each moves to the class of its own tuple).
+      for (std::uint32_t m : holders[p][v])
+        if (stamp[m] != pass_no && cb.is_mole(m) && cb.tuple(m)[p] == v) {
           stamp[m] = pass_no;
-          if (!is_mole(cls, m)) {
-            dest_of[m] = m;  // stays
-            continue;
-          }
-          ++pass.classes;
-          for (std::size_t q = 0; q < w; ++q) {
-            const std::uint32_t u = t_.codes[cols[q]][r];
-            tuple[q] = u;
-            if (u != kSuppressedCell) {
-              --held[q][u];
-              note(cols[q], u);
-            }
-          }
-          tuple[p] = kSuppressedCell;
-          for (std::size_t x : propagate_[c])
-            if (position[x] >= 0) tuple[static_cast<std::size_t>(position[x])] = kSuppressedCell;
-          const std::uint32_t d = cls.find_or_add(tuple.data(), r);
-          if (d >= stamp.size()) {
-            stamp.resize(d + 1, 0);
-            dest_of.resize(d + 1, 0);
-            prev_size.resize(d + 1, 0);
-          }
-          if (stamp[d] != pass_no) {
-            stamp[d] = pass_no;
-            prev_size[d] = grow[d];
-            dests.push_back(d);
-          }
-          dest_of[m] = d;
-        } else if (dest_of[m] == m) {
-          continue;
+          moving.push_back(m);
         }
-        const std::uint32_t d = dest_of[m];
-        suppress(c, r, note);
-        ++pass.cells;
-        cls.row_class[r] = d;
-        --grow[m];
-        ++grow[d];
+      holders[p][v].clear();
+      std::sort(moving.begin(), moving.end());
+
+      // Every mole holding v moves, as a whole, into the class of its tuple
+      // with v (and what v propagates to) suppressed.
+      for (std::uint32_t m : moving) {
+        ++pass.classes;
+        enlist(m, -1);
+        std::copy(cb.tuple(m), cb.tuple(m) + w, tuple.begin());
+        tuple[p] = kSuppressedCell;
+        for (std::size_t x : propagate_[c])
+          if (cb.position(x) >= 0) tuple[static_cast<std::size_t>(cb.position(x))] = kSuppressedCell;
+        const std::uint32_t d = cb.find_or_add(tuple.data());
+        if (d >= stamp.size()) {
+          stamp.resize(d + 1, 0);
+          was_mole.resize(d + 1, 0);
+          head.resize(d + 1, kNone);
+          tail.resize(d + 1, kNone);
+        }
+        if (stamp[d] != pass_no) {
+          stamp[d] = pass_no;
+          was_mole[d] = cb.is_mole(d) ? 1 : 0;
+          dests.push_back(d);
+        }
+        std::uint32_t count = 0;
+        for (std::uint32_t r = head[m]; r != kNone; r = next_[r]) {
+          suppress(c, r, note);
+          ++pass.cells;
+          ++count;
+          cb.set_row_class(r, d);
+          for (std::size_t other : affected_[c])
+            if (other != b) combos_[other].update_row(r, scratch_.data());
+        }
+        cb.transfer(m, d, count);
+        // Splice m's rows onto d's list.
+        if (head[d] == kNone)
+          head[d] = head[m];
+        else
+          next_[tail[d]] = head[m];
+        tail[d] = tail[m];
+        head[m] = tail[m] = kNone;
       }
 
       // Classes that received moles: a former mole that reached k no longer
       // holds its values; a new class still below k is a mole.
       for (std::uint32_t d : dests) {
-        const bool was = prev_size[d] > 0 && prev_size[d] < spec_.k && !exempt(cls, d);
-        const bool now = is_mole(cls, d);
-        if (was == now) continue;
-        for (std::size_t q = 0; q < w; ++q) {
-          const std::uint32_t u = t_.codes[cols[q]][cls.rep[d]];
-          if (u == kSuppressedCell) continue;
-          if (now)
-            ++held[q][u];
-          else
-            --held[q][u];
-          note(cols[q], u);
-        }
+        const bool now = cb.is_mole(d);
+        if (was_mole[d] == now) continue;
+        enlist(d, now ? +1 : -1);
       }
-      for (const auto& [q, u] : refreshed)
+      for (const auto& [q, u] : refreshed_)
         if (held[q][u] > 0) heap.push({wsup(cols[q], u), q, u});
 
       stats_.phase2_cells += pass.cells;
@@ -426,12 +438,22 @@ class Suppressor {
     }
   }
 
+ private:
+  static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+  double wsup(std::size_t c, std::uint32_t v) const { return static_cast<double>(support_[c][v]) * weights_[c]; }
+
   CellTable& t_;
   const CellSuppressionSpec& spec_;
   CellSuppressionStats& stats_;
   std::vector<double> weights_;
   std::vector<std::vector<std::uint64_t>> support_;
   std::vector<std::vector<std::size_t>> propagate_;
+  std::vector<Combination> combos_;
+  std::vector<std::vector<std::size_t>> affected_;
+  std::vector<std::uint32_t> scratch_;
+  std::vector<std::uint32_t> next_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> refreshed_;  // (position, value)
 };
 
 void validate(const CellTable& t, const CellSuppressionSpec& spec) {
@@ -481,9 +503,10 @@ CellSuppressionStats suppress_cells(CellTable& table, const CellSuppressionSpec&
   stats.phase1_ms = ms_since(t0);
 
   t0 = std::chrono::steady_clock::now();
+  s.build_combinations();
   for (std::size_t round = 0;; ++round) {
     std::vector<std::uint64_t> moles(nb);
-    for (std::size_t b = 0; b < nb; ++b) moles[b] = s.count_moles(b);
+    for (std::size_t b = 0; b < nb; ++b) moles[b] = s.moles(b);
     if (round == 0) stats.moles_after_phase1 = moles;
     std::vector<std::size_t> order;
     for (std::size_t b = 0; b < nb; ++b)
@@ -499,22 +522,11 @@ CellSuppressionStats suppress_cells(CellTable& table, const CellSuppressionSpec&
 }
 
 CombinationClasses combination_classes(const CellTable& table, std::span<const std::size_t> columns) {
-  const KeyLayout layout(table, columns, false);
+  Combination cb(table, columns, 1, false);
   CombinationClasses out;
-  auto fill = [&](auto&& cls) {
-    out.row_class = std::move(cls.row_class);
-    out.sizes.assign(cls.size.begin(), cls.size.end());
-    out.exempt.resize(cls.size.size());
-    for (std::size_t m = 0; m < cls.size.size(); ++m) {
-      bool all = true;
-      for (std::size_t c : columns) all = all && table.codes[c][cls.rep[m]] == kSuppressedCell;
-      out.exempt[m] = all;
-    }
-  };
-  if (layout.packed)
-    fill(Classes<PackedKey>(table, layout));
-  else
-    fill(Classes<WideKey>(table, layout));
+  out.sizes = cb.sizes();
+  out.exempt = cb.exempt_flags();
+  out.row_class = cb.take_row_classes();
   return out;
 }
 
