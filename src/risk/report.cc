@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "deid/attack_risk.h"
 #include "deid/error.h"
 #include "deid/histogram.h"
 #include "deid/risk.h"
@@ -164,6 +165,39 @@ nlohmann::json to_json(const UniquenessEstimate& e) {
   return j;
 }
 
+// Attack-based risk of papers/003 (include/deid/attack_risk.h,
+// docs/cell-suppression.md): the targeted attack (attack 3) with the
+// table's own class sizes as F_j, and matching every record against a
+// registry of each population (attack 2, equation 3: alpha = n/N expected
+// correct matches per class).
+static nlohmann::json attack_based_json(const RiskReport& r) {
+  const double tau = r.attackers.threshold;
+  if (!(tau > 0 && tau <= 1)) return nullptr;
+  std::vector<std::uint64_t> sizes;
+  for (const auto& [size, count] : r.frequencies.sizes) sizes.insert(sizes.end(), count, size);
+  const TargetedAttackRisk t = targeted_attack_risk(sizes, {}, tau);
+  nlohmann::json j;
+  j["threshold"] = tau;
+  j["k"] = t.k;
+  j["targeted"] = {{"highest_risk", t.highest_risk},
+                   {"records_at_risk", t.records_at_risk},
+                   {"records_at_risk_fraction", t.records_at_risk_fraction},
+                   {"classes_at_risk", t.classes_at_risk},
+                   {"meets_threshold", t.meets_threshold()}};
+  nlohmann::json reg = nlohmann::json::array();
+  for (const auto& p : r.populations) {
+    if (!(p.size >= static_cast<double>(r.records)) || r.records == 0) continue;
+    const double alpha = static_cast<double>(r.records) / p.size;
+    const RegistryMatchingRisk m = registry_matching_bound(alpha, r.frequencies.classes(), r.records);
+    reg.push_back({{"population", p.name},
+                   {"sampling_fraction", alpha},
+                   {"expected_matches", m.expected_matches},
+                   {"proportion", m.proportion}});
+  }
+  j["registry_matching"] = reg;
+  return j;
+}
+
 nlohmann::json to_json(const RiskReport& r) {
   nlohmann::json j;
   j["input"] = r.input;
@@ -212,6 +246,7 @@ nlohmann::json to_json(const RiskReport& r) {
     pops.push_back(pj);
   }
   j["population_uniques"] = pops;
+  j["attack_based"] = attack_based_json(r);
   return j;
 }
 
@@ -256,6 +291,19 @@ std::string to_text(const RiskReport& r) {
                      p.pu_su_ratio ? percent(*p.pu_su_ratio) : std::string("-"));
   }
   s += "  |PU|/|SU|: records expected to be population unique (Dankar) per sample unique.\n";
+  if (r.attackers.threshold > 0 && r.attackers.threshold <= 1) {
+    std::vector<std::uint64_t> sizes;
+    for (const auto& [size, count] : r.frequencies.sizes) sizes.insert(sizes.end(), count, size);
+    const TargetedAttackRisk t = targeted_attack_risk(sizes, {}, r.attackers.threshold);
+    s += fmt::format("\nAttacks of papers/003 (k = {} for risk {})\n", t.k, percent(r.attackers.threshold));
+    s += fmt::format("  targeted (3)  {} records in {} classes below k\n", t.records_at_risk, t.classes_at_risk);
+    for (const auto& p : r.populations)
+      if (p.size >= static_cast<double>(r.records) && r.records > 0) {
+        const double alpha = static_cast<double>(r.records) / p.size;
+        s += fmt::format("  registry (2)  {}: {:.1f} expected correct matches of all records\n", p.name,
+                         registry_matching_bound(alpha, r.frequencies.classes(), r.records).expected_matches);
+      }
+  }
   return s;
 }
 

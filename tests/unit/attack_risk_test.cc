@@ -2,6 +2,8 @@
 
 #include "deid/attack_risk.h"
 
+#include "deid/risk.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -92,6 +94,26 @@ TEST(AttackRisk, RegistryPersonRiskIsTheShareOfPopulationInSmallClasses) {
   ASSERT_EQ(by.size(), 2u);
   EXPECT_DOUBLE_EQ(by[0].proportion, 19.0 / 39);
   EXPECT_DOUBLE_EQ(by[1].proportion, 1.0 / 961);
+}
+
+TEST(AttackRisk, DeidRiskReportCarriesTheAttacksOfPaper003) {
+  // `deid risk` (risk.h) adds attack 3 with the table's class sizes and
+  // attack 2's equation 3 per population to its JSON.
+  const Sizes classes = {1, 1, 3, 5, 10};
+  const auto freq = ClassSizeFrequencies::from_class_sizes(classes);
+  RiskOptions options;
+  options.threshold = 0.2;
+  options.populations = {{"town", 2000.0}};
+  const auto j = to_json(assess_risk(freq, options));
+  ASSERT_TRUE(j.contains("attack_based"));
+  const auto& a = j["attack_based"];
+  EXPECT_EQ(a["k"], 5);
+  EXPECT_EQ(a["targeted"]["records_at_risk"], 5);  // classes of 1, 1 and 3
+  EXPECT_EQ(a["targeted"]["classes_at_risk"], 3);
+  ASSERT_EQ(a["registry_matching"].size(), 1u);
+  // alpha = 20 / 2000, 5 classes: 0.05 expected correct matches.
+  EXPECT_NEAR(a["registry_matching"][0]["expected_matches"].get<double>(), 0.05, 1e-12);
+  EXPECT_NE(to_text(assess_risk(freq, options)).find("targeted (3)"), std::string::npos);
 }
 
 }  // namespace
