@@ -36,6 +36,14 @@ class Lattice {
   std::vector<Transformation> successors(const Transformation& t) const;
   std::vector<Transformation> predecessors(const Transformation& t) const;
 
+  // The transformations of one rank in lexicographic order, enumerated
+  // without materializing the lattice (the optimal search sweeps ranks
+  // bottom-up). first_of_rank() sets `t` to the first transformation of rank
+  // `r` and returns false when there is none; next_of_rank() advances `t` to
+  // the next one of the same rank and returns false after the last.
+  bool first_of_rank(int r, Transformation& t) const;
+  bool next_of_rank(Transformation& t) const;
+
  private:
   std::vector<int> heights_;
   LatticeIndex size_ = 1;

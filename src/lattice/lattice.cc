@@ -56,6 +56,39 @@ std::vector<Transformation> Lattice::predecessors(const Transformation& t) const
   return out;
 }
 
+// Lexicographically smallest placement of `amount` levels into attributes
+// [from, m): as much as possible at the end.
+static void fill_from_end(const std::vector<int>& heights, Transformation& t, std::size_t from, int amount) {
+  for (std::size_t j = t.size(); j-- > from;) {
+    const int v = std::min(heights[j] - 1, amount);
+    t[j] = static_cast<std::uint8_t>(v);
+    amount -= v;
+  }
+}
+
+bool Lattice::first_of_rank(int r, Transformation& t) const {
+  if (r < 0 || r > max_rank()) return false;
+  t.assign(heights_.size(), 0);
+  fill_from_end(heights_, t, 0, r);
+  return true;
+}
+
+// The next composition in lexicographic order: raise the rightmost attribute
+// that can be raised while some level remains to its right, then place the
+// remaining levels (one fewer) lexicographically smallest behind it.
+bool Lattice::next_of_rank(Transformation& t) const {
+  int right = 0;  // levels in attributes after i
+  for (std::size_t i = t.size(); i-- > 0;) {
+    if (right > 0 && t[i] + 1 < heights_[i]) {
+      ++t[i];
+      fill_from_end(heights_, t, i + 1, right - 1);
+      return true;
+    }
+    right += t[i];
+  }
+  return false;
+}
+
 int rank(const Transformation& t) { return std::accumulate(t.begin(), t.end(), 0); }
 
 bool leq(const Transformation& x, const Transformation& y) {

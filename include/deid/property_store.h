@@ -1,0 +1,119 @@
+// The store of a predictive property: which transformations are known to
+// have it, kept implicitly (papers/000, "Efficient management of predictive
+// properties").
+//
+// A predictive property is inherited either by all generalizations of a
+// transformation that has it (P↑, e.g. insufficient quality) or by all its
+// specializations (P↓, e.g. insufficient protection). Instead of marking
+// every transformation of the lattice, the store keeps only the elements for
+// which the property was discovered, reduced to an antichain: when x is
+// inserted, every stored element that x covers (its generalizations for P↑,
+// its specializations for P↓) is removed, and x itself is not added when a
+// stored element already covers it. Memory is therefore proportional to the
+// antichain, never to the lattice.
+//
+// The antichain is kept in a prefix tree over level vectors: the root's
+// children give the level of the first quasi-identifier, their children the
+// level of the second, and so on; every root-to-leaf path is one stored
+// element. Each node holds its level, its children and the smallest (n.min)
+// and largest (n.max) rank of the elements beneath it. A query is a range
+// query: for P↑ it follows only children with level <= x_i whose n.min can
+// still be reached within x's remaining levels (the paper's
+// "m.level <= x_i and m.min < rank(x)", tightened to the suffix of x); for P↓
+// the same with >=, n.max. Removal on insert is the opposite range query.
+//
+// Representation: nodes live in one flat array with index links (first
+// child, next sibling) and a free list, so the tree needs no per-node
+// allocation; all traversals are iterative, their depth is the number of
+// quasi-identifiers (up to 255 levels per attribute, any number of
+// attributes). A P↓ store keeps mirrored levels (h_i - 1 - l), so that one
+// traversal serves both directions: "y >= x" becomes "mirror(y) <= mirror(x)"
+// and the paper's n.max of a P↓ tree is (max rank - n.min) of the mirrored one.
+//
+// Not thread-safe. Queries update the statistics, so they are non-const.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "deid/lattice.h"
+
+namespace deid {
+
+// Which transformations inherit a predictive property from one that has it.
+enum class Inheritance {
+  generalizations,  // P↑: x has it ⇒ every y with x ≤ y has it
+  specializations,  // P↓: x has it ⇒ every y with y ≤ x has it
+};
+
+class PropertyStore {
+ public:
+  struct Statistics {
+    std::uint64_t inserts = 0;            // insert() calls that added an element
+    std::uint64_t queries = 0;            // contains() calls
+    std::uint64_t hits = 0;               // contains() calls that returned true
+    std::uint64_t largest_antichain = 0;  // most elements stored at any time
+  };
+
+  // An empty store for transformations of `lattice` (only its heights are
+  // kept). REQUIRES: at least one dimension.
+  PropertyStore(const Lattice& lattice, Inheritance inheritance);
+
+  Inheritance inheritance() const { return inheritance_; }
+
+  // Whether `x` has the property: some stored y with y ≤ x (generalizations)
+  // or x ≤ y (specializations). A stored element equal to x counts.
+  // REQUIRES: x is a transformation of the lattice.
+  bool contains(const Transformation& x);
+
+  // Records that `x` has the property. Returns false and changes nothing
+  // when the store already implies it; otherwise removes the stored
+  // elements that x covers, adds x and returns true. The stored elements
+  // always form an antichain.
+  bool insert(const Transformation& x);
+
+  // Elements stored now (the antichain).
+  std::size_t size() const { return size_; }
+  // The stored elements, in lexicographic order (for tests and debugging).
+  std::vector<Transformation> elements() const;
+  // Nodes of the prefix tree in use (a measure of its memory).
+  std::size_t nodes() const { return nodes_.size() - free_count_; }
+  const Statistics& statistics() const { return stats_; }
+
+ private:
+  struct Node {
+    std::int32_t first_child = -1;
+    std::int32_t next_sibling = -1;  // siblings are sorted by ascending level
+    std::uint16_t min_rank = 0;      // over the (mirrored) elements beneath
+    std::uint16_t max_rank = 0;
+    std::uint8_t level = 0;
+  };
+
+  // Levels as stored: mirrored for specializations.
+  void load(const Transformation& x);
+  // Whether a stored element y ≤ key_ exists (in stored coordinates).
+  bool covered() const;
+  // Removes every stored y with key_ ≤ y; keeps n.min/n.max exact.
+  void remove_covered_by_key();
+  void add_key();
+  std::int32_t allocate(std::uint8_t level, int rank);
+  void release(std::int32_t node);
+  void refresh_bounds(std::int32_t node);
+
+  Inheritance inheritance_;
+  std::vector<int> heights_;
+  std::vector<Node> nodes_;  // nodes_[0] is the root
+  std::int32_t free_head_ = -1;
+  std::size_t free_count_ = 0;
+  std::size_t size_ = 0;
+  Statistics stats_;
+
+  // Scratch for one operation, sized to the dimensions.
+  std::vector<std::uint8_t> key_;
+  std::vector<int> suffix_;  // suffix_[d] = key_[d] + ... + key_[m-1]; suffix_[m] = 0
+  mutable std::vector<std::int32_t> cur_, prev_;
+  mutable std::vector<int> prefix_;
+  mutable std::vector<std::uint64_t> removed_mark_;
+};
+
+}  // namespace deid

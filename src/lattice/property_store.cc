@@ -1,0 +1,254 @@
+#include "deid/property_store.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+namespace deid {
+
+PropertyStore::PropertyStore(const Lattice& lattice, Inheritance inheritance)
+    : inheritance_(inheritance), heights_(lattice.heights()) {
+  if (heights_.empty()) throw std::invalid_argument("a property store needs at least one dimension");
+  int max_rank = 0;
+  for (int h : heights_) max_rank += h - 1;
+  // Ranks are kept in 16 bits per node: 30 attributes of height 255 use 7,620.
+  if (max_rank > std::numeric_limits<std::uint16_t>::max())
+    throw std::invalid_argument("lattice ranks exceed the property store's 16-bit range");
+  const std::size_t m = heights_.size();
+  nodes_.emplace_back();  // the root; its bounds are those of an empty set until something is added
+  nodes_[0].min_rank = std::numeric_limits<std::uint16_t>::max();
+  key_.resize(m);
+  suffix_.resize(m + 1);
+  cur_.resize(m);
+  prev_.resize(m);
+  prefix_.resize(m + 1);
+  removed_mark_.resize(m);
+}
+
+void PropertyStore::load(const Transformation& x) {
+  const std::size_t m = heights_.size();
+  for (std::size_t i = 0; i < m; ++i)
+    key_[i] = inheritance_ == Inheritance::generalizations ? x[i] : static_cast<std::uint8_t>(heights_[i] - 1 - x[i]);
+  suffix_[m] = 0;
+  for (std::size_t i = m; i-- > 0;) suffix_[i] = suffix_[i + 1] + key_[i];
+}
+
+// Range query for some stored y ≤ key_ (papers/000, "Queries"). A child c at
+// depth d is followed when c.level ≤ key_[d] and the smallest rank beneath
+// it, minus the levels already fixed on its path, fits into key_'s remaining
+// levels: y ≤ key_ on the remaining attributes implies that their sum is at
+// most suffix_[d + 1]. Children are sorted by level, so the scan of a
+// sibling list stops at the first level above key_[d].
+bool PropertyStore::covered() const {
+  const int m = static_cast<int>(heights_.size());
+  int d = 0;
+  cur_[0] = nodes_[0].first_child;
+  prefix_[0] = 0;
+  while (true) {
+    std::int32_t c = cur_[d];
+    while (c >= 0) {
+      const Node& n = nodes_[c];
+      if (n.level > key_[d]) {
+        c = -1;
+        break;
+      }
+      if (n.min_rank - (prefix_[d] + n.level) <= suffix_[d + 1]) break;
+      c = n.next_sibling;
+    }
+    if (c < 0) {
+      if (d == 0) return false;
+      --d;
+      cur_[d] = nodes_[cur_[d]].next_sibling;
+      continue;
+    }
+    if (d == m - 1) return true;
+    cur_[d] = c;
+    prefix_[d + 1] = prefix_[d] + nodes_[c].level;
+    cur_[d + 1] = nodes_[c].first_child;
+    ++d;
+  }
+}
+
+bool PropertyStore::contains(const Transformation& x) {
+  load(x);
+  ++stats_.queries;
+  const bool hit = covered();
+  if (hit) ++stats_.hits;
+  return hit;
+}
+
+std::int32_t PropertyStore::allocate(std::uint8_t level, int rank) {
+  std::int32_t idx;
+  if (free_head_ >= 0) {
+    idx = free_head_;
+    free_head_ = nodes_[idx].next_sibling;
+    --free_count_;
+  } else {
+    idx = static_cast<std::int32_t>(nodes_.size());
+    nodes_.emplace_back();
+  }
+  Node& n = nodes_[idx];
+  n.first_child = -1;
+  n.next_sibling = -1;
+  n.level = level;
+  n.min_rank = n.max_rank = static_cast<std::uint16_t>(rank);
+  return idx;
+}
+
+void PropertyStore::release(std::int32_t node) {
+  nodes_[node].first_child = -1;
+  nodes_[node].next_sibling = free_head_;
+  free_head_ = node;
+  ++free_count_;
+}
+
+void PropertyStore::refresh_bounds(std::int32_t node) {
+  Node& n = nodes_[node];
+  std::uint16_t lo = std::numeric_limits<std::uint16_t>::max(), hi = 0;
+  for (std::int32_t c = n.first_child; c >= 0; c = nodes_[c].next_sibling) {
+    lo = std::min(lo, nodes_[c].min_rank);
+    hi = std::max(hi, nodes_[c].max_rank);
+  }
+  n.min_rank = lo;
+  n.max_rank = hi;
+}
+
+// Range query for every stored y ≥ key_, removing what it finds (papers/000,
+// "Inserts"): children with c.level ≥ key_[d] whose largest rank beneath can
+// still cover key_'s remaining levels. Leaves found are unlinked; on the way
+// back, inner nodes left without children are unlinked too, and the bounds
+// of the others are recomputed so that n.min and n.max stay exact (the paper
+// notes that stale bounds would still be safe, only less selective).
+void PropertyStore::remove_covered_by_key() {
+  const int m = static_cast<int>(heights_.size());
+  std::uint64_t removed = 0;
+  auto unlink = [&](int depth, std::int32_t node) {
+    const std::int32_t next = nodes_[node].next_sibling;
+    if (prev_[depth] >= 0) {
+      nodes_[prev_[depth]].next_sibling = next;
+    } else {
+      const std::int32_t parent = depth == 0 ? 0 : cur_[depth - 1];
+      nodes_[parent].first_child = next;
+    }
+    release(node);
+    return next;
+  };
+  int d = 0;
+  cur_[0] = nodes_[0].first_child;
+  prev_[0] = -1;
+  prefix_[0] = 0;
+  removed_mark_[0] = 0;
+  while (true) {
+    std::int32_t c = cur_[d];
+    while (c >= 0) {
+      const Node& n = nodes_[c];
+      if (n.level >= key_[d] && n.max_rank - (prefix_[d] + n.level) >= suffix_[d + 1]) break;
+      prev_[d] = c;
+      c = n.next_sibling;
+    }
+    if (c < 0) {
+      if (d == 0) break;
+      --d;
+      const std::int32_t done = cur_[d];
+      if (nodes_[done].first_child < 0) {
+        cur_[d] = unlink(d, done);
+      } else {
+        if (removed != removed_mark_[d + 1]) refresh_bounds(done);
+        prev_[d] = done;
+        cur_[d] = nodes_[done].next_sibling;
+      }
+      continue;
+    }
+    if (d == m - 1) {
+      cur_[d] = unlink(d, c);
+      ++removed;
+      --size_;
+      continue;
+    }
+    cur_[d] = c;
+    prefix_[d + 1] = prefix_[d] + nodes_[c].level;
+    cur_[d + 1] = nodes_[c].first_child;
+    prev_[d + 1] = -1;
+    removed_mark_[d + 1] = removed;
+    ++d;
+  }
+  if (removed > 0) refresh_bounds(0);
+}
+
+void PropertyStore::add_key() {
+  const std::size_t m = heights_.size();
+  const int rank = suffix_[0];
+  std::int32_t parent = 0;
+  for (std::size_t d = 0; d < m; ++d) {
+    Node& p = nodes_[parent];
+    const auto r = static_cast<std::uint16_t>(rank);
+    p.min_rank = std::min(p.min_rank, r);
+    p.max_rank = std::max(p.max_rank, r);
+    // Find the child with key_[d] in the sorted sibling list, or where it goes.
+    std::int32_t prev = -1, c = p.first_child;
+    while (c >= 0 && nodes_[c].level < key_[d]) {
+      prev = c;
+      c = nodes_[c].next_sibling;
+    }
+    if (c < 0 || nodes_[c].level != key_[d]) {
+      const std::int32_t fresh = allocate(key_[d], rank);  // may reallocate nodes_
+      nodes_[fresh].next_sibling = c;
+      if (prev >= 0)
+        nodes_[prev].next_sibling = fresh;
+      else
+        nodes_[parent].first_child = fresh;
+      c = fresh;
+    }
+    parent = c;
+  }
+  Node& leaf = nodes_[parent];
+  leaf.min_rank = leaf.max_rank = static_cast<std::uint16_t>(rank);
+  ++size_;
+}
+
+bool PropertyStore::insert(const Transformation& x) {
+  load(x);
+  if (covered()) return false;
+  remove_covered_by_key();
+  add_key();
+  ++stats_.inserts;
+  stats_.largest_antichain = std::max<std::uint64_t>(stats_.largest_antichain, size_);
+  return true;
+}
+
+std::vector<Transformation> PropertyStore::elements() const {
+  const int m = static_cast<int>(heights_.size());
+  std::vector<Transformation> out;
+  std::vector<std::int32_t> cur(m);
+  Transformation t(m);
+  int d = 0;
+  cur[0] = nodes_[0].first_child;
+  while (d >= 0) {
+    const std::int32_t c = cur[d];
+    if (c < 0) {
+      if (--d >= 0) cur[d] = nodes_[cur[d]].next_sibling;
+      continue;
+    }
+    t[d] = nodes_[c].level;
+    if (d == m - 1) {
+      out.push_back(t);
+      cur[d] = nodes_[c].next_sibling;
+      continue;
+    }
+    cur[d + 1] = nodes_[c].first_child;
+    ++d;
+  }
+  if (inheritance_ == Inheritance::specializations)
+    for (auto& e : out)
+      for (int i = 0; i < m; ++i) e[i] = static_cast<std::uint8_t>(heights_[i] - 1 - e[i]);
+  // A hand-written comparison: GCC 12 reports a false -Wstringop-overread
+  // for std::vector<std::uint8_t>'s operator< inside std::sort.
+  std::sort(out.begin(), out.end(), [m](const Transformation& a, const Transformation& b) {
+    for (int i = 0; i < m; ++i)
+      if (a[i] != b[i]) return a[i] < b[i];
+    return false;
+  });
+  return out;
+}
+
+}  // namespace deid

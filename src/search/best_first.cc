@@ -1,0 +1,136 @@
+// Best-first branch and bound, bottom-up (papers/000, "Effective pruning in
+// large search spaces": the BFS method).
+//
+// A priority queue holds transformations keyed by a lower bound of their
+// generalization-only loss: the bound of the checked transformation that
+// enqueued them (the bound is monotonic, so it bounds its generalizations).
+// The head is taken; if its key is already not better than the best
+// solution, it has insufficient quality without a check and is pruned with
+// all its generalizations. Otherwise it is pruned when the insufficient-
+// quality store holds a specialization of it (complete information about
+// the property, papers/000 "Efficient management of predictive
+// properties"), or, for monotonic privacy models, skipped when the
+// insufficient-protection store holds a generalization of it. Otherwise it
+// is checked; unless it has insufficient quality, its successors are
+// enqueued with its bound as their key. Ties in the queue break by rank and
+// then by levels, so the order is deterministic.
+//
+// Each transformation is enqueued by one parent only, its canonical parent
+// (the transformation with its last non-zero level lowered by one): the
+// queue then never holds duplicates and no set of visited transformations
+// is needed, so memory is proportional to the queue and the stores, not to
+// the lattice. It stays complete: a transformation is never reached only
+// when its canonical parent was pruned by insufficient quality, which it
+// then inherits.
+//
+// Run to the end it is optimal. As a heuristic it stops when the evaluator
+// is exhausted (search.time-limit, search.max-checks) and returns the best
+// solution so far, not proven optimal; it finds good solutions early
+// (papers/000, Fig. 7).
+#include <queue>
+
+#include "deid/search.h"
+#include "search/predictive.h"
+
+namespace deid {
+namespace {
+
+using search_internal::PredictiveProperties;
+
+struct Entry {
+  LatticeIndex index;  // lexicographic order of the levels
+  double key;
+  std::uint16_t rank;
+  std::uint16_t first_free;  // successors raise attributes >= this one
+};
+
+// std::priority_queue is a max-heap: "a after b" means a has lower priority.
+struct After {
+  bool operator()(const Entry& a, const Entry& b) const {
+    if (a.key != b.key) return a.key > b.key;
+    if (a.rank != b.rank) return a.rank > b.rank;
+    return a.index > b.index;
+  }
+};
+
+class BestFirstSearch final : public SearchAlgorithm {
+ public:
+  std::string name() const override { return "best-first"; }
+
+  SearchOutcome run(Evaluator& ev) override {
+    PredictiveProperties props(ev, /*reexamine=*/true);
+    const Lattice& lattice = props.lattice();
+    const std::size_t m = lattice.dimensions();
+    SearchOutcome out;
+    out.algorithm = name();
+
+    std::priority_queue<Entry, std::vector<Entry>, After> queue;
+    std::uint64_t largest_queue = 1, popped = 0;
+    std::vector<Transformation> path;
+    bool stopped = !search_internal::greedy_ascent(props, ev);
+    if (!stopped) queue.push({0, 0.0, 0, 0});
+    Transformation t;
+    while (!queue.empty()) {
+      const Entry e = queue.top();
+      queue.pop();
+      ++popped;
+      t = lattice.at(e.index);
+      if (props.prune_by_bound(e.key, t) || props.insufficient_quality(t)) {
+        ++props.pruned_quality;
+        continue;
+      }
+      double key = e.key;
+      if (props.insufficient_protection(t)) {
+        ++props.pruned_protection;  // its generalizations may still be solutions
+      } else {
+        if (!props.checked(t) && props.monotonic() && !props.sufficient_protection(t)) {
+          if (ev.exhausted() || !search_internal::probe_path(props, ev, t, path)) {
+            stopped = true;
+            break;
+          }
+        }
+        if (props.insufficient_quality(t)) {
+          ++props.pruned_quality;
+          continue;
+        }
+        if (props.insufficient_protection(t)) {
+          ++props.pruned_protection;
+        } else {
+          std::optional<double> bound = props.checked_bound(t);
+          if (!bound) {
+            if (ev.exhausted()) {
+              stopped = true;
+              break;
+            }
+            bound = props.check(t).lower_bound;
+          }
+          if (props.not_better_than_best(*bound, t)) continue;
+          key = std::max(key, *bound);
+        }
+      }
+      // Canonical children: raise an attribute at or after the last raised one.
+      for (std::size_t i = e.first_free; i < m; ++i) {
+        if (t[i] + 1 >= lattice.heights()[i]) continue;
+        ++t[i];
+        queue.push({lattice.index(t), key, static_cast<std::uint16_t>(e.rank + 1), static_cast<std::uint16_t>(i)});
+        --t[i];
+      }
+      largest_queue = std::max<std::uint64_t>(largest_queue, queue.size());
+    }
+    out.best = ev.best();
+    out.stopped_by_limit = stopped;
+    out.optimal = !stopped;
+    out.checked = ev.checked();
+    out.time_to_best_seconds = ev.time_to_best_seconds();
+    out.statistics = props.statistics();
+    out.statistics["largest_queue"] = largest_queue;
+    out.statistics["dequeued"] = popped;
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<SearchAlgorithm> make_best_first_search() { return std::make_unique<BestFirstSearch>(); }
+
+}  // namespace deid

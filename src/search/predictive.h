@@ -1,0 +1,131 @@
+// The predictive properties of papers/000 ("Predictive properties") as the
+// pruning algorithms use them: every check goes through here, and what the
+// result predicts about other transformations is recorded in property
+// stores (deid/property_store.h).
+//
+// - Insufficient protection (P↓): x is no solution. When every privacy
+//   model is monotonic (Problem::monotonic()), no specialization of x is a
+//   solution either ("Insufficient protection against re-identification").
+//   Not used otherwise.
+// - Sufficient protection (P↑, monotonic only): x is a solution, so every
+//   generalization is one. It prunes nothing (quality is not monotonic under
+//   suppression, papers/000), but it answers "is this a solution?" without a
+//   check during the binary search on paths of the optimal algorithm.
+// - Insufficient quality (P↑): the generalization-only loss of x
+//   (CheckResult::lower_bound) is already not better than the best solution
+//   found, in deid::better()'s order (loss, then rank, then levels). The
+//   bound is monotonic for every quality model (quality.h), so every
+//   generalization y of x has loss(y) >= lb(y) >= lb(x), and rank(y) >
+//   rank(x) unless y == x: no generalization can be better than the best
+//   solution ("Insufficient data quality", after Bayardo et al.). The best
+//   only improves, so the property never becomes false. Because the tie
+//   breaks use rank and levels, algorithms that prune with it still return
+//   exactly exhaustive search's transformation.
+//
+// Internal to src/search.
+#pragma once
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/hash/hash.h>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "deid/property_store.h"
+#include "deid/search.h"
+
+namespace deid::search_internal {
+
+struct LatticeIndexHash {
+  std::size_t operator()(LatticeIndex v) const {
+    return absl::HashOf(static_cast<std::uint64_t>(v), static_cast<std::uint64_t>(v >> 64));
+  }
+};
+
+class PredictiveProperties {
+ public:
+  // `reexamine`: keep the checked transformations whose bound was still
+  // better than the best, and insert them into the insufficient-quality
+  // store when a better solution turns up (what ARX's Flash does with its
+  // "potentially insufficient utility" list). Memory: one entry per check.
+  PredictiveProperties(Evaluator& evaluator, bool reexamine);
+
+  const Lattice& lattice() const { return lattice_; }
+  bool monotonic() const { return monotonic_; }
+
+  // Checks `t` through the evaluator and records what it predicts.
+  // REQUIRES: !checked(t) (each transformation is checked once).
+  const CheckResult& check(const Transformation& t);
+  bool checked(const Transformation& t) const { return bounds_.contains(lattice_.index(t)); }
+  // CheckResult::lower_bound of a checked transformation.
+  std::optional<double> checked_bound(const Transformation& t) const;
+
+  // Store queries. Each counts as one query of its store.
+  bool insufficient_quality(const Transformation& t) { return quality_.contains(t); }
+  bool insufficient_protection(const Transformation& t) { return monotonic_ && protection_.contains(t); }
+  bool sufficient_protection(const Transformation& t) { return monotonic_ && solutions_.contains(t); }
+
+  // Whether a solution with loss `bound` at `t` would not be better than
+  // the best found (false while there is none).
+  bool not_better_than_best(double bound, const Transformation& t);
+  // Records that `t` has insufficient quality because `bound`, a lower bound
+  // of lb(t), is not better than the best (no check needed). Returns whether
+  // that is so.
+  bool prune_by_bound(double bound, const Transformation& t);
+
+  // Whether a store prunes `t`: insufficient quality, or insufficient
+  // protection. With `count`, a hit is counted against its property.
+  bool pruned(const Transformation& t, bool count);
+
+  // Counters of transformations an algorithm skipped because a store query
+  // hit (the algorithm counts; each skipped transformation once).
+  std::uint64_t pruned_quality = 0;
+  std::uint64_t pruned_protection = 0;
+
+  // "checked", "checks_to_best", "time_to_best_ms", "pruned" and "stores"
+  // (per property: inserts, queries, hits, largest_antichain, antichain,
+  // nodes), see docs/search.md.
+  nlohmann::json statistics() const;
+
+ private:
+  void on_new_best();
+
+  Evaluator& ev_;
+  Lattice lattice_;
+  bool monotonic_;
+  bool reexamine_;
+  PropertyStore quality_;
+  PropertyStore protection_;
+  PropertyStore solutions_;
+  // Bound of every checked transformation (memory grows with the checks).
+  absl::flat_hash_map<LatticeIndex, double, LatticeIndexHash> bounds_;
+  CheckResult probe_;  // scratch for better()
+  std::uint64_t checks_to_best_ = 0;
+  struct Pending {
+    double lower_bound;
+    LatticeIndex index;
+  };
+  std::vector<Pending> pending_;
+};
+
+// Phase 1 of the pruning searches, for a good solution early: a greedy
+// ascent from the bottom. At a transformation that is no solution, check
+// its unpruned, unchecked successors and move to a solution among them with
+// the smallest bound, else to the non-solution with the smallest bound. Ends
+// at a solution, or where no successor is left. Returns false when a limit
+// stopped it.
+bool greedy_ascent(PredictiveProperties& props, Evaluator& ev);
+
+// Flash's binary search (Kohlmayer et al. 2012) on a greedy path upward
+// from `start` through unresolved transformations (monotonic privacy models
+// only): a check of a non-solution on the path resolves its specializations,
+// a check of a solution its generalizations, so the boundary between them
+// is found with a logarithmic number of checks and inserted into the
+// stores. `path` is scratch. Returns false when a limit stopped it.
+bool probe_path(PredictiveProperties& props, Evaluator& ev, const Transformation& start,
+                std::vector<Transformation>& path);
+
+}  // namespace deid::search_internal

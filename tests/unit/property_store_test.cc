@@ -1,0 +1,197 @@
+// The store of predictive properties (include/deid/property_store.h): the
+// antichain prefix tree of papers/000, "Efficient management of predictive
+// properties". Oracle: a plain list of every inserted element, as in the
+// paper's "Option 1".
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "deid/property_store.h"
+
+namespace deid {
+namespace {
+
+// The list the paper starts from: every inserted element, nothing removed.
+struct PlainList {
+  Inheritance inheritance;
+  std::vector<Transformation> items;
+
+  bool covers(const Transformation& y, const Transformation& x) const {
+    return inheritance == Inheritance::generalizations ? leq(y, x) : leq(x, y);
+  }
+  bool contains(const Transformation& x) const {
+    return std::any_of(items.begin(), items.end(), [&](const auto& y) { return covers(y, x); });
+  }
+  // The antichain the store must hold: the inserted elements that no other
+  // inserted element covers (minimal for P↑, maximal for P↓), once each.
+  std::vector<Transformation> antichain() const {
+    std::vector<Transformation> out;
+    for (const auto& x : items) {
+      const bool dominated = std::any_of(items.begin(), items.end(), [&](const auto& y) { return y != x && covers(y, x); });
+      if (!dominated) out.push_back(x);
+    }
+    // Lexicographic order written out: GCC 12 reports a false
+    // -Wstringop-overread for std::vector<std::uint8_t>'s operator<.
+    std::sort(out.begin(), out.end(), [](const Transformation& a, const Transformation& b) {
+      for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i] != b[i]) return a[i] < b[i];
+      return false;
+    });
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+};
+
+Transformation random_transformation(std::mt19937_64& rng, const std::vector<int>& heights) {
+  Transformation t(heights.size());
+  for (std::size_t i = 0; i < t.size(); ++i) t[i] = static_cast<std::uint8_t>(rng() % heights[i]);
+  return t;
+}
+
+// Random elements near a random "rank band", so that inserts cover and
+// remove each other often (uniform random elements are mostly incomparable).
+Transformation banded_transformation(std::mt19937_64& rng, const std::vector<int>& heights) {
+  Transformation t(heights.size());
+  const int bias = static_cast<int>(rng() % 3);
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    int v = static_cast<int>(rng() % heights[i]);
+    if (bias == 0) v = std::min(v, static_cast<int>(rng() % heights[i]));
+    if (bias == 2) v = std::max(v, static_cast<int>(rng() % heights[i]));
+    t[i] = static_cast<std::uint8_t>(v);
+  }
+  return t;
+}
+
+void run_random_comparison(std::uint64_t seed, const std::vector<int>& heights, Inheritance inheritance, int operations) {
+  std::mt19937_64 rng(seed);
+  const Lattice lattice(heights);
+  PropertyStore store(lattice, inheritance);
+  PlainList list{inheritance, {}};
+  std::uint64_t queries = 0, hits = 0, inserts = 0, largest = 0;
+  for (int op = 0; op < operations; ++op) {
+    const Transformation x = op % 2 ? banded_transformation(rng, heights) : random_transformation(rng, heights);
+    if (rng() % 3 == 0) {
+      const bool expected_new = !list.contains(x);
+      ASSERT_EQ(store.insert(x), expected_new) << "seed " << seed << " insert " << to_string(x);
+      list.items.push_back(x);
+      if (expected_new) ++inserts;
+      const auto expected = list.antichain();
+      ASSERT_EQ(store.size(), expected.size()) << "seed " << seed;
+      ASSERT_EQ(store.elements(), expected) << "seed " << seed;
+      largest = std::max<std::uint64_t>(largest, expected.size());
+    } else {
+      const bool expected = list.contains(x);
+      ASSERT_EQ(store.contains(x), expected) << "seed " << seed << " query " << to_string(x);
+      ++queries;
+      if (expected) ++hits;
+    }
+  }
+  EXPECT_EQ(store.statistics().queries, queries);
+  EXPECT_EQ(store.statistics().hits, hits);
+  EXPECT_EQ(store.statistics().inserts, inserts);
+  EXPECT_EQ(store.statistics().largest_antichain, largest);
+}
+
+TEST(PropertyStore, AnswersEveryQueryAsAPlainListForGeneralizations) {
+  std::mt19937_64 rng(1);
+  for (std::uint64_t seed = 0; seed < 60; ++seed) {
+    std::vector<int> heights(1 + rng() % 6);
+    for (auto& h : heights) h = 1 + static_cast<int>(rng() % 5);
+    run_random_comparison(seed, heights, Inheritance::generalizations, 300);
+  }
+}
+
+TEST(PropertyStore, AnswersEveryQueryAsAPlainListForSpecializations) {
+  std::mt19937_64 rng(2);
+  for (std::uint64_t seed = 100; seed < 160; ++seed) {
+    std::vector<int> heights(1 + rng() % 6);
+    for (auto& h : heights) h = 1 + static_cast<int>(rng() % 5);
+    run_random_comparison(seed, heights, Inheritance::specializations, 300);
+  }
+}
+
+TEST(PropertyStore, AnswersEveryQueryAsAPlainListWith30Dimensions) {
+  std::mt19937_64 rng(3);
+  std::vector<int> heights(30);
+  for (auto& h : heights) h = 2 + static_cast<int>(rng() % 4);
+  run_random_comparison(200, heights, Inheritance::generalizations, 600);
+  run_random_comparison(201, heights, Inheritance::specializations, 600);
+}
+
+TEST(PropertyStore, AnswersEveryQueryAsAPlainListWithTallHierarchies) {
+  run_random_comparison(300, {255, 3, 40}, Inheritance::generalizations, 400);
+  run_random_comparison(301, {255, 3, 40}, Inheritance::specializations, 400);
+}
+
+// papers/000, Fig. 3: P↑ holds for (1,1,1), (1,3,0), (3,2,0); the query for
+// (1,2,2) finds (1,1,1).
+TEST(PropertyStore, PaperFigure3QueryFindsASpecialization) {
+  const Lattice lattice({4, 4, 3});
+  PropertyStore store(lattice, Inheritance::generalizations);
+  EXPECT_TRUE(store.insert({1, 1, 1}));
+  EXPECT_TRUE(store.insert({1, 3, 0}));
+  EXPECT_TRUE(store.insert({3, 2, 0}));
+  EXPECT_EQ(store.size(), 3u);
+  EXPECT_TRUE(store.contains({1, 2, 2}));
+  EXPECT_TRUE(store.contains({1, 1, 1}));  // an element has its own property
+  EXPECT_FALSE(store.contains({1, 2, 0}));
+  EXPECT_FALSE(store.contains({0, 3, 2}));
+  EXPECT_TRUE(store.contains({3, 3, 2}));
+}
+
+TEST(PropertyStore, InsertRemovesTheElementsTheNewOneCovers) {
+  const Lattice lattice({4, 4, 4});
+  PropertyStore up(lattice, Inheritance::generalizations);
+  up.insert({2, 2, 2});
+  up.insert({3, 1, 3});
+  up.insert({0, 3, 0});
+  EXPECT_TRUE(up.insert({1, 1, 1}));  // covers (2,2,2) and (3,1,3), not (0,3,0)
+  EXPECT_EQ(up.elements(), (std::vector<Transformation>{{0, 3, 0}, {1, 1, 1}}));
+  EXPECT_FALSE(up.insert({1, 2, 1}));  // already implied by (1,1,1)
+  EXPECT_EQ(up.size(), 2u);
+  EXPECT_EQ(up.statistics().largest_antichain, 3u);
+
+  PropertyStore down(lattice, Inheritance::specializations);
+  down.insert({1, 1, 1});
+  down.insert({0, 2, 0});
+  EXPECT_TRUE(down.contains({0, 1, 0}));
+  EXPECT_FALSE(down.contains({2, 0, 0}));
+  EXPECT_TRUE(down.insert({2, 2, 2}));  // covers both
+  EXPECT_EQ(down.elements(), (std::vector<Transformation>{{2, 2, 2}}));
+}
+
+// Removing elements unlinks empty subtrees and recycles their nodes: after
+// any sequence of inserts, the tree is as small as one built from the
+// antichain alone.
+TEST(PropertyStore, RemovalLeavesNoEmptySubtrees) {
+  std::mt19937_64 rng(5);
+  const std::vector<int> heights{3, 5, 2, 4, 3, 4};
+  const Lattice lattice(heights);
+  for (auto inheritance : {Inheritance::generalizations, Inheritance::specializations}) {
+    PropertyStore store(lattice, inheritance);
+    for (int i = 0; i < 500; ++i) {
+      store.insert(banded_transformation(rng, heights));
+      if (i % 50 != 49) continue;
+      PropertyStore fresh(lattice, inheritance);
+      for (const auto& e : store.elements()) fresh.insert(e);
+      EXPECT_EQ(store.nodes(), fresh.nodes());
+    }
+  }
+}
+
+TEST(PropertyStore, EmptyStoreContainsNothing) {
+  const Lattice lattice({2, 2});
+  PropertyStore store(lattice, Inheritance::specializations);
+  EXPECT_FALSE(store.contains({0, 0}));
+  EXPECT_EQ(store.size(), 0u);
+  EXPECT_EQ(store.statistics().queries, 1u);
+  EXPECT_EQ(store.statistics().hits, 0u);
+  // One dimension of height one: the only transformation.
+  PropertyStore single(Lattice({1}), Inheritance::generalizations);
+  EXPECT_TRUE(single.insert({0}));
+  EXPECT_TRUE(single.contains({0}));
+}
+
+}  // namespace
+}  // namespace deid
