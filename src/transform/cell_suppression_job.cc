@@ -262,8 +262,10 @@ nlohmann::json registry_json(const Job& job, const Bound& b, const CellTable& t,
     if (cc < 0)
       throw InputError(Location{reg.population, 1, 0, {}}, fmt::format("no count column '{}'", reg.count_column));
     const Column& count_col = pop.columns[static_cast<std::size_t>(cc)];
-    // Population classes: one row per class of the registry population.
-    std::vector<std::uint64_t> C(pop.rows);
+    // Population classes: the rows of the file summed per combination of
+    // the registry's released values (a census by province gives classes
+    // by region when the region is what is released).
+    std::map<std::vector<std::uint32_t>, std::uint64_t> classes_of;
     for (std::uint64_t r = 0; r < pop.rows; ++r) {
       const std::string& s = count_col.dictionary.value(count_col.codes[r]);
       std::uint64_t v = 0;
@@ -271,12 +273,20 @@ nlohmann::json registry_json(const Job& job, const Bound& b, const CellTable& t,
       if (ec != std::errc() || end != s.data() + s.size())
         throw InputError(Location{reg.population, r + 2, static_cast<std::uint64_t>(cc) + 1, reg.count_column},
                          fmt::format("count '{}' is not a non-negative integer", s));
-      C[r] = v;
+      std::vector<std::uint32_t> key;
+      for (const Column* pc : pcols) key.push_back(pc->codes[r]);
+      classes_of[key] += v;
+    }
+    std::vector<std::uint64_t> C;
+    std::vector<std::uint32_t> group;
+    std::vector<std::vector<std::uint32_t>> keys;
+    for (const auto& [key, count] : classes_of) {
+      keys.push_back(key);
+      C.push_back(count);
+      group.push_back(key[0]);
     }
     // Attack 1 (equation 1), overall and per value of the first attribute.
     const RegistryPersonRisk all = registry_person_risk(C, tau);
-    std::vector<std::uint32_t> group(pop.rows);
-    for (std::uint64_t r = 0; r < pop.rows; ++r) group[r] = pcols[0]->codes[r];
     const auto by = registry_person_risk_by_group(C, group, pcols[0]->dictionary.size(), tau);
     nlohmann::json per = nlohmann::json::object();
     for (std::uint32_t g = 0; g < by.size(); ++g)
@@ -299,14 +309,13 @@ nlohmann::json registry_json(const Job& job, const Bound& b, const CellTable& t,
       }
     for (std::size_t m = 0; m < cls.sizes.size(); ++m) {
       if (cls.exempt[m]) continue;
-      for (std::uint64_t pr = 0; pr < pop.rows; ++pr) {
+      for (std::size_t pc = 0; pc < keys.size(); ++pc) {
         bool match = true;
         for (std::size_t i = 0; i < cols.size() && match; ++i) {
           const std::uint32_t code = t.codes[cols[i]][rep[m]];
-          match = code == kSuppressedCell ||
-                  pcols[i]->dictionary.value(pcols[i]->codes[pr]) == label(b, cols[i], code);
+          match = code == kSuppressedCell || pcols[i]->dictionary.value(keys[pc][i]) == label(b, cols[i], code);
         }
-        if (match) F[m] += C[pr];
+        if (match) F[m] += C[pc];
       }
     }
     auto attack2 = [&](const std::vector<std::uint64_t>* rows) {
