@@ -42,12 +42,14 @@
 // reveal the suppressed value; a coarser level released as a copy of its
 // suppression, see ReleaseAttribute).
 //
-// Cost: supports are counted once; each pass of phase 2 reads the posting
-// list of one value (the records that hold it), so processing a combination
-// is linear in the number of rows times its width; class membership and
-// class sizes are updated as moles move, never recomputed within a
-// combination. All functions are deterministic and single-threaded; they
-// do not share state, so different tables may be processed concurrently.
+// Cost: supports are counted once and kept up to date. After phase 1 every
+// combination is grouped once (a hash of each row's codes); from then on a
+// suppressed cell re-files its row in the other combinations that hold the
+// column, so class sizes are never recomputed. In the combination being
+// processed, class members are linked lists over the rows and every value
+// knows the moles holding it, so a pass touches only the rows it
+// suppresses. All functions are deterministic and single-threaded; they
+// share no state, so different tables may be processed concurrently.
 #pragma once
 
 #include <cstdint>
@@ -138,14 +140,14 @@ struct CellSuppressionStats {
 // Postcondition: every combination has no mole.
 CellSuppressionStats suppress_cells(CellTable& table, const CellSuppressionSpec& spec);
 
-// One class of one combination: its records' tuple and size.
+// The classes of one combination.
 struct CombinationClasses {
-  std::vector<std::uint64_t> sizes;  // per class, classes in order of first row
+  std::vector<std::uint64_t> sizes;      // per class
   std::vector<std::uint32_t> row_class;  // per row
-  std::vector<bool> exempt;          // per class: every cell suppressed
+  std::vector<bool> exempt;              // per class: every cell suppressed
 };
 // The equivalence classes of `table` over `columns` under the marker-as-
-// value convention.
+// value convention: classes numbered in order of their first row.
 CombinationClasses combination_classes(const CellTable& table, std::span<const std::size_t> columns);
 
 // ---------------------------------------------------------------------------

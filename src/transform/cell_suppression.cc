@@ -196,7 +196,7 @@ class Suppressor {
   }
 
   // Suppresses cell (c, r), which holds a value, and the cells it
-  // propagates to; `on_suppressed(column, old value)` is told of each
+  // propagates to; `on_propagated(column, old value)` is told of each
   // propagated cell.
   template <class F>
   void suppress(std::size_t c, std::uint64_t r, F&& on_propagated) {
