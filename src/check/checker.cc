@@ -129,11 +129,14 @@ struct Checker::HashState {
 };
 
 Checker::Checker(const Problem& problem) : problem_(problem), hash_(new HashState) {
+  // Level-0 keys are the column's data codes, fewer than the hierarchy's
+  // rows (cup: ZIP has 100,000 rows in its hierarchy); higher levels use
+  // the hierarchy's codes.
   int bits = 0;
   for (const auto& h : problem.hierarchies) {
     hash_->shift.push_back(bits);
-    std::uint32_t domain = 0;
-    for (int l = 0; l < h.height(); ++l) domain = std::max(domain, h.domain_size(l));
+    std::uint32_t domain = static_cast<std::uint32_t>(h.map(0).size());
+    for (int l = 1; l < h.height(); ++l) domain = std::max(domain, h.domain_size(l));
     bits += std::max(1, static_cast<int>(std::bit_width(domain)));
   }
   hash_->packed = bits <= 64;
@@ -284,7 +287,7 @@ static void group_source(const Problem& problem, Checker::HashState& hs, const S
   std::uint64_t slots = 1;
   for (std::uint32_t q = w; q-- > 0 && slots <= kDenseSlots;) {
     stride[q] = slots;
-    slots *= problem.hierarchies[q].domain_size(t[q]);
+    slots *= t[q] == 0 ? problem.hierarchies[q].map(0).size() : problem.hierarchies[q].domain_size(t[q]);
   }
   if (slots <= kDenseSlots) {
     // Hand-written hot path: per attribute a table code → generalized code ×
