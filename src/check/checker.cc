@@ -49,8 +49,9 @@ struct Source {
 constexpr std::size_t kChunk = 1 << 15;
 
 // Direct addressing is used when the generalized domains at t's levels
-// multiply to at most this many slots (16 MiB of uint32).
-constexpr std::uint64_t kDenseSlots = std::uint64_t{1} << 22;
+// multiply to at most this many slots (256 KiB of uint32, so that the table
+// stays in the L2 cache); larger products hash the slot.
+constexpr std::uint64_t kDenseSlots = std::uint64_t{1} << 16;
 constexpr std::uint32_t kMissing = UINT32_MAX;
 
 // Open addressing for packed keys: Fibonacci hashing, linear probing, and
@@ -282,20 +283,30 @@ static void group_source(const Problem& problem, Checker::HashState& hs, const S
   }
 
   // Mixed-radix slot of a generalized key, when the domains at t's levels
-  // are small enough to address directly.
+  // multiply to less than 2^63 (always, unless the domains are huge).
   std::vector<std::uint64_t> stride(w);
   std::uint64_t slots = 1;
-  for (std::uint32_t q = w; q-- > 0 && slots <= kDenseSlots;) {
+  bool fits = true;
+  for (std::uint32_t q = w; q-- > 0;) {
     stride[q] = slots;
-    slots *= t[q] == 0 ? problem.hierarchies[q].map(0).size() : problem.hierarchies[q].domain_size(t[q]);
+    const std::uint64_t d =
+        t[q] == 0 ? problem.hierarchies[q].map(0).size() : problem.hierarchies[q].domain_size(t[q]);
+    if (d != 0 && slots > (std::uint64_t{1} << 63) / d) {
+      fits = false;
+      break;
+    }
+    slots *= d;
   }
-  if (slots <= kDenseSlots) {
+  if (fits) {
     // Hand-written hot path: per attribute a table code → generalized code ×
     // stride, built once per check (domains are small), so a class's slot
-    // is a sum of one load per attribute, and grouping is one array access
-    // per source class instead of a hash-table probe. On adult (optimal
-    // search, 1,086 checks) grouping took 2.7 G instructions with
-    // absl::flat_hash_map on packed keys.
+    // is a sum of one load per attribute. The slot is then looked up
+    // directly when the slots fit a table that stays in cache, else hashed
+    // (the slot is a unique 64-bit key). On adult (optimal search, 1,086
+    // checks) grouping took 2.7 G instructions with absl::flat_hash_map on
+    // packed keys; a 16 MiB direct table spent a third of the grouping time
+    // on cache misses (perf annotate), so direct addressing is now limited
+    // to tables of at most kDenseSlots entries.
     hs.scaled.resize(w);
     for (std::uint32_t q = 0; q < w; ++q) {
       const int from = src.levels ? (*src.levels)[q] : 0;
@@ -305,13 +316,11 @@ static void group_source(const Problem& problem, Checker::HashState& hs, const S
       table.resize(domain);
       for (std::size_t c = 0; c < domain; ++c) table[c] = (maps[q] ? maps[q][c] : c) * stride[q];
     }
-    if (hs.dense.size() < slots) hs.dense.assign(slots, kMissing);
-    // Raw pointers: the compiler cannot prove that the pushes below leave
+    // Raw pointers: the compiler cannot prove that the stores below leave
     // the tables alone, and would reload them for every member otherwise.
     std::vector<const std::uint64_t*> tables(w);
     for (std::uint32_t q = 0; q < w; ++q) tables[q] = hs.scaled[q].data();
     const std::uint64_t* const* tab = tables.data();
-    std::uint32_t* const dense = hs.dense.data();
     std::uint32_t* const member = hs.member.data();
     const std::uint32_t* const keys = src.keys;
     const std::uint64_t* const counts = src.counts;
@@ -319,31 +328,53 @@ static void group_source(const Problem& problem, Checker::HashState& hs, const S
     // Sized for the worst case (every member its own class) and trimmed
     // after: no capacity checks in the loop.
     hs.first.resize(src.size);
-    hs.used.resize(src.size);
-    out.counts.assign(src.size, 0);
+    out.counts.resize(src.size);
     std::uint32_t* const first = hs.first.data();
-    std::uint64_t* const used = hs.used.data();
     std::uint64_t* const sums = out.counts.data();
-    for (std::size_t i = 0; i < src.size; ++i) {
+    auto slot_of = [&](std::size_t i) {
       const std::uint32_t* key = keys + i * w;
       std::uint64_t slot = 0;
       for (std::uint32_t q = 0; q < w; ++q) slot += tab[q][key[q]];
-      std::uint32_t cls = dense[slot];
-      if (cls == kMissing) {
-        cls = dense[slot] = classes;
-        first[classes] = static_cast<std::uint32_t>(i);
-        used[classes] = slot;
-        ++classes;
+      return slot;
+    };
+    if (slots <= kDenseSlots) {
+      if (hs.dense.size() < slots) hs.dense.assign(slots, kMissing);
+      hs.used.resize(src.size);
+      std::uint32_t* const dense = hs.dense.data();
+      std::uint64_t* const used = hs.used.data();
+      for (std::size_t i = 0; i < src.size; ++i) {
+        const std::uint64_t slot = slot_of(i);
+        std::uint32_t cls = dense[slot];
+        if (cls == kMissing) {
+          cls = dense[slot] = classes;
+          first[classes] = static_cast<std::uint32_t>(i);
+          used[classes] = slot;
+          sums[classes] = 0;
+          ++classes;
+        }
+        sums[cls] += counts[i];
+        member[i] = cls;
       }
-      sums[cls] += counts[i];
-      member[i] = cls;
+      for (std::uint32_t c = 0; c < classes; ++c) dense[used[c]] = kMissing;
+    } else {
+      PackedTable& table = hs.table;
+      table.prepare(src.size);
+      for (std::size_t i = 0; i < src.size; ++i) {
+        bool inserted = false;
+        const std::uint32_t cls = table.find_or_insert(slot_of(i), classes, inserted);
+        if (inserted) {
+          first[classes] = static_cast<std::uint32_t>(i);
+          sums[classes] = 0;
+          ++classes;
+        }
+        sums[cls] += counts[i];
+        member[i] = cls;
+      }
+      table.reset();
     }
     hs.first.resize(classes);
-    hs.used.resize(classes);
     out.counts.resize(classes);
     write_keys(src, maps, w, hs.first, out);
-    for (std::uint64_t slot : hs.used) hs.dense[slot] = kMissing;
-    hs.used.clear();
   } else if (hs.packed) {
     group_packed(src, maps, hs.shift, w, hs.packed_index, hs.table, hs.first, out, hs.member);
   } else {
@@ -448,7 +479,10 @@ void Checker::remember(const Transformation& t, Classes& cls, std::vector<Histog
     auto lru = std::min_element(hs.cache.begin(), hs.cache.end(),
                                 [](const Snapshot& a, const Snapshot& b) { return a.last_used < b.last_used; });
     hs.cache_words -= lru->keys.size();
-    hs.spare.push_back(std::move(*lru));
+    // Keep a few evicted buffers for reuse and free the rest: one large
+    // insert can evict many snapshots, and keeping all their buffers made
+    // memory grow without bound (349 MB peak on the synthetic 10-QI search).
+    if (hs.spare.size() < 2) hs.spare.push_back(std::move(*lru));
     *lru = std::move(hs.cache.back());
     hs.cache.pop_back();
   }
