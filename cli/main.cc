@@ -16,7 +16,9 @@
 #include "deid/error.h"
 #include "deid/job.h"
 #include "deid/pipeline.h"
+#include "deid/report.h"
 #include "deid/risk.h"
+#include "progress.h"
 
 namespace {
 
@@ -50,12 +52,21 @@ void print_summary(const deid::Job& job, const deid::Anonymization& a) {
   if (!job.output.report.empty()) fmt::print("Report           {}\n", job.output.report);
 }
 
-// `deid risk JOB [--input FILE] [--json FILE]`: the risk of the job's input,
-// or of an output of `deid anonymize`, over the job's quasi-identifiers
-// (docs/risk-models.md). Prints a table; writes the JSON when asked.
+// Writes `text` to `path` (a report or result of a command).
+void write_file(const std::string& path, const std::string& text, const char* what) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.flush();
+  if (!out) throw deid::IoError(deid::Location{path, 0, 0, {}}, fmt::format("cannot write the {}", what));
+}
+
+// `deid risk JOB [--input FILE] [--json FILE] [--report FILE]`: the risk of
+// the job's input, or of an output of `deid anonymize`, over the job's
+// quasi-identifiers (docs/risk-models.md). Prints a table; writes the JSON
+// and the HTML report when asked.
 deid::cli::Command add_risk_command(CLI::App& app, const bool& quiet) {
   struct Options {
-    std::string job, input, json;
+    std::string job, input, json, report;
     std::optional<double> threshold;
     std::vector<std::string> populations;
   };
@@ -66,6 +77,7 @@ deid::cli::Command add_risk_command(CLI::App& app, const bool& quiet) {
       ->check(CLI::ExistingFile);
   risk->add_option("--input", opts->input, "Table to measure (default: the job's input), e.g. an anonymized output");
   risk->add_option("--json", opts->json, "Write the report as JSON to this file");
+  risk->add_option("--report", opts->report, "Write the report as a self-contained HTML page to this file");
   risk->add_option("--threshold", opts->threshold, "Risk above which a record is at risk (overrides risk.threshold)")
       ->check(CLI::Range(0.0, 1.0));
   risk->add_option("--population", opts->populations,
@@ -90,12 +102,11 @@ deid::cli::Command add_risk_command(CLI::App& app, const bool& quiet) {
         options.populations.emplace_back(p.substr(0, eq), size);
       }
     }
+    if (!opts->report.empty() && opts->report == opts->json)
+      throw deid::JobError(deid::Location{}, fmt::format("--report and --json are the same file '{}'", opts->report));
     const deid::RiskReport report = deid::assess_risk(job, opts->input, options);
-    if (!opts->json.empty()) {
-      std::ofstream out(opts->json, std::ios::binary);
-      out << deid::to_json(report).dump(2) << '\n';
-      if (!out) throw deid::IoError(deid::Location{opts->json, 0, 0, {}}, "cannot write the risk report");
-    }
+    if (!opts->json.empty()) write_file(opts->json, deid::to_json(report).dump(2) + "\n", "risk report");
+    if (!opts->report.empty()) write_file(opts->report, deid::render_html_risk_report(report), "HTML risk report");
     if (!quiet) fmt::print("{}", deid::to_text(report));
     return kExitFound;
   };
@@ -143,18 +154,13 @@ int main(int argc, char** argv) {
       if (job.privacy.empty())
         throw deid::JobError(deid::Location{job.path, 0, 0, {}},
                              "the job has no privacy model, only a 'cell-suppression' section: run 'deid suppress'");
+      // A progress line on a terminal only (never in a pipe, a file or a
+      // log), and not with --quiet.
+      std::optional<deid::cli::ProgressDisplay> display;
       deid::RunOptions options;
-      if (!quiet && isatty(STDERR_FILENO)) {
-        options.progress = [](const deid::SearchProgress& p) {
-          std::string best = p.best_loss ? fmt::format("{:.6f}", *p.best_loss) : std::string("none yet");
-          std::string done = p.fraction_done ? fmt::format(" {:5.1f}%", 100.0 * *p.fraction_done) : std::string();
-          fmt::print(stderr, "\rsearch{}  checked {}  best loss {}  {:.1f} s   ", done, p.checked, best,
-                     p.elapsed_seconds);
-          std::fflush(stderr);
-        };
-      }
+      if (!quiet && isatty(STDERR_FILENO)) options = display.emplace().run_options();
       const deid::Anonymization a = deid::anonymize(job, options);
-      if (options.progress) fmt::print(stderr, "\r\033[K");
+      if (display) display->finish();
       if (!quiet) print_summary(job, a);
       return a.found ? kExitFound : kExitNoSolution;
     }

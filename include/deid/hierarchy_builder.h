@@ -3,18 +3,48 @@
 // Each builder takes the distinct values to cover and returns a
 // HierarchyTable in ARX's format (one row per value: value, level 1, ...,
 // top "*"), ready to bind to a column or to write as CSV. Every builder
-// validates its parameters and its values and throws JobError naming the
-// parameter or the value at fault; a value that falls outside every interval
-// is an error unless bottom or top coding covers it.
+// validates its parameters (HierarchyParameterError, naming the parameter)
+// and then its values (HierarchyValueError, naming the value); a value that
+// falls outside every interval is an error unless bottom or top coding
+// covers it. The builders are used by `deid hierarchy ...` and for the
+// inline `hierarchy: {type: ...}` definitions of a job file, which prepare()
+// builds from the distinct values of the column (docs/job-file.md).
 #pragma once
 
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "deid/error.h"
 #include "deid/hierarchy.h"
 
 namespace deid {
+
+// A builder's parameter is invalid. `parameter()` is its name as written in
+// a job file ("widths", "max", "sizes", ...), so a parser can point at it.
+class HierarchyParameterError : public JobError {
+ public:
+  HierarchyParameterError(std::string parameter, const std::string& problem)
+      : JobError(Location{}, problem), parameter_(std::move(parameter)) {}
+  const std::string& parameter() const { return parameter_; }
+
+ private:
+  std::string parameter_;
+};
+
+// A value cannot be placed in the hierarchy (not a number, outside every
+// interval, not a date, not in the order of categories). `value()` is the
+// value, so a caller can say where it occurs in the data.
+class HierarchyValueError : public JobError {
+ public:
+  HierarchyValueError(std::string value, const std::string& problem)
+      : JobError(Location{}, problem), value_(std::move(value)) {}
+  const std::string& value() const { return value_; }
+
+ private:
+  std::string value_;
+};
 
 // Intervals for numbers. Level i groups values into bins of widths[i-1]
 // starting at `min` (widths must grow and each must divide the next, so the
@@ -60,6 +90,22 @@ struct GroupingSpec {
   std::vector<std::size_t> sizes;
 };
 HierarchyTable build_grouping_hierarchy(const std::vector<std::string>& values, const GroupingSpec& spec);
+
+// Any of the builders, with its parameters: what an inline
+// `hierarchy: {type: ...}` of a job file holds.
+using HierarchyBuilderSpec = std::variant<IntervalSpec, MaskingSpec, DateSpec, GroupingSpec>;
+
+// The builder's name as a job file spells its `type`: "intervals",
+// "masking", "dates" or "grouping".
+const char* builder_type(const HierarchyBuilderSpec& spec);
+
+// Throws HierarchyParameterError when the parameters are invalid (the same
+// checks every builder makes before it looks at values). Lets a job parser
+// reject a definition before any data is read.
+void check_parameters(const HierarchyBuilderSpec& spec);
+
+// Runs the builder of `spec` on `values`.
+HierarchyTable build_hierarchy(const std::vector<std::string>& values, const HierarchyBuilderSpec& spec);
 
 // Writes `table` as an ARX hierarchy CSV (';'-separated, LF).
 std::string hierarchy_to_csv(const HierarchyTable& table, char delimiter = ';');

@@ -3,6 +3,7 @@
 // write the output and the JSON result (docs/architecture.md).
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -25,6 +26,12 @@ struct Timings {
   double read = 0, encode = 0, search = 0, write = 0, total = 0;
 };
 
+// The phases of a run, in the order they happen, for a progress display.
+enum class Phase { reading, encoding, search, writing };
+const char* to_string(Phase phase);
+// Called, on the thread that runs the job, when a phase starts.
+using PhaseFn = std::function<void(Phase)>;
+
 // A job bound to its data. Not copyable: the problem points into it.
 struct PreparedJob {
   Job job;
@@ -39,12 +46,23 @@ struct PreparedJob {
   PreparedJob& operator=(const PreparedJob&) = delete;
 };
 
-// Reads the data and hierarchies of `job` and builds its problem. Throws
-// JobError when the job does not fit the data (unknown columns, columns
-// without a role) and InputError for bad files.
-std::unique_ptr<PreparedJob> prepare(const Job& job, Timings* timings = nullptr);
-// Same, with the data already read.
-std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timings = nullptr);
+// Reads the data and hierarchies of `job` and builds its problem; inline
+// hierarchy definitions are built from their column's distinct values.
+// Throws JobError when the job does not fit the data (unknown columns,
+// columns without a role, a value an inline hierarchy cannot place) and
+// InputError for bad files. `phase` (optional) hears Phase::reading and
+// Phase::encoding start.
+std::unique_ptr<PreparedJob> prepare(const Job& job, Timings* timings = nullptr, const PhaseFn& phase = {});
+// Same, with the data already read (only Phase::encoding is announced).
+std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timings = nullptr,
+                                     const PhaseFn& phase = {});
+
+// The hierarchy of `attribute` (which has_hierarchy()): its file read, or
+// its inline definition built from the distinct values of its column of
+// `data`, in order of first appearance. Throws as prepare() does; a value an
+// inline builder cannot place is a JobError at the value's first line in
+// the data whose message names the definition's line in the job file.
+HierarchyTable hierarchy_table(const Job& job, const AttributeSpec& attribute, const Dataset& data);
 
 // Writes the output table for transformation `t` with `classes` (suppressed
 // classes flagged): one row per input row in input order; identifying
@@ -52,8 +70,11 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
 // quasi-identifier of a suppressed record.
 void write_output(const PreparedJob& prepared, const Transformation& t, const Classes& classes, std::ostream& out);
 
+// Hooks for a progress display. The library never prints: a front end
+// renders what these report (the CLI draws a bar on a terminal).
 struct RunOptions {
-  ProgressFn progress;  // search progress, e.g. for a terminal display
+  ProgressFn progress;  // search progress, at most every 100 ms of search
+  PhaseFn phase;        // each phase as it starts (anonymize(): all four; run_search(): search)
 };
 
 struct Anonymization {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -51,6 +52,14 @@ class Evaluator {
   // True once the time limit or the budget of checks is used up.
   bool exhausted() const;
   const std::optional<CheckResult>& best() const { return best_; }
+  // The best solutions checked so far, best first under better(), each
+  // transformation once; at most keep_best_solutions() of them. The first
+  // is best(). Maintained only when a check is a solution and beats the
+  // last one kept, so it costs nothing on the other checks.
+  const std::vector<CheckResult>& best_solutions() const { return best_solutions_; }
+  void keep_best_solutions(std::size_t n);
+  std::size_t keep_best_solutions() const { return keep_best_; }
+  static constexpr std::size_t kDefaultBestSolutions = 10;
   std::uint64_t checked() const { return checked_; }
   double elapsed_seconds() const;
   double time_to_best_seconds() const { return time_to_best_; }
@@ -67,6 +76,8 @@ class Evaluator {
   Checker checker_;
   CheckResult last_;
   std::optional<CheckResult> best_;
+  std::vector<CheckResult> best_solutions_;  // sorted by better(), distinct transformations
+  std::size_t keep_best_ = kDefaultBestSolutions;
   std::uint64_t checked_ = 0;
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_report_;

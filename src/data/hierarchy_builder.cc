@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cmath>
 #include <set>
+#include <type_traits>
+#include <variant>
 
 #include "deid/csv.h"
 #include "deid/error.h"
@@ -14,13 +16,17 @@ namespace deid {
 namespace {
 
 [[noreturn]] void fail(const std::string& msg) { throw JobError(Location{}, msg); }
+[[noreturn]] void bad_parameter(const char* parameter, const std::string& msg) {
+  throw HierarchyParameterError(parameter, msg);
+}
+[[noreturn]] void bad_value(const std::string& value, const std::string& msg) { throw HierarchyValueError(value, msg); }
 
 double parse_number(const std::string& v) {
   double x = 0;
   const char* end = v.data() + v.size();
   auto [ptr, ec] = std::from_chars(v.data(), end, x);
   if (v.empty() || ec != std::errc() || ptr != end || !std::isfinite(x))
-    fail(fmt::format("interval hierarchy: value '{}' is not a number", v));
+    bad_value(v, fmt::format("interval hierarchy: value '{}' is not a number", v));
   return x;
 }
 
@@ -52,18 +58,69 @@ void add_row(HierarchyTable& t, std::vector<std::string> row) {
   t.lines.push_back(t.rows.size());
 }
 
+void check_interval(const IntervalSpec& spec) {
+  if (!std::isfinite(spec.min) || !std::isfinite(spec.max) || !(spec.max > spec.min))
+    bad_parameter("max", fmt::format("interval hierarchy: max ({}) must be greater than min ({})", spec.max, spec.min));
+  if (spec.widths.empty()) bad_parameter("widths", "interval hierarchy: give at least one bin width");
+  for (std::size_t i = 0; i < spec.widths.size(); ++i) {
+    if (!(spec.widths[i] > 0) || !std::isfinite(spec.widths[i]))
+      bad_parameter("widths", fmt::format("interval hierarchy: bin width {} must be positive", spec.widths[i]));
+    if (i > 0 && (spec.widths[i] <= spec.widths[i - 1] || !divides(spec.widths[i - 1], spec.widths[i])))
+      bad_parameter("widths",
+                    fmt::format("interval hierarchy: bin width {} must be a multiple of the previous width {} and "
+                                "larger, so that the levels nest",
+                                spec.widths[i], spec.widths[i - 1]));
+  }
+}
+
+void check_masking(const MaskingSpec& spec) {
+  if (spec.levels < 0) bad_parameter("levels", "masking hierarchy: levels must be >= 0");
+  if (spec.mask_char == '\0' || spec.mask_char == '\n' || spec.mask_char == '\r')
+    bad_parameter("mask-char", "masking hierarchy: the mask character must be a printable character");
+}
+
+void check_grouping(const GroupingSpec& spec) {
+  if (spec.order.empty()) bad_parameter("order", "grouping hierarchy: the order of the categories is empty");
+  std::set<std::string> in_order;
+  for (const auto& o : spec.order)
+    if (!in_order.insert(o).second)
+      bad_parameter("order", fmt::format("grouping hierarchy: category '{}' appears twice in the order", o));
+  for (std::size_t i = 0; i < spec.sizes.size(); ++i) {
+    if (spec.sizes[i] < 2) bad_parameter("sizes", "grouping hierarchy: group sizes must be at least 2");
+    if (i > 0 && (spec.sizes[i] <= spec.sizes[i - 1] || spec.sizes[i] % spec.sizes[i - 1] != 0))
+      bad_parameter("sizes", fmt::format("grouping hierarchy: group size {} must be a multiple of the previous "
+                                         "size {} and larger",
+                                         spec.sizes[i], spec.sizes[i - 1]));
+  }
+}
+
 }  // namespace
 
+const char* builder_type(const HierarchyBuilderSpec& spec) {
+  static constexpr const char* kNames[] = {"intervals", "masking", "dates", "grouping"};
+  return kNames[spec.index()];
+}
+
+void check_parameters(const HierarchyBuilderSpec& spec) {
+  if (const auto* s = std::get_if<IntervalSpec>(&spec)) check_interval(*s);
+  if (const auto* s = std::get_if<MaskingSpec>(&spec)) check_masking(*s);
+  if (const auto* s = std::get_if<GroupingSpec>(&spec)) check_grouping(*s);
+}
+
+HierarchyTable build_hierarchy(const std::vector<std::string>& values, const HierarchyBuilderSpec& spec) {
+  return std::visit(
+      [&](const auto& s) -> HierarchyTable {
+        using S = std::decay_t<decltype(s)>;
+        if constexpr (std::is_same_v<S, IntervalSpec>) return build_interval_hierarchy(values, s);
+        if constexpr (std::is_same_v<S, MaskingSpec>) return build_masking_hierarchy(values, s);
+        if constexpr (std::is_same_v<S, DateSpec>) return build_date_hierarchy(values, s);
+        if constexpr (std::is_same_v<S, GroupingSpec>) return build_grouping_hierarchy(values, s);
+      },
+      spec);
+}
+
 HierarchyTable build_interval_hierarchy(const std::vector<std::string>& values, const IntervalSpec& spec) {
-  if (!(spec.max > spec.min)) fail(fmt::format("interval hierarchy: max ({}) must be greater than min ({})", spec.max, spec.min));
-  if (spec.widths.empty()) fail("interval hierarchy: give at least one bin width");
-  for (std::size_t i = 0; i < spec.widths.size(); ++i) {
-    if (!(spec.widths[i] > 0)) fail(fmt::format("interval hierarchy: bin width {} must be positive", spec.widths[i]));
-    if (i > 0 && (spec.widths[i] <= spec.widths[i - 1] || !divides(spec.widths[i - 1], spec.widths[i])))
-      fail(fmt::format("interval hierarchy: bin width {} must be a multiple of the previous width {} and larger, "
-                       "so that the levels nest",
-                       spec.widths[i], spec.widths[i - 1]));
-  }
+  check_interval(spec);
   HierarchyTable t = make_table("<interval hierarchy>");
   for (const auto& v : distinct(values)) {
     const double x = parse_number(v);
@@ -71,7 +128,7 @@ HierarchyTable build_interval_hierarchy(const std::vector<std::string>& values, 
     if (x < spec.min || x >= spec.max) {
       const bool below = x < spec.min;
       if (below ? !spec.bottom_coding : !spec.top_coding)
-        fail(fmt::format("interval hierarchy: value '{}' is outside [{}, {}) and {} coding is off", v, num(spec.min),
+        bad_value(v, fmt::format("interval hierarchy: value '{}' is outside [{}, {}) and {} coding is off", v, num(spec.min),
                          num(spec.max), below ? "bottom" : "top"));
       const std::string label = below ? fmt::format("<{}", num(spec.min)) : fmt::format(">={}", num(spec.max));
       for (std::size_t i = 0; i < spec.widths.size(); ++i) row.push_back(label);
@@ -90,9 +147,9 @@ HierarchyTable build_interval_hierarchy(const std::vector<std::string>& values, 
 }
 
 HierarchyTable build_masking_hierarchy(const std::vector<std::string>& values, const MaskingSpec& spec) {
+  check_masking(spec);
   const auto vals = distinct(values);
   if (vals.empty()) fail("masking hierarchy: there are no values to cover");
-  if (spec.levels < 0) fail("masking hierarchy: levels must be >= 0");
   std::size_t longest = 0;
   for (const auto& v : vals) longest = std::max(longest, v.size());
   const std::size_t levels = spec.levels > 0 ? std::min<std::size_t>(static_cast<std::size_t>(spec.levels), longest) : longest;
@@ -128,7 +185,7 @@ HierarchyTable build_date_hierarchy(const std::vector<std::string>& values, cons
     static constexpr int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
     if (!shape || m < 1 || m > 12 || d < 1 || d > kDays[m - 1] || (m == 2 && d == 29 && !leap))
-      fail(fmt::format("date hierarchy: value '{}' is not a date of the form YYYY-MM-DD", v));
+      bad_value(v, fmt::format("date hierarchy: value '{}' is not a date of the form YYYY-MM-DD", v));
     std::vector<std::string> row{v};
     if (spec.month) row.push_back(v.substr(0, 7));
     if (spec.year) row.push_back(v.substr(0, 4));
@@ -140,18 +197,10 @@ HierarchyTable build_date_hierarchy(const std::vector<std::string>& values, cons
 }
 
 HierarchyTable build_grouping_hierarchy(const std::vector<std::string>& values, const GroupingSpec& spec) {
-  if (spec.order.empty()) fail("grouping hierarchy: the order of the categories is empty");
-  std::set<std::string> in_order;
-  for (const auto& o : spec.order)
-    if (!in_order.insert(o).second) fail(fmt::format("grouping hierarchy: category '{}' appears twice in the order", o));
-  for (std::size_t i = 0; i < spec.sizes.size(); ++i) {
-    if (spec.sizes[i] < 2) fail("grouping hierarchy: group sizes must be at least 2");
-    if (i > 0 && (spec.sizes[i] <= spec.sizes[i - 1] || spec.sizes[i] % spec.sizes[i - 1] != 0))
-      fail(fmt::format("grouping hierarchy: group size {} must be a multiple of the previous size {} and larger",
-                       spec.sizes[i], spec.sizes[i - 1]));
-  }
+  check_grouping(spec);
+  const std::set<std::string> in_order(spec.order.begin(), spec.order.end());
   for (const auto& v : values)
-    if (!in_order.contains(v)) fail(fmt::format("grouping hierarchy: value '{}' is not in the order of categories", v));
+    if (!in_order.contains(v)) bad_value(v, fmt::format("grouping hierarchy: value '{}' is not in the order of categories", v));
   HierarchyTable t = make_table("<grouping hierarchy>");
   const std::size_t n = spec.order.size();
   for (std::size_t i = 0; i < n; ++i) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -139,6 +140,12 @@ struct Ctx {
     fail(n, fmt::format("{} must be one of {}, got '{}'", what, list, s));
   }
 
+  bool boolean(const YAML::Node& n, const std::string& what) const {
+    const std::string b = str(n, what);
+    if (b != "true" && b != "false") fail(n, fmt::format("{} must be true or false, got '{}'", what, b));
+    return b == "true";
+  }
+
   Role role(const YAML::Node& n) const {
     return choice<Role>(n, "role",
                         {{"identifying", Role::identifying},
@@ -169,6 +176,90 @@ struct Ctx {
     return v * scale;
   }
 };
+
+// An inline hierarchy definition, `hierarchy: {type: intervals, ...}`, with
+// the parameters of `deid hierarchy TYPE` (docs/job-file.md). Its parameters
+// are checked here, so a bad definition is reported with its line before
+// any data is read; the values are checked when prepare() builds it.
+HierarchyBuilderSpec parse_hierarchy_builder(const Ctx& ctx, const YAML::Node& h, const std::string& attribute) {
+  const std::string where = fmt::format("the hierarchy of attribute '{}'", attribute);
+  if (!h["type"])
+    ctx.fail(h, fmt::format("{} needs 'type': intervals, masking, dates or grouping (or give the path of a "
+                            "hierarchy file)",
+                            where));
+  enum class Type { intervals, masking, dates, grouping };
+  const Type type = ctx.choice<Type>(h["type"], "hierarchy type",
+                                     {{"intervals", Type::intervals},
+                                      {"masking", Type::masking},
+                                      {"dates", Type::dates},
+                                      {"grouping", Type::grouping}});
+  auto numbers = [&](const YAML::Node& n, const char* what) {
+    if (!n.IsSequence() || n.size() == 0) ctx.fail(n, fmt::format("{} must be a non-empty list of numbers", what));
+    std::vector<double> out;
+    for (const auto& x : n) out.push_back(ctx.num(x, what));
+    return out;
+  };
+  HierarchyBuilderSpec spec;
+  switch (type) {
+    case Type::intervals: {
+      ctx.keys(h, where, {"type", "min", "max", "widths", "bottom-coding", "top-coding"});
+      for (const char* k : {"min", "max", "widths"})
+        if (!h[k]) ctx.fail(h, fmt::format("an intervals hierarchy needs '{}' (keys: min, max, widths, "
+                                           "bottom-coding, top-coding)",
+                                           k));
+      IntervalSpec s;
+      s.min = ctx.num(h["min"], "min");
+      s.max = ctx.num(h["max"], "max");
+      s.widths = numbers(h["widths"], "widths");
+      if (h["bottom-coding"]) s.bottom_coding = ctx.boolean(h["bottom-coding"], "bottom-coding");
+      if (h["top-coding"]) s.top_coding = ctx.boolean(h["top-coding"], "top-coding");
+      spec = s;
+      break;
+    }
+    case Type::masking: {
+      ctx.keys(h, where, {"type", "levels", "from-left", "mask-char"});
+      MaskingSpec s;
+      if (h["levels"]) s.levels = static_cast<int>(std::min<std::uint64_t>(ctx.integer(h["levels"], "levels", 1), 1000));
+      if (h["from-left"]) s.from_left = ctx.boolean(h["from-left"], "from-left");
+      if (h["mask-char"]) {
+        const std::string c = ctx.str(h["mask-char"], "mask-char");
+        if (c.size() != 1) ctx.fail(h["mask-char"], fmt::format("mask-char must be a single character, got '{}'", c));
+        s.mask_char = c[0];
+      }
+      spec = s;
+      break;
+    }
+    case Type::dates: {
+      ctx.keys(h, where, {"type", "month", "year", "decade"});
+      DateSpec s;
+      if (h["month"]) s.month = ctx.boolean(h["month"], "month");
+      if (h["year"]) s.year = ctx.boolean(h["year"], "year");
+      if (h["decade"]) s.decade = ctx.boolean(h["decade"], "decade");
+      spec = s;
+      break;
+    }
+    case Type::grouping: {
+      ctx.keys(h, where, {"type", "order", "sizes"});
+      for (const char* k : {"order", "sizes"})
+        if (!h[k]) ctx.fail(h, fmt::format("a grouping hierarchy needs '{}' (keys: order, sizes)", k));
+      GroupingSpec s;
+      if (!h["order"].IsSequence()) ctx.fail(h["order"], "order must be a list of categories, in order");
+      for (const auto& o : h["order"]) s.order.push_back(ctx.str(o, "category"));
+      if (!h["sizes"].IsSequence() || h["sizes"].size() == 0)
+        ctx.fail(h["sizes"], "sizes must be a non-empty list of group sizes, e.g. [2, 4]");
+      for (const auto& x : h["sizes"]) s.sizes.push_back(static_cast<std::size_t>(ctx.integer(x, "group size", 2)));
+      spec = s;
+      break;
+    }
+  }
+  try {
+    check_parameters(spec);
+  } catch (const HierarchyParameterError& e) {
+    const YAML::Node at = h[e.parameter()] ? h[e.parameter()] : h;
+    ctx.fail(at, fmt::format("attribute '{}': {}", attribute, e.problem()));
+  }
+  return spec;
+}
 
 // The attribute of l-diversity or t-closeness must be listed with role:
 // sensitive (the models protect the distribution of a sensitive attribute).
@@ -236,7 +327,7 @@ PrivacySpec parse_privacy(const Ctx& ctx, const Job& job, const YAML::Node& item
                                                         {{"equal", TClosenessSpec::Distance::equal},
                                                          {"hierarchical", TClosenessSpec::Distance::hierarchical},
                                                          {"ordered", TClosenessSpec::Distance::ordered}});
-    if (s.distance == TClosenessSpec::Distance::hierarchical && a.hierarchy.empty())
+    if (s.distance == TClosenessSpec::Distance::hierarchical && !a.has_hierarchy())
       ctx.fail(p["distance"], fmt::format("t-closeness with distance: hierarchical needs a 'hierarchy' for "
                                           "attribute '{}' (line {})",
                                           a.name, a.line));
@@ -314,7 +405,13 @@ Job::CellSuppression parse_cell_suppression(const Ctx& ctx, const Job& job, cons
       ctx.keys(v, where, {"levels", "names", "known-level", "evaluate", "totally-ordered"});
       if (!v["levels"]) ctx.fail(v, fmt::format("{} needs 'levels'", where));
       r.levels = levels(v["levels"], "levels");
-      if (job.attribute(r.attribute)->hierarchy.empty() && (r.levels.size() != 1 || r.levels[0] != 0))
+      // deid suppress reads hierarchy files only (src/transform/cell_suppression_job.cc).
+      if (job.attribute(r.attribute)->hierarchy_builder &&
+          std::any_of(r.levels.begin(), r.levels.end(), [](int l) { return l > 0; }))
+        ctx.fail(v["levels"], fmt::format("attribute '{}': deid suppress releases levels of hierarchy files only; "
+                                          "write its inline hierarchy with 'deid hierarchy' and give its path",
+                                          r.attribute));
+      if (!job.attribute(r.attribute)->has_hierarchy() && (r.levels.size() != 1 || r.levels[0] != 0))
         ctx.fail(v["levels"], fmt::format("attribute '{}' has no hierarchy: only level 0 can be released",
                                           r.attribute));
       if (v["names"]) {
@@ -426,7 +523,14 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
           ctx.fail(v["hierarchy"], fmt::format("attribute '{}': a hierarchy is only used for quasi-identifying "
                                                "and sensitive attributes",
                                                a.name));
-        a.hierarchy = ctx.path(v["hierarchy"], "hierarchy");
+        if (v["hierarchy"].IsMap()) {
+          a.hierarchy_builder = parse_hierarchy_builder(ctx, v["hierarchy"], a.name);
+          const auto m = v["hierarchy"].Mark();
+          a.hierarchy_line = static_cast<std::uint64_t>(m.line + 1);
+          a.hierarchy_column = static_cast<std::uint64_t>(m.column + 1);
+        } else {
+          a.hierarchy = ctx.path(v["hierarchy"], "hierarchy");
+        }
       }
       if (v["order"]) {
         if (!v["order"].IsSequence()) ctx.fail(v["order"], "order must be a list of values");
@@ -439,7 +543,7 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
       }
       // Cell suppression (deid suppress) releases a quasi-identifier without
       // a hierarchy as it is; the lattice search needs one.
-      if (a.role == Role::quasi_identifying && a.hierarchy.empty() && !root["cell-suppression"])
+      if (a.role == Role::quasi_identifying && !a.has_hierarchy() && !root["cell-suppression"])
         ctx.fail(v, fmt::format("quasi-identifying attribute '{}' needs a 'hierarchy'", a.name));
       if (job.attribute(a.name)) ctx.fail(kv.first, fmt::format("attribute '{}' is listed twice", a.name));
       job.attributes.push_back(std::move(a));

@@ -38,6 +38,7 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
   const Problem& pr = p.problem;
   const Job& job = p.job;
   Anonymization a;
+  if (options.phase) options.phase(Phase::search);
   const auto t0 = std::chrono::steady_clock::now();
   SearchLimits limits{job.search.time_limit_seconds, job.search.max_checks};
   Evaluator ev(pr, limits, options.progress);
@@ -102,6 +103,17 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
   s["lattice_size"] = lattice_number(lattice.size());
   s["stopped_by_limit"] = a.search.stopped_by_limit;
   s["time_to_best_ms"] = a.search.time_to_best_seconds * 1000.0;
+  // The best solutions the search checked, best first (the chosen one first
+  // when the search found one): how the choice compares with its rivals.
+  nlohmann::json sols = nlohmann::json::array();
+  for (const CheckResult& c : ev.best_solutions()) {
+    nlohmann::json levels = nlohmann::json::object();
+    for (std::size_t q = 0; q < pr.qi_names.size(); ++q) levels[pr.qi_names[q]] = c.transformation[q];
+    sols.push_back({{"transformation", levels},
+                    {"information_loss", c.quality.value},
+                    {"suppressed_records", c.suppressed_records}});
+  }
+  s["best_solutions"] = sols;
   r["search"] = s;
   const CheckStatistics& cs = a.check_statistics;
   r["check"] = {{"checks", cs.checks},
@@ -117,11 +129,12 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
 Anonymization anonymize(const Job& job, const RunOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   Timings timings;
-  auto prepared = prepare(job, &timings);
+  auto prepared = prepare(job, &timings, options.phase);
   Anonymization a = run_search(*prepared, options);
   a.timings.read = timings.read;
   a.timings.encode = timings.encode;
 
+  if (options.phase) options.phase(Phase::writing);
   const auto tw = std::chrono::steady_clock::now();
   if (a.found && !job.output.path.empty()) {
     std::ofstream out = open_for_writing(job.output.path);

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "deid/error.h"
+#include "deid/hierarchy_builder.h"
 #include "deid/pipeline.h"
 
 namespace deid {
@@ -12,16 +13,70 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-}  // namespace
-
-std::unique_ptr<PreparedJob> prepare(const Job& job, Timings* timings) {
-  const auto t0 = std::chrono::steady_clock::now();
-  Dataset data = read_dataset(job.input.path, CsvOptions{job.input.delimiter});
-  if (timings) timings->read = ms_since(t0);
-  return prepare(job, std::move(data), timings);
+// Builds an inline hierarchy definition from the column's distinct values
+// (in order of first appearance, as `deid hierarchy --input` does, so both
+// give the same table). A value the builder cannot place is reported at its
+// first line in the data, naming the definition's line in the job file.
+HierarchyTable build_inline(const Job& job, const AttributeSpec& a, const Dataset& data, const Column& column) {
+  std::vector<std::string> values;
+  values.reserve(column.dictionary.size());
+  for (std::uint32_t c = 0; c < column.dictionary.size(); ++c) values.push_back(column.dictionary.value(c));
+  const std::string definition = Location{job.path, a.hierarchy_line, a.hierarchy_column, {}}.to_string();
+  try {
+    HierarchyTable t = build_hierarchy(values, *a.hierarchy_builder);
+    t.source = fmt::format("{} ({} hierarchy of '{}')", definition.empty() ? "the job" : definition,
+                           builder_type(*a.hierarchy_builder), a.name);
+    return t;
+  } catch (const HierarchyValueError& e) {
+    const std::int64_t code = column.dictionary.find(e.value());
+    const std::uint64_t line = code >= 0 && static_cast<std::size_t>(code) < column.first_line.size()
+                                   ? column.first_line[static_cast<std::size_t>(code)]
+                                   : 0;
+    const int index = data.column_index(column.name);
+    throw JobError(Location{data.source, line, index >= 0 ? static_cast<std::uint64_t>(index) + 1 : 0, column.name},
+                   fmt::format("attribute '{}': {} (the hierarchy is defined at {}); widen the definition or "
+                               "fix the value",
+                               a.name, e.problem(), definition.empty() ? "the job" : definition));
+  } catch (const HierarchyParameterError& e) {
+    // read_job() checks the parameters; a Job built in code may not have.
+    throw JobError(Location{job.path, a.hierarchy_line, a.hierarchy_column, {}},
+                   fmt::format("attribute '{}': {}", a.name, e.problem()));
+  }
 }
 
-std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timings) {
+}  // namespace
+
+const char* to_string(Phase phase) {
+  switch (phase) {
+    case Phase::reading: return "reading";
+    case Phase::encoding: return "encoding";
+    case Phase::search: return "search";
+    case Phase::writing: return "writing";
+  }
+  return "?";
+}
+
+HierarchyTable hierarchy_table(const Job& job, const AttributeSpec& attribute, const Dataset& data) {
+  if (attribute.hierarchy_builder) {
+    const int c = data.column_index(attribute.name);
+    if (c < 0)
+      throw JobError(Location{job.path, attribute.line, 0, {}},
+                     fmt::format("attribute '{}' is not a column of {}", attribute.name, data.source));
+    return build_inline(job, attribute, data, data.columns[static_cast<std::size_t>(c)]);
+  }
+  return read_hierarchy(attribute.hierarchy);
+}
+
+std::unique_ptr<PreparedJob> prepare(const Job& job, Timings* timings, const PhaseFn& phase) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (phase) phase(Phase::reading);
+  Dataset data = read_dataset(job.input.path, CsvOptions{job.input.delimiter});
+  if (timings) timings->read = ms_since(t0);
+  return prepare(job, std::move(data), timings, phase);
+}
+
+std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timings, const PhaseFn& phase) {
+  if (phase) phase(Phase::encoding);
   const auto t0 = std::chrono::steady_clock::now();
   auto p = std::make_unique<PreparedJob>();
   p->job = job;
@@ -52,11 +107,11 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
     if (role == Role::quasi_identifying) {
       pr.qi_names.push_back(col.name);
       pr.qi_columns.push_back(static_cast<int>(c));
-      p->qi_tables.push_back(read_hierarchy(spec->hierarchy));
+      p->qi_tables.push_back(hierarchy_table(job, *spec, ds));
     } else if (role == Role::sensitive) {
       sensitive_columns.push_back(static_cast<int>(c));
-      p->sensitive_tables.push_back(spec && !spec->hierarchy.empty() ? read_hierarchy(spec->hierarchy)
-                                                                    : HierarchyTable{});
+      p->sensitive_tables.push_back(spec && spec->has_hierarchy() ? hierarchy_table(job, *spec, ds)
+                                                                   : HierarchyTable{});
     }
   }
   if (!unassigned.empty()) {

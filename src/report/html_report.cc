@@ -6,75 +6,18 @@
 #include <cmath>
 #include <map>
 
+#include "report/html.h"
+
 namespace deid {
 namespace {
 
-std::string esc(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o.push_back(c);
-    }
-  }
-  return o;
-}
-
-struct Bar {
-  std::string label;
-  double value;
-  std::string text;  // shown at the end of the bar
-};
-
-// A horizontal bar chart. `series` holds one or more value sets over the same
-// labels (drawn as grouped bars); values are in [0, max_value].
-std::string bar_chart(const std::string& id, const std::string& title, const std::vector<std::string>& labels,
-                      const std::vector<std::vector<Bar>>& series, const std::vector<std::string>& series_names,
-                      double max_value) {
-  static const char* kColors[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759"};
-  const double label_w = 170, bar_w = 420, row_h = 18.0 * static_cast<double>(series.size()) + 8;
-  const double legend_h = series.size() > 1 ? 22 : 0;
-  const double height = 30 + legend_h + row_h * static_cast<double>(labels.size()) + 10;
-  std::string svg = fmt::format(
-      "<figure><figcaption>{}</figcaption><svg class=\"chart\" id=\"{}\" role=\"img\" aria-label=\"{}\" "
-      "width=\"{}\" height=\"{:.0f}\" viewBox=\"0 0 {} {:.0f}\">",
-      esc(title), id, esc(title), label_w + bar_w + 110, height, label_w + bar_w + 110, height);
-  double y = 24;
-  if (series.size() > 1) {
-    double x = label_w;
-    for (std::size_t s = 0; s < series.size(); ++s) {
-      svg += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"12\" height=\"12\" fill=\"{}\"/>"
-                         "<text x=\"{:.0f}\" y=\"{:.0f}\" class=\"legend\">{}</text>",
-                         x, y - 10, kColors[s % 4], x + 16, y, esc(series_names[s]));
-      x += 140;
-    }
-    y += legend_h;
-  }
-  for (std::size_t i = 0; i < labels.size(); ++i) {
-    svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"end\" class=\"label\">{}</text>", label_w - 8,
-                       y + row_h / 2, esc(labels[i]));
-    for (std::size_t s = 0; s < series.size(); ++s) {
-      const Bar& b = series[s][i];
-      const double w = max_value > 0 ? std::max(0.0, b.value) / max_value * bar_w : 0;
-      const double by = y + 4 + 18.0 * static_cast<double>(s);
-      svg += fmt::format("<rect class=\"bar\" x=\"{:.0f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"14\" fill=\"{}\">"
-                         "<title>{}: {}</title></rect><text x=\"{:.1f}\" y=\"{:.1f}\" class=\"value\">{}</text>",
-                         label_w, by, std::max(w, 0.0), kColors[s % 4], esc(labels[i]), esc(b.text),
-                         label_w + w + 4, by + 11, esc(b.text));
-    }
-    y += row_h;
-  }
-  svg += "</svg></figure>\n";
-  return svg;
-}
-
-std::string pct(double x) { return fmt::format("{:.2f} %", 100.0 * x); }
+using html::Bar;
+using html::bar_chart;
+using html::esc;
+using html::pct;
 
 // Share of records per prosecutor-risk band (risk = 1 / class size).
-std::vector<Bar> risk_profile(const std::vector<std::uint64_t>& class_sizes, std::uint64_t records,
+std::vector<Bar> band_profile(const std::vector<std::uint64_t>& class_sizes, std::uint64_t records,
                               const std::vector<std::pair<double, std::string>>& bands) {
   std::vector<double> share(bands.size(), 0.0);
   for (std::uint64_t size : class_sizes) {
@@ -88,7 +31,7 @@ std::vector<Bar> risk_profile(const std::vector<std::uint64_t>& class_sizes, std
   std::vector<Bar> out;
   for (std::size_t b = 0; b < bands.size(); ++b) {
     const double s = records ? share[b] / static_cast<double>(records) : 0.0;
-    out.push_back({bands[b].second, s, pct(s)});
+    out.push_back({s, pct(s)});
   }
   return out;
 }
@@ -99,18 +42,7 @@ std::string render_html_report(const PreparedJob& p, const Anonymization& a) {
   const Problem& pr = p.problem;
   const Job& job = p.job;
   const auto& r = a.result;
-  std::string html;
-  html += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-          "<title>deid report</title><style>"
-          "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:2rem auto;max-width:60rem;"
-          "color:#222;padding:0 1rem}h1{font-size:1.6rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}"
-          "table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ddd;padding:.25rem .6rem;text-align:left}"
-          "th{background:#f4f4f4}.num{text-align:right;font-variant-numeric:tabular-nums}"
-          "figure{margin:1rem 0}figcaption{font-weight:600;margin-bottom:.3rem}"
-          "svg text{font-size:12px;fill:#333}.ok{color:#2e7d32}.bad{color:#c62828}"
-          ".chosen{background:#fff8e1}</style></head><body>\n";
-  html += "<h1>De-identification report</h1>\n";
+  std::string html = html::page_begin("De-identification report");
   html += fmt::format("<p>Input <code>{}</code>: {} records, {} quasi-identifiers. ", esc(job.input.path), pr.rows,
                       pr.qi_names.size());
   if (a.found) {
@@ -162,23 +94,29 @@ std::string render_html_report(const PreparedJob& p, const Anonymization& a) {
                         best.quality.value, esc(pr.quality->name()), best.suppressed_records,
                         r.value("classes", 0ull), r.value("smallest_class_size", 0ull));
 
-    // Comparison with the other solutions found.
-    if (r["search"].contains("best_solutions")) {
-      const auto& sols = r["search"]["best_solutions"];
+    // Comparison with the other solutions found (result.search.best_solutions,
+    // best first: the chosen transformation leads).
+    if (r["search"].contains("best_solutions") && r["search"]["best_solutions"].size() > 1) {
       std::vector<std::string> labels;
-      std::vector<Bar> bars;
-      double mx = 0;
-      for (const auto& s : sols) {
+      std::vector<Bar> loss;
+      html += "<h2>Best solutions found</h2><p>The solutions with the least information loss among the "
+              "transformations the search checked, best first; the first is the one chosen.</p>"
+              "<table><tr><th>#</th><th>Transformation</th><th>Information loss</th><th>Suppressed records</th></tr>\n";
+      for (const auto& s : r["search"]["best_solutions"]) {
         std::string lv;
-        for (const auto& x : s["levels"]) lv += fmt::format("{}{}", lv.empty() ? "" : ",", x.get<int>());
-        labels.push_back(fmt::format("[{}]", lv));
+        for (const auto& [name, level] : s["transformation"].items())
+          lv += fmt::format("{}{}={}", lv.empty() ? "" : ", ", name, level.get<int>());
         const double v = s["information_loss"].get<double>();
-        bars.push_back({labels.back(), v, fmt::format("{:.4f}", v)});
-        mx = std::max(mx, v);
+        const auto sup = s["suppressed_records"].get<std::uint64_t>();
+        labels.push_back(fmt::format("#{}", labels.size() + 1));
+        loss.push_back({v, fmt::format("{:.4f}", v)});
+        html += fmt::format("<tr{}><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{:.6f}</td>"
+                            "<td class=\"num\">{}</td></tr>\n",
+                            labels.size() == 1 ? " class=\"chosen\"" : "", labels.size(), esc(lv), v, sup);
       }
-      if (!bars.empty())
-        html += bar_chart("solutions", "Information loss of the best solutions found (chosen first)", labels, {bars},
-                          {"loss"}, mx > 0 ? mx : 1);
+      html += "</table>\n";
+      html += bar_chart("solutions", "Information loss of the best solutions found (#1 chosen)", labels, {loss},
+                        {"loss"}, std::max(html::max_value({loss}), 1e-12));
     }
 
     // Loss per attribute.
@@ -187,7 +125,7 @@ std::string render_html_report(const PreparedJob& p, const Anonymization& a) {
       double mx = 0;
       for (std::size_t q = 0; q < pr.qi_names.size(); ++q) {
         const double v = best.quality.per_attribute[q];
-        bars.push_back({pr.qi_names[q], v, fmt::format("{:.4f}", v)});
+        bars.push_back({v, fmt::format("{:.4f}", v)});
         mx = std::max(mx, v);
       }
       html += "<h2>Information loss by attribute</h2>\n";
@@ -209,8 +147,8 @@ std::string render_html_report(const PreparedJob& p, const Anonymization& a) {
       }
     std::vector<std::string> band_labels;
     for (const auto& b : bands) band_labels.push_back(b.second);
-    auto in_profile = risk_profile(in_sizes, pr.rows, bands);
-    auto out_profile = risk_profile(out_sizes, pr.rows, bands);
+    auto in_profile = band_profile(in_sizes, pr.rows, bands);
+    auto out_profile = band_profile(out_sizes, pr.rows, bands);
     double mx = 0;
     for (const auto& b : in_profile) mx = std::max(mx, b.value);
     for (const auto& b : out_profile) mx = std::max(mx, b.value);
@@ -238,9 +176,12 @@ std::string render_html_report(const PreparedJob& p, const Anonymization& a) {
     {
       std::vector<Bar> bars;
       const double share = pr.rows ? static_cast<double>(best.suppressed_records) / static_cast<double>(pr.rows) : 0;
-      for (const auto& q : pr.qi_names) bars.push_back({q, share, pct(share)});
+      for (std::size_t q = 0; q < pr.qi_names.size(); ++q) bars.push_back({share, pct(share)});
       html += "<h2>Suppression</h2>\n";
-      html += bar_chart("suppression", "Share of records with a suppressed value, by attribute", pr.qi_names, {bars},
+      if (best.suppressed_records == 0)
+        html += "<p>No record is suppressed: every quasi-identifier keeps its generalized value.</p>\n";
+      else
+        html += bar_chart("suppression", "Share of records with a suppressed value, by attribute", pr.qi_names, {bars},
                         {"suppressed"}, std::max(share, 1e-9) * 1.2);
     }
 
@@ -261,7 +202,7 @@ std::string render_html_report(const PreparedJob& p, const Anonymization& a) {
       double m = 0;
       for (std::size_t b = 0; b < buckets.size(); ++b) {
         labels.push_back(buckets[b].second);
-        bars.push_back({buckets[b].second, n[b], fmt::format("{:.0f}", n[b])});
+        bars.push_back({n[b], fmt::format("{:.0f}", n[b])});
         m = std::max(m, n[b]);
       }
       html += "<h2>Equivalence classes</h2>\n";
@@ -269,16 +210,7 @@ std::string render_html_report(const PreparedJob& p, const Anonymization& a) {
                         m > 0 ? m : 1);
     }
   }
-  // A self-check the browser runs on load: it counts the charts whose bars
-  // have a drawn, non-empty box, so a test in a real browser can assert that
-  // every chart shows data. It changes nothing a reader sees.
-  html += "<script>(function(){var c=document.querySelectorAll('svg.chart'),d=0;"
-          "c.forEach(function(s){var ok=false;s.querySelectorAll('rect.bar').forEach(function(b){"
-          "var r=b.getBBox();if(r.width>0&&r.height>0)ok=true;});if(ok)d++;else s.setAttribute('data-empty','true');});"
-          "document.documentElement.setAttribute('data-charts',c.length);"
-          "document.documentElement.setAttribute('data-charts-drawn',d);})();</script>\n";
-  html += "<footer><p><small>Generated by deid. All figures are computed from the data of this run; the file "
-          "loads nothing from the network.</small></p></footer></body></html>\n";
+  html += html::page_end();
   return html;
 }
 

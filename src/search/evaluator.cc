@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 
 #include "deid/search.h"
@@ -31,12 +32,31 @@ bool Evaluator::exhausted() const {
   return false;
 }
 
+void Evaluator::keep_best_solutions(std::size_t n) {
+  keep_best_ = n;
+  if (best_solutions_.size() > n) best_solutions_.resize(n);
+}
+
 const CheckResult& Evaluator::check(const Transformation& t) {
   last_ = checker_.check(t);
   ++checked_;
-  if (last_.solution && (!best_ || better(last_, *best_))) {
-    best_ = last_;
-    time_to_best_ = elapsed_seconds();
+  if (last_.solution) {
+    if (!best_ || better(last_, *best_)) {
+      best_ = last_;
+      time_to_best_ = elapsed_seconds();
+    }
+    // The best few solutions, for the report. Algorithms check in a fixed
+    // order and better() is a total order, so the list is the same for any
+    // thread count. A solution not better than the last kept costs one
+    // comparison.
+    if (keep_best_ > 0 && (best_solutions_.size() < keep_best_ || better(last_, best_solutions_.back()))) {
+      const auto same = [&](const CheckResult& r) { return r.transformation == last_.transformation; };
+      if (std::none_of(best_solutions_.begin(), best_solutions_.end(), same)) {
+        const auto at = std::upper_bound(best_solutions_.begin(), best_solutions_.end(), last_, better);
+        best_solutions_.insert(at, last_);
+        if (best_solutions_.size() > keep_best_) best_solutions_.pop_back();
+      }
+    }
   }
   if (progress_) {
     const auto now = std::chrono::steady_clock::now();
