@@ -1,4 +1,4 @@
-// Reading and writing CSV files (RFC 4180), on top of libcsv.
+// Reading and writing CSV files (RFC 4180).
 //
 // The reader accepts quoted fields with embedded delimiters, quotes ("") and
 // line breaks, CRLF, LF or CR line ends, and UTF-8 with or without a
@@ -14,7 +14,8 @@
 // adds the exact line and character when they differ.
 //
 // Not thread-safe per call (the callback runs on the caller's thread); calls
-// on different texts may run concurrently.
+// on different texts may run concurrently. read_dataset (dataset.h) reads
+// the same format in parallel, straight into codes.
 #pragma once
 
 #include <cstdint>

@@ -445,7 +445,7 @@ CellSuppressionRun run_cell_suppression(const Job& job) {
       for (std::uint32_t v = 0; v < by_card; ++v) by_labels.push_back(label(b, bt, v));
     } else {
       const Column& col = b.data.columns[static_cast<std::size_t>(b.data.column_index(m.by))];
-      by_codes = col.codes;
+      by_codes = col.codes.to_vector();
       by_card = col.dictionary.size();
       for (std::uint32_t v = 0; v < by_card; ++v) by_labels.push_back(col.dictionary.value(v));
     }

@@ -99,7 +99,7 @@ ReleasePlan plan_release(const std::vector<ReleaseAttribute>& attributes,
                                        "marker; choose another 'marker' or another level",
                                        a.name, l, marker));
       } else {
-        codes = a.column->codes;
+        codes = a.column->codes.to_vector();
         card = a.column->dictionary.size();
         if (a.column->dictionary.find(marker) >= 0)
           fail(job_file, fmt::format("attribute '{}': the data holds the value '{}', which is the suppression "

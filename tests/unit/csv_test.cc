@@ -278,7 +278,8 @@ TEST(Dataset, EncodesValuesInOrderOfFirstAppearanceWithTheirFirstLine) {
   EXPECT_EQ(ds.source, "d.csv");
   const Column& sex = ds.columns[0];
   EXPECT_EQ(sex.name, "sex");
-  EXPECT_EQ(sex.codes, (std::vector<std::uint32_t>{0, 1, 0}));
+  EXPECT_EQ(sex.codes.to_vector(), (std::vector<std::uint32_t>{0, 1, 0}));
+  EXPECT_EQ(sex.codes.width(), 1u);
   EXPECT_EQ(sex.dictionary.value(0), "M");
   EXPECT_EQ(sex.dictionary.value(1), "F");
   EXPECT_EQ(sex.first_line, (std::vector<std::uint64_t>{2, 3}));
