@@ -118,6 +118,9 @@ deid::cli::Command add_risk_command(CLI::App& app, const bool& quiet) {
 int main(int argc, char** argv) {
   CLI::App app{"deid: de-identification of structured health data"};
   app.require_subcommand(1);
+  // Subcommands created after this pass options they do not know to the
+  // app: `deid anonymize JOB --quiet` works as well as `deid --quiet anonymize JOB`.
+  app.fallthrough();
   bool quiet = false;
   app.add_flag("-q,--quiet", quiet, "Print nothing but errors");
 

@@ -117,6 +117,12 @@ TEST_F(ProgressCli, NothingAtAllOnATerminalWithQuiet) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output, "");
   EXPECT_TRUE(fs::exists(dir_ / "out.csv"));
+  // --quiet after the subcommand works too.
+  std::vector<std::string> after = example_args(false);
+  after.push_back("--quiet");
+  const PtyRun q = run_on_pty(after);
+  ASSERT_EQ(q.exit_code, 0) << q.output;
+  EXPECT_EQ(q.output, "");
 }
 
 TEST_F(ProgressCli, OnATerminalALongRunDrawsTheLineAndErasesIt) {
