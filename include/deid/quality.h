@@ -10,7 +10,10 @@
 // does.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -39,6 +42,27 @@ class QualityModel {
   // Lower bound of evaluate() for `t` and every generalization of `t`:
   // the loss from generalization alone. `classes` are those of `t`.
   virtual double lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const = 0;
+  // Information loss of class `c` of `classes` (classes of `t`) alone, as
+  // ARX's model measures one equivalence class
+  // (Metric.getInformationLoss(transformation, entry)). Used only to order
+  // classes of equal size for risk-based suppression (risk/suppression.h):
+  // smaller first. Loss: per quasi-identifier count * share (not
+  // normalized, no gs weights), aggregated with the model's aggregate; every
+  // other model: the class's size per attribute (aggregated) or once, so
+  // classes of equal size tie. REQUIRES: c < classes.size().
+  virtual double class_loss(const Problem& problem, const Transformation& t, const Classes& classes,
+                            std::size_t c) const = 0;
+  // Whether class_loss() can differ between two classes of the same size.
+  // When false the suppression order may skip computing it (ARX then
+  // orders such classes by their first record).
+  virtual bool class_loss_depends_on_values() const { return false; }
+  // class_loss() of every class in `which`, into `out` (same size): the same
+  // numbers, bit for bit; a model may share work between the classes (Loss
+  // does, for many classes of one size).
+  virtual void class_losses(const Problem& problem, const Transformation& t, const Classes& classes,
+                            std::span<const std::uint32_t> which, std::span<double> out) const {
+    for (std::size_t i = 0; i < which.size(); ++i) out[i] = class_loss(problem, t, classes, which[i]);
+  }
 };
 
 // Creates the model of `spec`. Throws JobError for an unknown model or an

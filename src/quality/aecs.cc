@@ -24,4 +24,8 @@ double AecsModel::lower_bound(const Problem& problem, const Transformation&, con
   return classes.size() == 0 ? 0.0 : static_cast<double>(problem.rows) / static_cast<double>(classes.size());
 }
 
+double AecsModel::class_loss(const Problem&, const Transformation&, const Classes& classes, std::size_t c) const {
+  return static_cast<double>(classes.counts[c]);
+}
+
 }  // namespace deid

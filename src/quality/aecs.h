@@ -23,6 +23,9 @@ class AecsModel final : public QualityModel {
   std::string describe() const override { return "Average equivalence class size"; }
   QualityValue evaluate(const Problem& problem, const Transformation& t, const Classes& classes) const override;
   double lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const override;
+  // ARX (MetricSDAECS): the class's size.
+  double class_loss(const Problem& problem, const Transformation& t, const Classes& classes,
+                    std::size_t c) const override;
 };
 
 }  // namespace deid

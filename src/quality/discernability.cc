@@ -29,4 +29,8 @@ double DiscernabilityModel::lower_bound(const Problem&, const Transformation&, c
   return static_cast<double>(bound);
 }
 
+double DiscernabilityModel::class_loss(const Problem&, const Transformation&, const Classes& classes, std::size_t c) const {
+  return static_cast<double>(classes.counts[c]);
+}
+
 }  // namespace deid

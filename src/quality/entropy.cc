@@ -22,40 +22,30 @@ double log2_arx(double x) {
 EntropyModel::EntropyModel(Aggregate aggregate) : aggregate_(aggregate) {}
 
 std::shared_ptr<const EntropyModel::Table> EntropyModel::table(const Problem& problem) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (cached_ && cached_for_ == &problem && cached_counts_ == problem.histogram.counts.data() &&
-      cached_entries_ == problem.histogram.size())
-    return cached_;
-
-  const Histogram& hist = problem.histogram;
-  const std::uint32_t w = hist.width;
-  auto result = std::make_shared<Table>(w);
-  for (std::uint32_t q = 0; q < w; ++q) {
-    const Generalization& h = problem.hierarchies[q];
-    // a_v: records per original value (level-0 code).
-    std::vector<std::uint64_t> a(h.map(0).size(), 0);
-    for (std::size_t e = 0; e < hist.size(); ++e) a[hist.keys[e * w + q]] += hist.counts[e];
-    auto& levels = (*result)[q];
-    levels.resize(static_cast<std::size_t>(h.height()));
-    for (int level = 0; level < h.height(); ++level) {
-      const std::vector<std::uint32_t>& up = h.map(level);
-      std::vector<std::uint64_t> b(h.domain_size(level), 0);
-      for (std::size_t v = 0; v < a.size(); ++v) b[up[v]] += a[v];
-      // ARX sums a * log2(a / b) (<= 0) and flips the sign at the end.
-      double sum = 0;
-      for (std::size_t v = 0; v < a.size(); ++v) {
-        if (a[v] == 0) continue;
-        const double av = static_cast<double>(a[v]);
-        sum += av * log2_arx(av / static_cast<double>(b[up[v]]));
+  return cache_.get(problem, [](const Problem& p) {
+    const std::size_t w = p.histogram.width;
+    Table result(w);
+    for (std::size_t q = 0; q < w; ++q) {
+      const Generalization& h = p.hierarchies[q];
+      const std::vector<std::uint64_t> a = quality::value_frequencies(p, q);  // records per original value
+      auto& levels = result[q];
+      levels.resize(static_cast<std::size_t>(h.height()));
+      for (int level = 0; level < h.height(); ++level) {
+        const std::vector<std::uint32_t>& up = h.map(level);
+        std::vector<std::uint64_t> b(h.domain_size(level), 0);
+        for (std::size_t v = 0; v < a.size(); ++v) b[up[v]] += a[v];
+        // ARX sums a * log2(a / b) (<= 0) and flips the sign at the end.
+        double sum = 0;
+        for (std::size_t v = 0; v < a.size(); ++v) {
+          if (a[v] == 0) continue;
+          const double av = static_cast<double>(a[v]);
+          sum += av * log2_arx(av / static_cast<double>(b[up[v]]));
+        }
+        levels[static_cast<std::size_t>(level)] = sum == 0.0 ? 0.0 : -sum;
       }
-      levels[static_cast<std::size_t>(level)] = sum == 0.0 ? 0.0 : -sum;
     }
-  }
-  cached_for_ = &problem;
-  cached_counts_ = hist.counts.data();
-  cached_entries_ = hist.size();
-  cached_ = std::move(result);
-  return cached_;
+    return result;
+  });
 }
 
 double EntropyModel::generalization_entropy(const Problem& problem, std::size_t q, int level) const {
@@ -100,6 +90,14 @@ double EntropyModel::lower_bound(const Problem& problem, const Transformation& t
   std::vector<double> per(classes.width);
   for (std::uint32_t q = 0; q < classes.width; ++q) per[q] = quality::truncate_10_digits((*tab)[q][t[q]]);
   return deid::aggregate(aggregate_, per);
+}
+
+}  // namespace deid
+
+namespace deid {
+
+double EntropyModel::class_loss(const Problem&, const Transformation&, const Classes& classes, std::size_t c) const {
+  return deid::aggregate(aggregate_, std::vector<double>(classes.width, static_cast<double>(classes.counts[c])));
 }
 
 }  // namespace deid

@@ -26,10 +26,10 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "deid/quality.h"
+#include "quality/problem_cache.h"
 
 namespace deid {
 
@@ -40,6 +40,9 @@ class EntropyModel final : public QualityModel {
   std::string describe() const override { return "Non-monotonic non-uniform entropy"; }
   QualityValue evaluate(const Problem& problem, const Transformation& t, const Classes& classes) const override;
   double lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const override;
+  // ARX (MetricMDNUEntropyPrecomputed): the class's size per attribute.
+  double class_loss(const Problem& problem, const Transformation& t, const Classes& classes,
+                    std::size_t c) const override;
 
   // generalization(q) at `level` (before truncation), for tests.
   double generalization_entropy(const Problem& problem, std::size_t q, int level) const;
@@ -50,11 +53,7 @@ class EntropyModel final : public QualityModel {
   std::shared_ptr<const Table> table(const Problem& problem) const;
 
   Aggregate aggregate_;
-  mutable std::mutex mutex_;
-  mutable const Problem* cached_for_ = nullptr;
-  mutable const std::uint64_t* cached_counts_ = nullptr;  // problem.histogram.counts.data()
-  mutable std::size_t cached_entries_ = 0;
-  mutable std::shared_ptr<const Table> cached_;
+  quality::ProblemCache<Table> cache_;
 };
 
 }  // namespace deid

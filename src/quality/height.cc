@@ -17,4 +17,8 @@ double HeightModel::lower_bound(const Problem& problem, const Transformation& t,
   return evaluate(problem, t, classes).value;
 }
 
+double HeightModel::class_loss(const Problem&, const Transformation&, const Classes& classes, std::size_t c) const {
+  return deid::aggregate(aggregate_, std::vector<double>(classes.width, static_cast<double>(classes.counts[c])));
+}
+
 }  // namespace deid

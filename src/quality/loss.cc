@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "deid/check.h"
 #include "deid/problem.h"
@@ -17,62 +18,136 @@ std::string LossModel::describe() const {
                      quality::java_double(weights_.suppression));
 }
 
-QualityValue LossModel::compute(const Problem& problem, const Transformation& t, const Classes& classes,
-                                bool with_suppression) const {
-  const std::uint32_t w = classes.width;
+std::shared_ptr<const LossModel::Table> LossModel::table(const Problem& problem) const {
+  return cache_.get(problem, [](const Problem& p) {
+    const std::size_t w = p.histogram.width;
+    Table result(w);
+    for (std::size_t q = 0; q < w; ++q) {
+      const Generalization& h = p.hierarchies[q];
+      const std::vector<std::uint64_t> a = quality::value_frequencies(p, q);
+      result[q].resize(static_cast<std::size_t>(h.height()));
+      for (int level = 0; level < h.height(); ++level) {
+        const std::vector<std::uint32_t>& up = h.map(level);
+        std::uint64_t leaves = 0;
+        for (std::size_t v = 0; v < a.size(); ++v)
+          if (a[v] != 0) leaves += a[v] * h.leaves(level, up[v]);
+        result[q][static_cast<std::size_t>(level)] = leaves;
+      }
+    }
+    return result;
+  });
+}
+
+std::uint64_t LossModel::generalized_leaves(const Problem& problem, std::size_t q, int level) const {
+  return (*table(problem))[q][static_cast<std::size_t>(level)];
+}
+
+double LossModel::attribute_loss(const Problem& problem, std::size_t q, std::uint64_t all_leaves,
+                                 std::uint64_t suppressed_leaves, std::uint64_t suppressed_records) const {
   const double n = static_cast<double>(problem.rows);
   const double g = weights_.generalization;
   const double s = weights_.suppression;
+  const double rows_h = static_cast<double>(problem.hierarchies[q].hierarchy_rows());
+  // Shares are sums of integers (records x hierarchy rows) over H, so the
+  // sums are kept as integers: the value then does not depend on the order
+  // of the classes, and the bound of a fixed level is the same number in
+  // every transformation (ARX sums doubles in its hash order, which can
+  // move a value across the 10-digit truncation).
+  //
+  // sum = g * (share of every record) + surcharge of the suppressed ones.
+  // Writing it this way computes the first term exactly as the bound does,
+  // so the value can never drop below the bound by rounding.
+  const double all_share = static_cast<double>(all_leaves) / rows_h;
+  double sum = all_share * g;
+  if (suppressed_records > 0) {
+    // ARX: a suppressed record keeps the loss of its generalized value and
+    // pays s for the rest; with s = 1 that is the whole record:
+    //   s = 1: count - g * share;  s < 1 (then g = 1): s * (count - share).
+    const double share = static_cast<double>(suppressed_leaves) / rows_h;
+    const double records = static_cast<double>(suppressed_records);
+    const double surcharge = s == 1.0 ? records - g * share : share * (1.0 - g) + s * (records - share);
+    sum += std::max(0.0, surcharge);
+  }
+  // The minimum is the original data, where every record has share 1/H,
+  // weighted like any generalized value (ARX normalizes with g * n / H).
+  const double min = g * n / rows_h;
+  const double v = n - min > 0 ? (sum - min) / (n - min) : 0.0;
+  return quality::truncate_10_digits(std::max(0.0, v));
+}
+
+QualityValue LossModel::evaluate(const Problem& problem, const Transformation& t, const Classes& classes) const {
+  const auto tab = table(problem);
+  const std::uint32_t w = classes.width;
+  // Only the suppressed classes are visited: the leaves of all records are
+  // L(q, t[q]), and the kept ones never need to be told apart.
+  std::vector<std::uint64_t> suppressed_leaves(w, 0);
+  std::uint64_t suppressed_records = 0;
+  for (std::size_t c = 0; c < classes.size(); ++c) {
+    if (!classes.suppressed[c]) continue;
+    const std::uint64_t count = classes.counts[c];
+    suppressed_records += count;
+    const std::uint32_t* key = classes.keys.data() + c * w;
+    for (std::uint32_t q = 0; q < w; ++q) suppressed_leaves[q] += count * problem.hierarchies[q].leaves(t[q], key[q]);
+  }
   QualityValue out;
   out.per_attribute.resize(w);
-  for (std::uint32_t q = 0; q < w; ++q) {
-    const Generalization& h = problem.hierarchies[q];
-    const double rows_h = static_cast<double>(h.hierarchy_rows());
-    // Shares are sums of integers (records x hierarchy rows) over H, so the
-    // sums are kept as integers: the value then does not depend on the
-    // order of the classes, and the bound of a fixed level is the same
-    // number in every transformation (ARX sums doubles in its hash order,
-    // which can move a value across the 10-digit truncation).
-    std::uint64_t kept_leaves = 0, suppressed_leaves = 0, suppressed_records = 0;
-    for (std::size_t c = 0; c < classes.size(); ++c) {
-      const std::uint64_t leaves = classes.counts[c] * h.leaves(t[q], classes.keys[c * w + q]);
-      if (with_suppression && classes.suppressed[c]) {
-        suppressed_leaves += leaves;
-        suppressed_records += classes.counts[c];
-      } else {
-        kept_leaves += leaves;
-      }
-    }
-    // sum = g * (share of every record) + surcharge of the suppressed ones.
-    // Writing it this way computes the first term exactly as the bound
-    // does, so the value can never drop below the bound by rounding.
-    const double all_share = static_cast<double>(kept_leaves + suppressed_leaves) / rows_h;
-    double sum = all_share * g;
-    if (suppressed_records > 0) {
-      // ARX: a suppressed record keeps the loss of its generalized value
-      // and pays s for the rest; with s = 1 that is the whole record:
-      //   s = 1: count - g * share;  s < 1 (then g = 1): s * (count - share).
-      const double share = static_cast<double>(suppressed_leaves) / rows_h;
-      const double records = static_cast<double>(suppressed_records);
-      const double surcharge = s == 1.0 ? records - g * share : share * (1.0 - g) + s * (records - share);
-      sum += std::max(0.0, surcharge);
-    }
-    // The minimum is the original data, where every record has share 1/H,
-    // weighted like any generalized value (ARX normalizes with g * n / H).
-    const double min = g * n / rows_h;
-    const double v = n - min > 0 ? (sum - min) / (n - min) : 0.0;
-    out.per_attribute[q] = quality::truncate_10_digits(std::max(0.0, v));
-  }
+  for (std::uint32_t q = 0; q < w; ++q)
+    out.per_attribute[q] = attribute_loss(problem, q, (*tab)[q][static_cast<std::size_t>(t[q])], suppressed_leaves[q],
+                                          suppressed_records);
   out.value = deid::aggregate(aggregate_, out.per_attribute);
   return out;
 }
 
-QualityValue LossModel::evaluate(const Problem& problem, const Transformation& t, const Classes& classes) const {
-  return compute(problem, t, classes, true);
+double LossModel::lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const {
+  const auto tab = table(problem);
+  std::vector<double> per(classes.width);
+  for (std::uint32_t q = 0; q < classes.width; ++q)
+    per[q] = attribute_loss(problem, q, (*tab)[q][static_cast<std::size_t>(t[q])], 0, 0);
+  return deid::aggregate(aggregate_, per);
 }
 
-double LossModel::lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const {
-  return compute(problem, t, classes, false).value;
+double LossModel::class_loss(const Problem& problem, const Transformation& t, const Classes& classes,
+                             std::size_t c) const {
+  const std::uint32_t w = classes.width;
+  std::vector<double> values(w);
+  const double count = static_cast<double>(classes.counts[c]);
+  for (std::uint32_t q = 0; q < w; ++q) {
+    const Generalization& h = problem.hierarchies[q];
+    const double share = static_cast<double>(h.leaves(t[q], classes.keys[c * w + q])) /
+                         static_cast<double>(h.hierarchy_rows());
+    values[q] = count * share;
+  }
+  return deid::aggregate(aggregate_, values);
+}
+
+void LossModel::class_losses(const Problem& problem, const Transformation& t, const Classes& classes,
+                             std::span<const std::uint32_t> which, std::span<double> out) const {
+  bool one_size = true;
+  for (std::uint32_t c : which) one_size = one_size && classes.counts[c] == classes.counts[which[0]];
+  if (aggregate_ != Aggregate::geometric_mean || !one_size || which.empty()) {
+    QualityModel::class_losses(problem, t, classes, which, out);
+    return;
+  }
+  // The operations of class_loss() and aggregate() in the same order, so
+  // the same bits: product over q of pow(count * share + 1, 1 / w), minus 1.
+  const std::uint32_t w = classes.width;
+  const double count = static_cast<double>(classes.counts[which[0]]);
+  std::vector<std::vector<double>> factor(w);
+  for (std::uint32_t q = 0; q < w; ++q) factor[q].assign(problem.hierarchies[q].domain_size(t[q]), -1.0);
+  for (std::size_t i = 0; i < which.size(); ++i) {
+    double product = 1.0;
+    for (std::uint32_t q = 0; q < w; ++q) {
+      const std::uint32_t code = classes.keys[static_cast<std::size_t>(which[i]) * w + q];
+      double& f = factor[q][code];
+      if (f < 0) {
+        const Generalization& h = problem.hierarchies[q];
+        const double share = static_cast<double>(h.leaves(t[q], code)) / static_cast<double>(h.hierarchy_rows());
+        f = std::pow(count * share + 1.0, 1.0 / static_cast<double>(w));
+      }
+      product *= f;
+    }
+    out[i] = product - 1.0;
+  }
 }
 
 }  // namespace deid

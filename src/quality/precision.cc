@@ -40,4 +40,8 @@ double PrecisionModel::lower_bound(const Problem& problem, const Transformation&
   return deid::aggregate(aggregate_, per);
 }
 
+double PrecisionModel::class_loss(const Problem&, const Transformation&, const Classes& classes, std::size_t c) const {
+  return deid::aggregate(aggregate_, std::vector<double>(classes.width, static_cast<double>(classes.counts[c])));
+}
+
 }  // namespace deid

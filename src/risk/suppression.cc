@@ -1,27 +1,24 @@
 #include "risk/suppression.h"
 
 #include <algorithm>
-#include <cmath>
 
 namespace deid::risk {
+namespace {
+
+// Whether classes of equal size are told apart by their information loss:
+// only when the job has a quality model whose class loss depends on more
+// than the size (ARX's per-class losses of the other models are functions
+// of the size, so they tie and the first record decides).
+bool orders_by_loss(const Problem& problem) {
+  return problem.quality && problem.quality->class_loss_depends_on_values();
+}
+
+}  // namespace
 
 std::optional<double> class_information_loss(const Problem& problem, const Transformation& t,
                                              const Classes& classes, std::size_t c) {
-  if (!problem.quality || problem.quality->name() != "loss") return std::nullopt;
-  // ARX: per quasi-identifier count * share, not normalized and without the
-  // gs weights, aggregated as the metric aggregates. The aggregate only
-  // breaks ties between classes of equal size; deid's QualityModel does not
-  // expose the job's aggregate, so ARX's default for Loss is used.
-  const std::uint32_t w = classes.width;
-  std::vector<double> values(w);
-  const double count = static_cast<double>(classes.counts[c]);
-  for (std::uint32_t q = 0; q < w; ++q) {
-    const Generalization& h = problem.hierarchies[q];
-    const double share = static_cast<double>(h.leaves(t[q], classes.keys[c * w + q])) /
-                         static_cast<double>(h.hierarchy_rows());
-    values[q] = count * share;
-  }
-  return aggregate(Aggregate::geometric_mean, values);
+  if (!problem.quality) return std::nullopt;
+  return problem.quality->class_loss(problem, t, classes, c);
 }
 
 std::vector<std::uint32_t> suppression_order(const Problem& problem, const Transformation& t,
@@ -30,10 +27,10 @@ std::vector<std::uint32_t> suppression_order(const Problem& problem, const Trans
   for (std::size_t c = 0; c < classes.size(); ++c)
     if (!classes.suppressed[c] && classes.counts[c] > 0) order.push_back(static_cast<std::uint32_t>(c));
   std::vector<double> loss;
-  const bool by_loss = problem.quality && problem.quality->name() == "loss";
+  const bool by_loss = orders_by_loss(problem);
   if (by_loss) {
     loss.assign(classes.size(), 0.0);
-    for (std::uint32_t c : order) loss[c] = *class_information_loss(problem, t, classes, c);
+    for (std::uint32_t c : order) loss[c] = problem.quality->class_loss(problem, t, classes, c);
   }
   std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
     if (classes.counts[a] != classes.counts[b]) return classes.counts[a] < classes.counts[b];
@@ -62,37 +59,11 @@ std::vector<std::uint32_t> first_for_suppression(const Problem& problem, const T
   const std::size_t wanted = prefix - out.size();
   if (wanted < ties.size()) {
     // Break the tie as suppression_order() does: by loss, then by index.
-    const bool by_loss = problem.quality && problem.quality->name() == "loss";
+    std::vector<double> loss(ties.size(), 0.0);
+    if (orders_by_loss(problem)) problem.quality->class_losses(problem, t, classes, ties, loss);
     std::vector<std::pair<double, std::uint32_t>> keyed;
     keyed.reserve(ties.size());
-    if (by_loss) {
-      // class_information_loss() for classes of one size: its factors
-      // pow(count * share + 1, 1/w) depend on (attribute, value) alone, so
-      // each is computed once (the same operations in the same order, so
-      // the same keys; measured: the block of uniques of adult has
-      // thousands of classes and few distinct values).
-      const std::uint32_t w = classes.width;
-      const double count = static_cast<double>(boundary);
-      std::vector<std::vector<double>> factor(w);
-      for (std::uint32_t q = 0; q < w; ++q) factor[q].assign(problem.hierarchies[q].domain_size(t[q]), -1.0);
-      for (std::uint32_t c : ties) {
-        double product = 1.0;
-        for (std::uint32_t q = 0; q < w; ++q) {
-          const std::uint32_t code = classes.keys[static_cast<std::size_t>(c) * w + q];
-          double& f = factor[q][code];
-          if (f < 0) {
-            const Generalization& h = problem.hierarchies[q];
-            const double share =
-                static_cast<double>(h.leaves(t[q], code)) / static_cast<double>(h.hierarchy_rows());
-            f = std::pow(count * share + 1.0, 1.0 / static_cast<double>(w));
-          }
-          product *= f;
-        }
-        keyed.emplace_back(product - 1.0, c);
-      }
-    } else {
-      for (std::uint32_t c : ties) keyed.emplace_back(0.0, c);
-    }
+    for (std::size_t i = 0; i < ties.size(); ++i) keyed.emplace_back(loss[i], ties[i]);
     std::nth_element(keyed.begin(), keyed.begin() + static_cast<std::ptrdiff_t>(wanted), keyed.end());
     for (std::size_t i = 0; i < wanted; ++i) out.push_back(keyed[i].second);
   } else {

@@ -13,20 +13,21 @@
 
 namespace deid::risk {
 
-// Information loss of class `c` alone, as ARX's quality model measures one
-// class (Metric.getInformationLoss(transformation, entry)), where deid
-// knows it: for Loss, the aggregate over the quasi-identifiers of
-// count * share, share = hierarchy rows under the class's value / hierarchy
-// rows (MetricMDNMLoss), with ARX's default aggregate, the geometric mean.
-// Empty for the other models (ARX then orders by size alone).
+// Information loss of class `c` alone, as the job's quality model measures
+// one class (QualityModel::class_loss, after ARX's
+// Metric.getInformationLoss(transformation, entry)): for Loss the job's
+// aggregate over the quasi-identifiers of count * share; for the other
+// models a function of the class's size. Empty when the problem has no
+// quality model.
 std::optional<double> class_information_loss(const Problem& problem, const Transformation& t,
                                              const Classes& classes, std::size_t c);
 
 // The classes of `t` not yet suppressed, in the order ARX suppresses them
 // (HashGroupifyDistribution): ascending size; on equal size ascending
-// class information loss (above), when the quality model has one; then
-// the class whose first record comes first in the data (ARX's
-// "representative"; deid numbers classes in that order).
+// class information loss (above); then the class whose first record comes
+// first in the data (ARX's "representative"; deid numbers classes in that
+// order). Class losses are computed only when the model's can differ
+// between classes of one size (class_loss_depends_on_values).
 std::vector<std::uint32_t> suppression_order(const Problem& problem, const Transformation& t,
                                              const Classes& classes);
 
