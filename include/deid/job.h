@@ -23,12 +23,14 @@ struct AttributeSpec {
   std::string name;
   Role role = Role::insensitive;
   std::string hierarchy;           // path, for quasi-identifying (and optional for sensitive)
-  // An inline `hierarchy: {type: ...}` instead of a path: built from the
-  // column's distinct values when the job runs (hierarchy_builder.h).
-  std::optional<HierarchyBuilderSpec> hierarchy_builder;
-  std::uint64_t hierarchy_line = 0, hierarchy_column = 0;  // of the inline definition
   std::vector<std::string> order;  // declared total order of values (t-closeness ordered distance)
   std::uint64_t line = 0;          // line in the job file
+  // An inline `hierarchy: {type: ...}` instead of a path: built from the
+  // column's distinct values when the job runs (hierarchy_builder.h).
+  // (Last, with initializers, so that {name, role, hierarchy, order, line}
+  // still initializes the fields above.)
+  std::optional<HierarchyBuilderSpec> hierarchy_builder = std::nullopt;
+  std::uint64_t hierarchy_line = 0, hierarchy_column = 0;  // of the inline definition
 
   // A hierarchy file or an inline definition.
   bool has_hierarchy() const { return !hierarchy.empty() || hierarchy_builder.has_value(); }
