@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <memory>
 #include <string>
 
 namespace deid {
@@ -51,7 +52,7 @@ constexpr std::size_t kChunk = 1 << 15;
 // Direct addressing is used when the generalized domains at t's levels
 // multiply to at most this many slots (256 KiB of uint32, so that the table
 // stays in the L2 cache); larger products hash the slot.
-constexpr std::uint64_t kDenseSlots = std::uint64_t{1} << 16;
+constexpr std::uint64_t kDenseSlots = std::uint64_t{1} << 18;
 constexpr std::uint32_t kMissing = UINT32_MAX;
 
 // Open addressing for packed keys: Fibonacci hashing, linear probing, and
@@ -102,6 +103,141 @@ class PackedTable {
   std::size_t mask_ = 15;
 };
 
+// Open addressing on mixed-radix slots (unique 64-bit keys) for one
+// sequential grouping, sized to the source (load factor <= 1/2) on every
+// call. Classes and slots in separate arrays: most probes of a grouping
+// with many classes land on an empty cell and touch only the 4-byte class
+// array (on cup, 16-byte cells holding both made the check 40 % slower).
+class SlotTable {
+ public:
+  void prepare(std::size_t n) {
+    const std::size_t cap = std::bit_ceil(std::max<std::size_t>(16, 2 * n));
+    if (cap > cls_.size()) {
+      cls_.assign(cap, kMissing);
+      slot_.assign(cap, 0);
+    }
+    mask_ = cap - 1;
+    shift_ = 64 - std::countr_zero(cap);
+  }
+  // The class of `slot`, or `fresh` after inserting it (`inserted` set,
+  // and `cell` set to where it went, for reset()).
+  std::uint32_t find_or_insert(std::uint64_t slot, std::uint32_t fresh, bool& inserted, std::uint64_t& cell) {
+    std::size_t h = static_cast<std::size_t>((slot * 0x9E3779B97F4A7C15ull) >> shift_);
+    while (true) {
+      const std::uint32_t c = cls_[h];
+      if (c == kMissing) {
+        slot_[h] = slot;
+        cls_[h] = fresh;
+        inserted = true;
+        cell = h;
+        return fresh;
+      }
+      if (slot_[h] == slot) return c;
+      h = (h + 1) & mask_;
+    }
+  }
+  // Empties the given cells (where the classes went).
+  void reset(const std::uint64_t* cells, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) cls_[cells[i]] = kMissing;
+  }
+
+ private:
+  std::vector<std::uint32_t> cls_;
+  std::vector<std::uint64_t> slot_;
+  std::size_t mask_ = 15;
+  int shift_ = 60;
+};
+
+// The grouping loop of the sequential path, specialized on the number of
+// quasi-identifiers W (0: any, read from `w`) so that the slot sum is
+// unrolled, and on direct addressing or hashing. A new class gets its count
+// and its generalized key (codes[q][source code], read while the source key
+// is in cache) appended to `out`, and its slot (dense) or cell (hashed) to
+// used[c]; member[i] (when
+// not null) receives the class of source member i. Returns the classes.
+// REQUIRES: out.counts and out.keys empty with capacity for n classes.
+struct GroupArgs {
+  const std::uint32_t* keys;
+  const std::uint64_t* counts;
+  std::size_t n;
+  std::uint32_t w;
+  const std::uint64_t* const* tab;    // per attribute: source code -> generalized code x stride
+  const std::uint32_t* const* codes;  // per attribute: source code -> generalized code
+  std::uint32_t* dense;
+  SlotTable* table;
+  std::uint64_t* used;
+  std::uint32_t* member;
+  std::uint32_t* out_keys;     // room for n * w codes
+  std::uint64_t* out_counts;   // room for n counts
+};
+
+template <int W, bool Dense>
+std::uint32_t group_slots(const GroupArgs& a) {
+  const std::uint32_t width = W > 0 ? static_cast<std::uint32_t>(W) : a.w;
+  const std::uint64_t* const* tab = a.tab;
+  const std::uint32_t* const* codes = a.codes;
+  std::uint32_t* const dense = a.dense;
+  std::uint64_t* const used = a.used;
+  std::uint32_t* const member = a.member;
+  std::uint64_t* const sums = a.out_counts;
+  std::uint32_t* out_key = a.out_keys;
+  std::uint32_t classes = 0;
+  for (std::size_t i = 0; i < a.n; ++i) {
+    const std::uint32_t* key = a.keys + i * width;
+    std::uint64_t slot = 0;
+    for (std::uint32_t q = 0; q < width; ++q) slot += tab[q][key[q]];
+    std::uint32_t cls;
+    bool inserted;
+    std::uint64_t cell = slot;
+    if constexpr (Dense) {
+      cls = dense[slot];
+      inserted = cls == kMissing;
+      if (inserted) cls = dense[slot] = classes;
+    } else {
+      inserted = false;
+      cls = a.table->find_or_insert(slot, classes, inserted, cell);
+    }
+    if (inserted) {
+      used[classes] = cell;
+      sums[classes] = 0;
+      for (std::uint32_t q = 0; q < width; ++q) out_key[q] = codes[q][key[q]];
+      out_key += width;
+      ++classes;
+    }
+    sums[cls] += a.counts[i];
+    if (member) member[i] = cls;
+  }
+  return classes;
+}
+
+template <bool Dense>
+std::uint32_t group_slots_any(const GroupArgs& a) {
+#define DEID_GROUP_CASE(N) \
+  case N:                  \
+    return group_slots<N, Dense>(a);
+  switch (a.w) {
+    DEID_GROUP_CASE(1)
+    DEID_GROUP_CASE(2)
+    DEID_GROUP_CASE(3)
+    DEID_GROUP_CASE(4)
+    DEID_GROUP_CASE(5)
+    DEID_GROUP_CASE(6)
+    DEID_GROUP_CASE(7)
+    DEID_GROUP_CASE(8)
+    DEID_GROUP_CASE(9)
+    DEID_GROUP_CASE(10)
+    DEID_GROUP_CASE(11)
+    DEID_GROUP_CASE(12)
+    DEID_GROUP_CASE(13)
+    DEID_GROUP_CASE(14)
+    DEID_GROUP_CASE(15)
+    DEID_GROUP_CASE(16)
+    default:
+      return group_slots<0, Dense>(a);
+  }
+#undef DEID_GROUP_CASE
+}
+
 }  // namespace
 
 // Grouping state kept across checks to avoid reallocating the hash tables.
@@ -113,7 +249,8 @@ struct Checker::HashState {
   bool packed = false;
   std::vector<int> shift;
   absl::flat_hash_map<std::uint64_t, std::uint32_t> packed_index;  // parallel merge of large sources
-  PackedTable table;                                                 // sequential grouping
+  PackedTable table;                                                 // sequential grouping, packed keys
+  SlotTable slot_table;                                              // sequential grouping, slots
   std::vector<std::uint32_t> first;  // class → its first source member
   absl::flat_hash_map<std::string, std::uint32_t> wide_index;
   // up[q][a][b]: code at level a → code at level b (a < b) of attribute q.
@@ -124,6 +261,10 @@ struct Checker::HashState {
   std::vector<std::uint32_t> dense;
   std::vector<std::uint64_t> used;
   std::vector<std::vector<std::uint64_t>> scaled;  // per attribute: code → slot contribution
+  std::vector<std::vector<std::uint32_t>> codes;   // per attribute: the identity on codes
+  std::unique_ptr<std::uint32_t[]> key_buffer;     // grouping output, room for buffer_classes
+  std::unique_ptr<std::uint64_t[]> count_buffer;
+  std::size_t buffer_classes = 0;
   std::vector<Snapshot> cache;
   std::vector<Snapshot> spare;        // evicted snapshots, their buffers reused
   std::uint64_t cache_words = 0, budget_words = 0, tick = 0;
@@ -262,8 +403,10 @@ void group_packed(const Source& src, const std::vector<const std::uint32_t*>& ma
 }  // namespace
 
 // Groups `src` by `t` into `out` (keys and counts; nothing suppressed).
+// `want_members`: fill hs.member (source member -> class); only the
+// sensitive distributions and Checker::group need it.
 static void group_source(const Problem& problem, Checker::HashState& hs, const Source& src, const Transformation& t,
-                         Classes& out) {
+                         Classes& out, bool want_members) {
   const std::uint32_t w = problem.histogram.width;
   out.width = w;
   out.keys.clear();
@@ -297,7 +440,7 @@ static void group_source(const Problem& problem, Checker::HashState& hs, const S
     }
     slots *= d;
   }
-  if (fits) {
+  if (fits && src.size < 2 * kChunk) {
     // Hand-written hot path: per attribute a table code → generalized code ×
     // stride, built once per check (domains are small), so a class's slot
     // is a sum of one load per attribute. The slot is then looked up
@@ -308,6 +451,9 @@ static void group_source(const Problem& problem, Checker::HashState& hs, const S
     // on cache misses (perf annotate), so direct addressing is now limited
     // to tables of at most kDenseSlots entries.
     hs.scaled.resize(w);
+    hs.codes.resize(w);
+    std::vector<const std::uint64_t*> tables(w);
+    std::vector<const std::uint32_t*> codes(w);
     for (std::uint32_t q = 0; q < w; ++q) {
       const int from = src.levels ? (*src.levels)[q] : 0;
       const std::size_t domain =
@@ -315,66 +461,53 @@ static void group_source(const Problem& problem, Checker::HashState& hs, const S
       auto& table = hs.scaled[q];
       table.resize(domain);
       for (std::size_t c = 0; c < domain; ++c) table[c] = (maps[q] ? maps[q][c] : c) * stride[q];
+      tables[q] = table.data();
+      if (maps[q]) {
+        codes[q] = maps[q];
+      } else {
+        // Same level: the identity on the source's codes.
+        auto& identity = hs.codes[q];
+        if (identity.size() < domain) {
+          const std::size_t old = identity.size();
+          identity.resize(domain);
+          for (std::size_t c = old; c < domain; ++c) identity[c] = static_cast<std::uint32_t>(c);
+        }
+        codes[q] = identity.data();
+      }
     }
-    // Raw pointers: the compiler cannot prove that the stores below leave
-    // the tables alone, and would reload them for every member otherwise.
-    std::vector<const std::uint64_t*> tables(w);
-    for (std::uint32_t q = 0; q < w; ++q) tables[q] = hs.scaled[q].data();
-    const std::uint64_t* const* tab = tables.data();
-    std::uint32_t* const member = hs.member.data();
-    const std::uint32_t* const keys = src.keys;
-    const std::uint64_t* const counts = src.counts;
-    std::uint32_t classes = 0;
-    // Sized for the worst case (every member its own class) and trimmed
-    // after: no capacity checks in the loop.
-    hs.first.resize(src.size);
-    out.counts.resize(src.size);
-    std::uint32_t* const first = hs.first.data();
-    std::uint64_t* const sums = out.counts.data();
-    auto slot_of = [&](std::size_t i) {
-      const std::uint32_t* key = keys + i * w;
-      std::uint64_t slot = 0;
-      for (std::uint32_t q = 0; q < w; ++q) slot += tab[q][key[q]];
-      return slot;
-    };
+    // Room for the worst case (every member its own class), uninitialized
+    // (a zero-filled vector of that size cost a memset per check).
+    if (hs.used.size() < src.size) hs.used.resize(src.size);
+    if (hs.buffer_classes < src.size) {
+      hs.key_buffer.reset(new std::uint32_t[src.size * w]);
+      hs.count_buffer.reset(new std::uint64_t[src.size]);
+      hs.buffer_classes = src.size;
+    }
+    GroupArgs args{src.keys,
+                   src.counts,
+                   src.size,
+                   w,
+                   tables.data(),
+                   codes.data(),
+                   nullptr,
+                   &hs.slot_table,
+                   hs.used.data(),
+                   want_members ? hs.member.data() : nullptr,
+                   hs.key_buffer.get(),
+                   hs.count_buffer.get()};
+    std::uint32_t classes;
     if (slots <= kDenseSlots) {
       if (hs.dense.size() < slots) hs.dense.assign(slots, kMissing);
-      hs.used.resize(src.size);
-      std::uint32_t* const dense = hs.dense.data();
-      std::uint64_t* const used = hs.used.data();
-      for (std::size_t i = 0; i < src.size; ++i) {
-        const std::uint64_t slot = slot_of(i);
-        std::uint32_t cls = dense[slot];
-        if (cls == kMissing) {
-          cls = dense[slot] = classes;
-          first[classes] = static_cast<std::uint32_t>(i);
-          used[classes] = slot;
-          sums[classes] = 0;
-          ++classes;
-        }
-        sums[cls] += counts[i];
-        member[i] = cls;
-      }
-      for (std::uint32_t c = 0; c < classes; ++c) dense[used[c]] = kMissing;
+      args.dense = hs.dense.data();
+      classes = group_slots_any<true>(args);
+      for (std::uint32_t c = 0; c < classes; ++c) hs.dense[hs.used[c]] = kMissing;
     } else {
-      PackedTable& table = hs.table;
-      table.prepare(src.size);
-      for (std::size_t i = 0; i < src.size; ++i) {
-        bool inserted = false;
-        const std::uint32_t cls = table.find_or_insert(slot_of(i), classes, inserted);
-        if (inserted) {
-          first[classes] = static_cast<std::uint32_t>(i);
-          sums[classes] = 0;
-          ++classes;
-        }
-        sums[cls] += counts[i];
-        member[i] = cls;
-      }
-      table.reset();
+      hs.slot_table.prepare(src.size);
+      classes = group_slots_any<false>(args);
+      hs.slot_table.reset(hs.used.data(), classes);
     }
-    hs.first.resize(classes);
-    out.counts.resize(classes);
-    write_keys(src, maps, w, hs.first, out);
+    out.keys.assign(hs.key_buffer.get(), hs.key_buffer.get() + std::size_t{classes} * w);
+    out.counts.assign(hs.count_buffer.get(), hs.count_buffer.get() + classes);
   } else if (hs.packed) {
     group_packed(src, maps, hs.shift, w, hs.packed_index, hs.table, hs.first, out, hs.member);
   } else {
@@ -401,7 +534,7 @@ static void group_source(const Problem& problem, Checker::HashState& hs, const S
 
 void Checker::group(const Transformation& t, Classes& out) {
   const Histogram& hist = problem_.histogram;
-  group_source(problem_, *hash_, Source{hist.keys.data(), hist.counts.data(), hist.size(), nullptr}, t, out);
+  group_source(problem_, *hash_, Source{hist.keys.data(), hist.counts.data(), hist.size(), nullptr}, t, out, true);
   out.entry_class = hash_->member;
 }
 
@@ -516,28 +649,31 @@ CheckResult Checker::check(const Transformation& t, Classes* classes_out) {
   if (!classes_out)
     for (Snapshot& sn : hs.cache)
       if (sn.counts.size() < (from ? from->counts.size() : hist.size()) && leq(sn.levels, t)) from = &sn;
-  ++stats_.checks;
-  stats_.grouped += from ? from->counts.size() : hist.size();
-  if (from) {
-    from->last_used = ++hs.tick;
-    ++stats_.rolled_up;
-    group_source(problem_, hs, Source{from->keys.data(), from->counts.data(), from->counts.size(), &from->levels}, t,
-                 cls);
-  } else {
-    ++stats_.from_histogram;
-    group(t, cls);
-  }
-
-  CheckResult r;
-  r.transformation = t;
-  r.classes = cls.size();
-
   std::uint64_t min_size = 1;
   bool need_dist = false;
   for (const auto& m : problem_.privacy) {
     min_size = std::max(min_size, m->minimal_class_size());
     need_dist = need_dist || m->needs_distributions();
   }
+  ++stats_.checks;
+  stats_.grouped += from ? from->counts.size() : hist.size();
+  if (from) {
+    from->last_used = ++hs.tick;
+    ++stats_.rolled_up;
+    group_source(problem_, hs, Source{from->keys.data(), from->counts.data(), from->counts.size(), &from->levels}, t,
+                 cls, need_dist);
+  } else if (classes_out) {
+    ++stats_.from_histogram;
+    group(t, cls);
+  } else {
+    ++stats_.from_histogram;
+    group_source(problem_, hs, Source{hist.keys.data(), hist.counts.data(), hist.size(), nullptr}, t, cls, need_dist);
+  }
+
+  CheckResult r;
+  r.transformation = t;
+  r.classes = cls.size();
+
   std::vector<ClassDistributions> dists;
   if (need_dist) {
     const EntriesByClass by_class = entries_by_class(hs.member, cls.size());
