@@ -31,6 +31,9 @@ double psi(double x) { return bm::digamma(x, Quiet()); }
 double psi1(double x) { return bm::trigamma(x, Quiet()); }
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// Step 3 of the Pitman estimate after the closed forms found no root: the
+// exact sums get at most this many terms in total (estimate_pitman).
+constexpr double kExactTermsAfterNoRoot = 5e7;
 
 UniquenessEstimate no_sample_uniques(UniquenessEstimator e) {
   UniquenessEstimate out;
@@ -385,8 +388,25 @@ UniquenessEstimate estimate_pitman(const ClassSizeFrequencies& freq, double popu
     verified = std::abs(check.x) <= options.accuracy && std::abs(check.y) <= options.accuracy;
   }
   if (!verified) {
-    // Step 3: solve again with the exact sums.
-    r = risk::solve_newton([&](const risk::Vec2& v) { return risk::pitman_exact(freq, v); }, start, box, options,
+    // Step 3: solve again with the exact sums. After a root that failed
+    // verification, with the whole budget. After no root at all, with a
+    // budget of kExactTermsAfterNoRoot terms summed (papers/002 bounds this
+    // step by time, ARX by 100 ms per try and 1 s in total; counting terms
+    // keeps deid deterministic). An exact evaluation sums about u + n +
+    // (largest class) terms, so on nearly unique tables (u close to n) the
+    // full 10000 steps cost 10000 (u + n) terms: on cup's population-
+    // uniqueness job 98 % of the CPU time went there (bench/README.md).
+    // The budget keeps every root the full budget found there (the largest
+    // took 2.5e7 terms).
+    SolverOptions exact = options;
+    if (!r.converged) {
+      const double terms = static_cast<double>(freq.classes() + freq.records() +
+                                               (freq.sizes.empty() ? 0 : freq.sizes.back().first));
+      const double steps = std::floor(kExactTermsAfterNoRoot / std::max(1.0, terms));
+      exact.iterations_total = static_cast<int>(std::min(static_cast<double>(options.iterations_total), steps));
+      exact.iterations_per_try = std::min(options.iterations_per_try, exact.iterations_total);
+    }
+    r = risk::solve_newton([&](const risk::Vec2& v) { return risk::pitman_exact(freq, v); }, start, box, exact,
                            theta_positive, usable);
     out.iterations += r.iterations;
     out.exact_sums = true;

@@ -139,6 +139,7 @@ const char* to_string(Violation::Kind kind) {
     case Violation::Kind::too_many_suppressed: return "too_many_suppressed";
     case Violation::Kind::class_too_small: return "class_too_small";
     case Violation::Kind::class_requirement: return "class_requirement";
+    case Violation::Kind::population_uniqueness: return "population_uniqueness";
   }
   return "?";
 }
@@ -498,6 +499,16 @@ Report check_tables(const Options& options, const Table& input, const Table& out
               quote(requirement_attribute(options.class_requirements[i])) + "; the first, " +
               describe_tuple(output.rows[first_row], qi_out, qis) + " (data row " + std::to_string(first_row + 1) +
               "), has " + first_why);
+  }
+
+  if (options.population_uniqueness) {
+    ClassSizes sizes;
+    for (const auto& [key, info] : classes) ++sizes[info.size];
+    long double fraction = 0;
+    std::string why;
+    if (!population_uniqueness_holds(*options.population_uniqueness, sizes, &fraction, &why))
+      add(Kind::population_uniqueness, {}, 0, sizes.count(1) ? sizes.at(1) : 0, why);
+    report.population_uniqueness = static_cast<double>(fraction);
   }
   return report;
 }

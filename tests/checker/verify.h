@@ -30,7 +30,10 @@
 //  - every equivalence class (records with an identical tuple of
 //    quasi-identifier values) of records that are not suppressed has at least
 //    k records (`class_too_small`);
-//  - every class satisfies each ClassRequirement (`class_requirement`).
+//  - every class satisfies each ClassRequirement (`class_requirement`);
+//  - when a population-uniqueness requirement is given, the class sizes of
+//    the records not suppressed satisfy it (`population_uniqueness`;
+//    verify_uniqueness.h computes the estimates).
 //
 // A record whose quasi-identifiers are all '*' is suppressed unless the
 // detected levels generalize all of its quasi-identifiers to '*' anyway
@@ -58,6 +61,7 @@
 #include <vector>
 
 #include "verify_sensitive.h"
+#include "verify_uniqueness.h"
 
 namespace verify {
 
@@ -106,6 +110,8 @@ struct Options {
   std::uint64_t k = 1;                   // minimal class size (1: no k-anonymity)
   double suppression_limit = 0;          // fraction of the input rows
   std::vector<ClassRequirement> class_requirements;
+  // A requirement on the output as a whole (dataset level).
+  std::optional<PopulationUniqueness> population_uniqueness;
 };
 
 struct Violation {
@@ -123,6 +129,7 @@ struct Violation {
     too_many_suppressed,
     class_too_small,
     class_requirement,
+    population_uniqueness,
   };
   Kind kind;
   std::string column;      // the column concerned, when one is
@@ -147,6 +154,9 @@ struct Report {
   std::uint64_t max_suppressed = 0;  // floor(limit * input_rows)
   std::uint64_t classes = 0;         // classes of records that are not suppressed
   std::uint64_t smallest_class = 0;  // 0 when there is none
+  // With a population-uniqueness requirement: estimated uniques / N of the
+  // output (0 without an estimate).
+  std::optional<double> population_uniqueness;
 
   bool valid() const { return violations.empty(); }
   // Whether some violation is of `kind`.
