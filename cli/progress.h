@@ -80,7 +80,7 @@ inline std::string progress_line(const ProgressState& state, int width) {
       const std::size_t text = line.size() + tail.size() + 3;
       const std::size_t cells = limit > text + 10 ? std::min<std::size_t>(limit - text, 40) : 10;
       const auto full = static_cast<std::size_t>(std::floor(f * static_cast<double>(cells)));
-      line += " [" + std::string(full, '#') + std::string(cells - full, '.') + "]" + tail;
+      line += fmt::format(" [{}{}]{}", std::string(full, '#'), std::string(cells - full, '.'), tail);
     } else {
       line += fmt::format(" checked {}  best loss {}  elapsed {}", format_count(state.checked),
                           state.best_loss ? fmt::format("{:.6g}", *state.best_loss) : "none yet",
