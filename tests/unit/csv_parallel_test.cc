@@ -364,6 +364,7 @@ std::string random_csv(std::mt19937& rng, char delim, int breakage) {
         const std::size_t len = pick(4);
         for (std::size_t i = 0; i < len; ++i) f += alphabet[pick(alphabet.size())];
         if (pick(3) == 0) f = std::string(1, "abc"[pick(3)]);  // repeated values
+        if (pick(6) == 0) f += std::string(pick(20), 'y');      // longer than a word
       }
       if (pick(5) == 0) {  // quoted even when not needed
         out.push_back('"');
@@ -499,6 +500,16 @@ TEST(CsvParallel, ErrorsNameTheLineAndColumnForAnyPieceSize) {
       EXPECT_EQ(d.error_at->column, c.column) << d.error;
       EXPECT_NE(d.error.find(c.problem), std::string::npos) << d.error;
     }
+}
+
+// Unescaped values live in scratch memory until the record ends: a later
+// escaped field must not move an earlier one.
+TEST(CsvParallel, SeveralEscapedFieldsInOneRecordKeepTheirValues) {
+  std::vector<std::string> got;
+  read_csv_text("a,b,c\n\"x \"\"\",\"\"\"y\",\"z\"\"\"\n", "t.csv", {}, [&](const CsvRecord& rec) {
+    if (rec.index == 1) got.assign(rec.fields.begin(), rec.fields.end());
+  });
+  EXPECT_EQ(got, (std::vector<std::string>{"x \"", "\"y", "z\""}));
 }
 
 TEST(Codes, StoreTheNarrowestWidthAndWidenOnDemand) {
