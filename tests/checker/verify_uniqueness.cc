@@ -33,6 +33,15 @@ Counts counts_of(const ClassSizes& sizes) {
   return c;
 }
 
+// Every estimator is 0 without sample uniques (ARX's convention).
+UniquesEstimate no_sample_uniques(const char* model) {
+  UniquesEstimate out;
+  out.model = model;
+  out.uniques = 0;
+  out.why = "no sample uniques";
+  return out;
+}
+
 Real log_choose(Real n, Real k) { return std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1); }
 
 // A 2x2 system F(x) = 0: its value and Jacobian at a point.
@@ -79,14 +88,10 @@ std::optional<std::array<Real, 2>> newton(const Equations& eq, Real x, Real y, R
 }  // namespace
 
 UniquesEstimate zayatz_uniques(const ClassSizes& sizes, long double population) {
+  const Counts c = counts_of(sizes);
+  if (c.s1 == 0) return no_sample_uniques("zayatz");
   UniquesEstimate out;
   out.model = "zayatz";
-  const Counts c = counts_of(sizes);
-  if (c.s1 == 0) {
-    out.uniques = 0;
-    out.why = "no sample uniques";
-    return out;
-  }
   const Real N = population;
   // P(X = 1), X hypergeometric: N individuals, k of them in the class, n drawn.
   auto p_one = [&](Real k) -> Real {
@@ -106,14 +111,10 @@ UniquesEstimate zayatz_uniques(const ClassSizes& sizes, long double population) 
 }
 
 UniquesEstimate pitman_uniques(const ClassSizes& sizes, long double population) {
+  const Counts c = counts_of(sizes);
+  if (c.s1 == 0) return no_sample_uniques("pitman");
   UniquesEstimate out;
   out.model = "pitman";
-  const Counts c = counts_of(sizes);
-  if (c.s1 == 0) {
-    out.uniques = 0;
-    out.why = "no sample uniques";
-    return out;
-  }
   const auto u = static_cast<std::uint64_t>(c.u), n = static_cast<std::uint64_t>(c.n);
   // Equations (2) and (3) of papers/002 with their derivatives, summed term
   // by term. theta >= 0 (as ARX constrains it) and every denominator > 0.
@@ -174,14 +175,10 @@ UniquesEstimate pitman_uniques(const ClassSizes& sizes, long double population) 
 }
 
 UniquesEstimate snb_uniques(const ClassSizes& sizes, long double population) {
+  const Counts c = counts_of(sizes);
+  if (c.s1 == 0) return no_sample_uniques("snb");
   UniquesEstimate out;
   out.model = "snb";
-  const Counts c = counts_of(sizes);
-  if (c.s1 == 0) {
-    out.uniques = 0;
-    out.why = "no sample uniques";
-    return out;
-  }
   const Real f = c.n / population;
   // K, the non-empty classes of the population (Shlosser, as ARX computes it).
   Real A = 0, B = 0, C = 0, D = 0;
@@ -230,13 +227,7 @@ UniquesEstimate snb_uniques(const ClassSizes& sizes, long double population) {
 
 UniquesEstimate dankar_uniques(const ClassSizes& sizes, long double population) {
   const Counts c = counts_of(sizes);
-  if (c.s1 == 0) {
-    UniquesEstimate out;
-    out.model = "dankar";
-    out.uniques = 0;
-    out.why = "no sample uniques";
-    return out;
-  }
+  if (c.s1 == 0) return no_sample_uniques("dankar");
   if (c.n / population <= 0.1L) return pitman_uniques(sizes, population);
   UniquesEstimate zayatz = zayatz_uniques(sizes, population);
   const UniquesEstimate snb = snb_uniques(sizes, population);
