@@ -195,20 +195,25 @@ Outcome deid_read(std::string_view text, const std::string& name, std::optional<
   return o;
 }
 
-// The reference's message is a prefix of deid's (deid adds advice).
+// The same place, and the reference's message is a prefix of deid's (deid
+// adds advice).
+void expect_same_error(const Location& want_at, const std::string& want, const Location& got_at,
+                       const std::string& got, const std::string& shown) {
+  EXPECT_EQ(want_at.file, got_at.file) << shown;
+  EXPECT_EQ(want_at.line, got_at.line) << shown << "\n" << got;
+  EXPECT_EQ(want_at.column, got_at.column) << shown << "\n" << got;
+  EXPECT_EQ(want_at.column_name, got_at.column_name) << shown;
+  if (want != "UTF-16") {
+    EXPECT_NE(got.find(want), std::string::npos) << shown << "\nreference: " << want << "\ndeid: " << got;
+  }
+}
+
 void expect_same(const Outcome& want, const Outcome& got, const std::string& text) {
   const std::string shown = fmt::format("text: {:?}", text);
   ASSERT_EQ(want.error_at.has_value(), got.error_at.has_value()) << shown << "\nreference: " << want.error
                                                                  << "\ndeid: " << got.error;
   if (want.error_at) {
-    EXPECT_EQ(want.error_at->file, got.error_at->file) << shown;
-    EXPECT_EQ(want.error_at->line, got.error_at->line) << shown << "\n" << got.error;
-    EXPECT_EQ(want.error_at->column, got.error_at->column) << shown << "\n" << got.error;
-    EXPECT_EQ(want.error_at->column_name, got.error_at->column_name) << shown;
-    if (want.error != "UTF-16") {
-      EXPECT_NE(got.error.find(want.error), std::string::npos) << shown << "\nreference: " << want.error
-                                                               << "\ndeid: " << got.error;
-    }
+    expect_same_error(*want.error_at, want.error, *got.error_at, got.error, shown);
     return;
   }
   EXPECT_EQ(want.delimiter, got.delimiter) << shown;
@@ -323,13 +328,7 @@ void expect_same_dataset(const PlainDataset& want, const PlainDataset& got, cons
   ASSERT_EQ(want.error_at.has_value(), got.error_at.has_value()) << shown << "\nreference: " << want.error
                                                                  << "\ndeid: " << got.error;
   if (want.error_at) {
-    EXPECT_EQ(want.error_at->line, got.error_at->line) << shown << "\n" << got.error;
-    EXPECT_EQ(want.error_at->column, got.error_at->column) << shown << "\n" << got.error;
-    EXPECT_EQ(want.error_at->column_name, got.error_at->column_name) << shown;
-    if (want.error != "UTF-16") {
-      EXPECT_NE(got.error.find(want.error), std::string::npos) << shown << "\nreference: " << want.error
-                                                               << "\ndeid: " << got.error;
-    }
+    expect_same_error(*want.error_at, want.error, *got.error_at, got.error, shown);
     return;
   }
   EXPECT_EQ(want.rows, got.rows) << shown;
