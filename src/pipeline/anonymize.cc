@@ -136,6 +136,12 @@ Anonymization anonymize(const Job& job, const RunOptions& options) {
 
   if (options.phase) options.phase(Phase::writing);
   const auto tw = std::chrono::steady_clock::now();
+  if (!a.found && !job.output.path.empty()) {
+    // No output for this run: an output of an earlier run must not stay in
+    // place, where it could be taken for this run's.
+    std::error_code ignored;
+    std::filesystem::remove(job.output.path, ignored);
+  }
   if (a.found && !job.output.path.empty()) {
     std::ofstream out = open_for_writing(job.output.path);
     write_output(*prepared, a.search.best->transformation, *a.classes, out);

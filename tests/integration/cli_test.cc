@@ -125,8 +125,9 @@ TEST_F(Cli, ExitsZeroAndWritesOneRowPerInputRowInInputOrder) {
 
 TEST_F(Cli, ExitsOneWhenNoTransformationSatisfiesTheJobAndWritesOnlyTheResult) {
   write_job("privacy: [{k-anonymity: {k: 10}}]\nsuppression-limit: 0\n");
+  std::ofstream(dir_ / "out.csv") << "an output of an earlier run\n";
   ASSERT_EQ(run("anonymize " + job_path()), 1) << err_;
-  EXPECT_FALSE(fs::exists(dir_ / "out.csv"));
+  EXPECT_FALSE(fs::exists(dir_ / "out.csv")) << "an earlier run's output must not stay in place";
   ASSERT_TRUE(fs::exists(dir_ / "out.json"));
   const auto result = nlohmann::json::parse(slurp(dir_ / "out.json"));
   EXPECT_EQ(result["solution_found"], false);
