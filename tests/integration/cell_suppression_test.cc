@@ -19,17 +19,13 @@
 #include "deid/cell_suppression.h"
 #include "deid/error.h"
 #include "deid/job.h"
+#include "support/reference.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string slurp(const fs::path& path) { return deid::testing::slurp(path.string()); }
 
 void spit(const fs::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary);

@@ -13,16 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "support/reference.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string slurp(const fs::path& path) { return deid::testing::slurp(path.string()); }
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;

@@ -28,10 +28,7 @@ struct CliRun {
   fs::path dir, output, result, log;
 };
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+std::string slurp(const fs::path& path) { return deid::testing::slurp(path.string()); }
 
 // Runs `deid -q anonymize examples/adult.yaml` with output and result in a
 // fresh directory.

@@ -20,17 +20,14 @@
 #include "deid/job.h"
 #include "deid/pipeline.h"
 
+#include "support/reference.h"
+
 namespace deid {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string slurp(const fs::path& path) { return deid::testing::slurp(path.string()); }
 
 class InlineHierarchy : public ::testing::Test {
  protected:

@@ -24,12 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string slurp(const fs::path& path) { return deid::testing::slurp(path.string()); }
 
 struct PtyRun {
   int exit_code = -1;

@@ -22,10 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+std::string slurp(const fs::path& path) { return deid::testing::slurp(path.string()); }
 
 class RiskCli : public ::testing::Test {
  protected:

@@ -1,9 +1,15 @@
 #include "support/reference.h"
 
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 
 namespace deid::testing {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
 
 std::string example_path(const std::string& relative) { return std::string(DEID_EXAMPLES_DIR) + "/" + relative; }
 std::string testdata_path(const std::string& relative) { return std::string(DEID_TESTDATA_DIR) + "/" + relative; }

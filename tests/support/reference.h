@@ -23,6 +23,9 @@ const nlohmann::json& arx_adult_run(const std::string& name);
 // "dankar=0.01", "pitman=0.01", "zayatz=0.01", "snb=0.01").
 Job arx_adult_job(const nlohmann::json& run, SearchSpec::Algorithm algorithm = SearchSpec::Algorithm::automatic);
 
+// The whole content of a file, bytes as they are ("" when it cannot be read).
+std::string slurp(const std::string& path);
+
 // Path of a file under examples/ or tests/testdata/.
 std::string example_path(const std::string& relative);
 std::string testdata_path(const std::string& relative);
