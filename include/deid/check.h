@@ -62,12 +62,11 @@ struct CheckStatistics {
 // and from-histogram checks agree).
 //
 // Not thread-safe: each thread uses its own Checker (they share the
-// Problem). Grouping is sequential when the generalized keys have a
-// mixed-radix slot below 2^63 (every job seen so far): on the 1.2 M-row
-// survey table the sequential slot loop took a third of the CPU time of the
-// former parallel chunked grouping, and less wall time on 2 cores. Wider
-// keys of a large source are grouped in parallel (oneTBB) in fixed-size
-// chunks merged in order, so results never depend on the number of threads.
+// Problem). Grouping is sequential, so results never depend on the number
+// of threads: on the 1.2 M-row survey table the sequential slot loop took a
+// third of the CPU time of the former parallel chunked grouping, and less
+// wall time on 2 cores. Keys whose mixed-radix slot does not fit 63 bits
+// (no job seen so far) are grouped by a hash map on their codes.
 class Checker {
  public:
   explicit Checker(const Problem& problem);

@@ -1,7 +1,6 @@
 #include "deid/check.h"
 
 #include <absl/container/flat_hash_map.h>
-#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <bit>
@@ -45,66 +44,18 @@ struct Source {
   const Transformation* levels;  // nullptr: the histogram (all levels 0)
 };
 
-// Fixed chunk size for parallel grouping: results must not depend on the
-// number of threads, so chunks never depend on it either.
-constexpr std::size_t kChunk = 1 << 15;
-
 // Direct addressing is used when the generalized domains at t's levels
-// multiply to at most this many slots (256 KiB of uint32, so that the table
+// multiply to at most this many slots (1 MiB of uint32, so that the table
 // stays in the L2 cache); larger products hash the slot.
 constexpr std::uint64_t kDenseSlots = std::uint64_t{1} << 18;
 constexpr std::uint32_t kMissing = UINT32_MAX;
 
-// Open addressing for packed keys: Fibonacci hashing, linear probing, and
-// only the used slots reset after a check. Hand-written because it beats
+// Open addressing on unique 64-bit keys (the mixed-radix slots of classes)
+// for one sequential grouping: Fibonacci hashing, linear probing, only the
+// used cells reset after a check. Hand-written because it beats
 // absl::flat_hash_map here: no hash mixing beyond one multiply, no control
 // bytes to clear for every check, and the table is reused across checks.
-class PackedTable {
- public:
-  // Makes room for `n` distinct keys at load factor <= 1/2.
-  void prepare(std::size_t n) {
-    const std::size_t cap = std::bit_ceil(std::max<std::size_t>(16, 2 * n));
-    if (cap > vals_.size()) {
-      keys_.assign(cap, 0);
-      vals_.assign(cap, kMissing);
-      shift_ = 64 - std::countr_zero(cap);
-    }
-    mask_ = vals_.size() - 1;
-  }
-  // The value of `key`, inserting `fresh` when absent; `inserted` tells which.
-  std::uint32_t find_or_insert(std::uint64_t key, std::uint32_t fresh, bool& inserted) {
-    std::size_t h = static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_);
-    while (true) {
-      const std::uint32_t v = vals_[h];
-      if (v == kMissing) {
-        keys_[h] = key;
-        vals_[h] = fresh;
-        used_.push_back(h);
-        inserted = true;
-        return fresh;
-      }
-      if (keys_[h] == key) {
-        inserted = false;
-        return v;
-      }
-      h = (h + 1) & mask_;
-    }
-  }
-  void reset() {
-    for (std::size_t h : used_) vals_[h] = kMissing;
-    used_.clear();
-  }
-
- private:
-  std::vector<std::uint64_t> keys_;
-  std::vector<std::uint32_t> vals_;
-  std::vector<std::size_t> used_;
-  int shift_ = 60;
-  std::size_t mask_ = 15;
-};
-
-// Open addressing on mixed-radix slots (unique 64-bit keys) for one
-// sequential grouping, sized to the source (load factor <= 1/2) on every
+// Sized to the source (load factor <= 1/2) on every
 // call. Classes and slots in separate arrays: most probes of a grouping
 // with many classes land on an empty cell and touch only the 4-byte class
 // array (on cup, 16-byte cells holding both made the check 40 % slower).
@@ -242,16 +193,8 @@ std::uint32_t group_slots_any(const GroupArgs& a) {
 
 // Grouping state kept across checks to avoid reallocating the hash tables.
 struct Checker::HashState {
-  // Generalized keys packed into 64 bits when the codes of all
-  // quasi-identifiers fit (bits per attribute from its largest level
-  // domain). Hand-written packing: one integer hash per class instead of a
-  // vector of codes.
-  bool packed = false;
-  std::vector<int> shift;
-  absl::flat_hash_map<std::uint64_t, std::uint32_t> packed_index;  // parallel merge of large sources
-  PackedTable table;                                                 // sequential grouping, packed keys
-  SlotTable slot_table;                                              // sequential grouping, slots
-  std::vector<std::uint32_t> first;  // class → its first source member
+  SlotTable slot_table;  // grouping by slot
+  // Grouping of keys whose mixed-radix slot does not fit 63 bits.
   absl::flat_hash_map<std::string, std::uint32_t> wide_index;
   // up[q][a][b]: code at level a → code at level b (a < b) of attribute q.
   std::vector<std::vector<std::vector<std::vector<std::uint32_t>>>> up;
@@ -271,18 +214,6 @@ struct Checker::HashState {
 };
 
 Checker::Checker(const Problem& problem) : problem_(problem), hash_(new HashState) {
-  // Level-0 keys are the column's data codes, fewer than the hierarchy's
-  // rows (cup: ZIP has 100,000 rows in its hierarchy); higher levels use
-  // the hierarchy's codes.
-  int bits = 0;
-  for (const auto& h : problem.hierarchies) {
-    hash_->shift.push_back(bits);
-    std::uint32_t domain = static_cast<std::uint32_t>(h.map(0).size());
-    for (int l = 1; l < h.height(); ++l) domain = std::max(domain, h.domain_size(l));
-    bits += std::max(1, static_cast<int>(std::bit_width(domain)));
-  }
-  hash_->packed = bits <= 64;
-
   // Level-to-level maps, from the data codes' maps (hierarchy validation
   // guarantees that a level-a value has one ancestor at every level b > a).
   hash_->up.resize(problem.hierarchies.size());
@@ -308,101 +239,6 @@ Checker::Checker(const Problem& problem) : problem_(problem), hash_(new HashStat
 }
 
 Checker::~Checker() { delete hash_; }
-
-namespace {
-
-// Fills out.keys with the generalized key of each class, from its first
-// source member (one pass, no push_back per code).
-void write_keys(const Source& src, const std::vector<const std::uint32_t*>& maps, std::uint32_t w,
-                const std::vector<std::uint32_t>& first, Classes& out) {
-  out.keys.resize(first.size() * w);
-  std::uint32_t* dst = out.keys.data();
-  for (std::size_t c = 0; c < first.size(); ++c) {
-    const std::uint32_t* key = src.keys + static_cast<std::size_t>(first[c]) * w;
-    for (std::uint32_t q = 0; q < w; ++q) *dst++ = maps[q] ? maps[q][key[q]] : key[q];
-  }
-}
-
-// Groups `src` by `t` into `out`; member[i] receives the class of source
-// class i. Packed keys; large sources in parallel chunks merged in order.
-void group_packed(const Source& src, const std::vector<const std::uint32_t*>& maps, const std::vector<int>& shift,
-                  std::uint32_t w, absl::flat_hash_map<std::uint64_t, std::uint32_t>& index, PackedTable& table,
-                  std::vector<std::uint32_t>& first, Classes& out, std::vector<std::uint32_t>& member) {
-  auto pack = [&](std::size_t i) {
-    const std::uint32_t* key = src.keys + i * w;
-    std::uint64_t packed = 0;
-    for (std::uint32_t q = 0; q < w; ++q)
-      packed |= static_cast<std::uint64_t>(maps[q] ? maps[q][key[q]] : key[q]) << shift[q];
-    return packed;
-  };
-  auto unpack_into = [&](std::size_t i) {
-    const std::uint32_t* key = src.keys + i * w;
-    for (std::uint32_t q = 0; q < w; ++q) out.keys.push_back(maps[q] ? maps[q][key[q]] : key[q]);
-  };
-  index.clear();
-  if (src.size < 2 * kChunk) {
-    table.prepare(src.size);
-    std::uint32_t classes = 0;
-    first.clear();
-    for (std::size_t i = 0; i < src.size; ++i) {
-      bool inserted = false;
-      const std::uint32_t cls = table.find_or_insert(pack(i), classes, inserted);
-      if (inserted) {
-        ++classes;
-        first.push_back(static_cast<std::uint32_t>(i));
-        out.counts.push_back(0);
-      }
-      out.counts.data()[cls] += src.counts[i];
-      member[i] = cls;
-    }
-    table.reset();
-    write_keys(src, maps, w, first, out);
-    return;
-  }
-  struct Chunk {
-    absl::flat_hash_map<std::uint64_t, std::uint32_t> index;
-    std::vector<std::uint32_t> first;  // local class → its first source class
-    std::vector<std::uint64_t> keys;
-    std::vector<std::uint64_t> counts;
-  };
-  const std::size_t nchunks = (src.size + kChunk - 1) / kChunk;
-  std::vector<Chunk> chunks(nchunks);
-  tbb::parallel_for(std::size_t{0}, nchunks, [&](std::size_t c) {
-    Chunk& ch = chunks[c];
-    const std::size_t b = c * kChunk, e = std::min(src.size, b + kChunk);
-    for (std::size_t i = b; i < e; ++i) {
-      const std::uint64_t k = pack(i);
-      auto [it, inserted] = ch.index.try_emplace(k, static_cast<std::uint32_t>(ch.keys.size()));
-      if (inserted) {
-        ch.keys.push_back(k);
-        ch.first.push_back(static_cast<std::uint32_t>(i));
-        ch.counts.push_back(0);
-      }
-      ch.counts[it->second] += src.counts[i];
-      member[i] = it->second;  // local for now
-    }
-  });
-  std::vector<std::vector<std::uint32_t>> global(nchunks);
-  for (std::size_t c = 0; c < nchunks; ++c) {
-    Chunk& ch = chunks[c];
-    global[c].resize(ch.keys.size());
-    for (std::size_t l = 0; l < ch.keys.size(); ++l) {
-      auto [it, inserted] = index.try_emplace(ch.keys[l], static_cast<std::uint32_t>(out.counts.size()));
-      if (inserted) {
-        unpack_into(ch.first[l]);
-        out.counts.push_back(0);
-      }
-      out.counts[it->second] += ch.counts[l];
-      global[c][l] = it->second;
-    }
-  }
-  tbb::parallel_for(std::size_t{0}, nchunks, [&](std::size_t c) {
-    const std::size_t b = c * kChunk, e = std::min(src.size, b + kChunk);
-    for (std::size_t i = b; i < e; ++i) member[i] = global[c][member[i]];
-  });
-}
-
-}  // namespace
 
 // Groups `src` by `t` into `out` (keys and counts; nothing suppressed).
 // `want_members`: fill hs.member (source member -> class); only the
@@ -512,8 +348,6 @@ static void group_source(const Problem& problem, Checker::HashState& hs, const S
     }
     out.keys.assign(hs.key_buffer.get(), hs.key_buffer.get() + std::size_t{classes} * w);
     out.counts.assign(hs.count_buffer.get(), hs.count_buffer.get() + classes);
-  } else if (hs.packed) {
-    group_packed(src, maps, hs.shift, w, hs.packed_index, hs.table, hs.first, out, hs.member);
   } else {
     auto& index = hs.wide_index;
     index.clear();

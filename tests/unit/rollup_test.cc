@@ -126,14 +126,14 @@ std::vector<std::vector<std::uint32_t>> reference_entries(const Dataset& ds, con
 }
 
 TEST(RollUp, ParallelHistogramAndGroupingNumberLikeASequentialPass) {
-  // Enough rows and distinct tuples for the chunked parallel paths.
+  // Enough rows and distinct tuples for the chunked parallel histogram.
   std::mt19937_64 rng(11);
   RandomJob rj = make_random_job(rng, 6, 200000, 60, false, 3);
   auto prepared = prepare(rj.job, read_dataset_text(rj.csv, "random.csv", CsvOptions{','}));
   const Problem& pr = prepared->problem;
   std::vector<std::uint64_t> counts;
   const auto keys = reference_entries(prepared->data, pr.qi_columns, counts);
-  ASSERT_GT(keys.size(), 70000u) << "the parallel grouping needs a large source";
+  ASSERT_GT(keys.size(), 70000u) << "the parallel histogram needs a large source";
   ASSERT_EQ(pr.histogram.size(), keys.size());
   for (std::size_t e = 0; e < keys.size(); ++e) {
     const auto k = pr.histogram.key(e);
@@ -147,7 +147,7 @@ TEST(RollUp, ParallelHistogramAndGroupingNumberLikeASequentialPass) {
   }
 
   // Grouping at a level where the domains are too large to address directly
-  // goes through the parallel hash path; classes in order of first entry.
+  // goes through the slot hash table; classes in order of first entry.
   Checker checker(pr);
   Transformation t(pr.qi_columns.size(), 0);
   t[0] = 1;
