@@ -5,6 +5,8 @@
 #include <absl/hash/hash.h>
 #include <tbb/parallel_for.h>
 
+#include "util/huge_pages.h"
+
 #include <algorithm>
 #include <bit>
 
@@ -122,6 +124,8 @@ void build_packed(const Dataset& data, const std::vector<int>& columns, const st
     for (std::uint64_t r = begin; r < end; ++r) h.row_entry[r] = chunks[c].global[h.row_entry[r]];
   });
 
+  // The check reads these keys at random (docs/architecture.md).
+  util::reserve_huge(h.keys, keys.size() * h.width);
   h.keys.resize(keys.size() * h.width);
   for (std::size_t e = 0; e < keys.size(); ++e)
     for (std::size_t q = 0; q < columns.size(); ++q) {

@@ -166,5 +166,37 @@ TEST(RollUp, ParallelHistogramAndGroupingNumberLikeASequentialPass) {
   fs::remove_all(rj.dir);
 }
 
+// Sources of at least 2^17 members are grouped partitioned by Checker::check
+// (src/check/checker.cc): classes numbered partition by partition, keys and
+// members written afterwards. Its results, and checks rolled up from its
+// classes (keys) or merging their distributions (members), must equal the
+// ordered grouping's.
+TEST(RollUp, PartitionedGroupingOfLargeSourcesEqualsOrderedGrouping) {
+  std::mt19937_64 rng(23);
+  for (const bool sensitive : {false, true}) {
+    RandomJob rj = make_random_job(rng, 7, 260000, 90, sensitive, 2);
+    auto prepared = prepare(rj.job, read_dataset_text(rj.csv, "random.csv", CsvOptions{','}));
+    const Problem& pr = prepared->problem;
+    ASSERT_GE(pr.histogram.size(), std::size_t{1} << 17) << "the partitioned path needs a large source";
+    const Lattice lattice = pr.lattice();
+    Checker warm(pr);
+    std::uint64_t checked = 0;
+    // The bottom and its direct generalizations from the histogram, then
+    // their generalizations rolled up from those classes.
+    for (LatticeIndex i = 0; i < lattice.size() && checked < 40; ++i) {
+      const Transformation t = lattice.at(i);
+      int sum = 0;
+      for (int l : t) sum += l;
+      if (sum > 2) continue;
+      Checker cold(pr);
+      Classes ordered;
+      expect_same(warm.check(t), cold.check(t, &ordered));
+      ++checked;
+    }
+    EXPECT_GT(warm.statistics().rolled_up, 0u) << "the test must roll up from partitioned classes";
+    fs::remove_all(rj.dir);
+  }
+}
+
 }  // namespace
 }  // namespace deid
