@@ -15,7 +15,10 @@ namespace deid::util {
 //
 // The check reads the source's keys and its hash tables at random; with 4
 // KiB pages most of those reads also miss the TLB. On the 1.2 M-row survey
-// table huge pages took the optimal search from 44.5 to 38.8 s of CPU.
+// table, huge pages for every large allocation (glibc's hugetlb tunable)
+// took the optimal search from 44.5 to 38.8 s of CPU in one pair of runs,
+// but within noise in a second pair on the loaded machine: a hint worth
+// its two lines, not a measured win.
 inline void advise_huge_pages(const void* p, std::size_t bytes) {
 #ifdef MADV_HUGEPAGE
   constexpr std::uintptr_t kHuge = std::uintptr_t{1} << 21;
