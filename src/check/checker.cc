@@ -34,7 +34,7 @@ using ClassDistributions = Histogram::Sensitive;
 // The classes of a checked transformation, kept to roll later checks up from.
 struct Snapshot {
   Transformation levels;
-  std::vector<std::uint32_t> keys;
+  CodeVector keys;
   std::vector<std::uint64_t> counts;
   std::vector<ClassDistributions> dists;  // when some model needs them
   std::uint64_t last_used = 0;
@@ -431,8 +431,7 @@ struct Checker::HashState {
   std::vector<std::uint64_t> used;
   std::vector<std::vector<std::uint64_t>> scaled;  // per attribute: code → slot contribution
   std::vector<std::vector<std::uint32_t>> codes;   // per attribute: the identity on codes
-  std::unique_ptr<std::uint32_t[]> key_buffer;     // grouping output, room for buffer_classes
-  std::unique_ptr<std::uint64_t[]> count_buffer;
+  std::unique_ptr<std::uint64_t[]> count_buffer;   // grouping output, room for buffer_classes
   std::size_t buffer_classes = 0;
   std::size_t last_classes = 0;  // classes of the last hashed grouping
   std::vector<Snapshot> cache;
@@ -548,10 +547,14 @@ static void group_source(const Problem& problem, Checker::HashState& hs, const S
     // (a zero-filled vector of that size cost a memset per check).
     if (hs.used.size() < src.size) hs.used.resize(src.size);
     if (hs.buffer_classes < src.size) {
-      hs.key_buffer.reset(new std::uint32_t[src.size * w]);
       hs.count_buffer.reset(new std::uint64_t[src.size]);
       hs.buffer_classes = src.size;
     }
+    // Keys are written straight into the output (uninitialized room for
+    // every member its own class, trimmed afterwards).
+    out.keys.clear();
+    util::reserve_huge(out.keys, src.size * w);
+    out.keys.resize(src.size * w);
     GroupArgs args{src.keys,
                    src.counts,
                    src.size,
@@ -562,7 +565,7 @@ static void group_source(const Problem& problem, Checker::HashState& hs, const S
                    &hs.slot_table,
                    hs.used.data(),
                    want_members ? hs.member.data() : nullptr,
-                   hs.key_buffer.get(),
+                   out.keys.data(),
                    hs.count_buffer.get()};
     std::uint32_t classes;
     if (!ordered && slots > kDenseSlots && src.size >= kPartitionMinSource) {
@@ -573,15 +576,16 @@ static void group_source(const Problem& problem, Checker::HashState& hs, const S
       classes = group_slots_any<true>(args);
       for (std::uint32_t c = 0; c < classes; ++c) hs.dense[hs.used[c]] = kMissing;
     } else {
-      // The previous check's classes are the guess (consecutive checks of a
-      // search are usually alike); a wrong guess costs a few doublings.
-      hs.slot_table.prepare(std::min<std::size_t>(src.size, hs.last_classes));
+      // The guess: the previous check's classes (consecutive checks of a
+      // search are often alike), at least a quarter of the source; a wrong
+      // guess costs a few doublings. (With the previous count alone,
+      // doubling was 9 % of the synthetic 15-attribute best-first search.)
+      hs.slot_table.prepare(std::min<std::size_t>(src.size, std::max(hs.last_classes, src.size / 4)));
       classes = group_slots_any<false>(args);
       hs.slot_table.reset(hs.used.data(), classes);
       hs.last_classes = classes;
     }
-    util::reserve_huge(out.keys, std::size_t{classes} * w);
-    out.keys.assign(hs.key_buffer.get(), hs.key_buffer.get() + std::size_t{classes} * w);
+    out.keys.resize(std::size_t{classes} * w);
     out.counts.assign(hs.count_buffer.get(), hs.count_buffer.get() + classes);
   } else {
     auto& index = hs.wide_index;
@@ -701,7 +705,14 @@ void Checker::remember(const Transformation& t, Classes& cls, std::vector<Histog
     hs.spare.pop_back();
   }
   sn.levels = t;
-  sn.keys.swap(cls.keys);
+  // The check's key buffer has room for its whole source; a snapshot much
+  // smaller than that gets a copy of its own size (the cache's budget counts
+  // sizes, and 33 MB buffers holding 3 MB snapshots would overrun it), and
+  // the large buffer stays with the checker for the next check.
+  if (cls.keys.capacity() > 2 * cls.keys.size() + 4096)
+    sn.keys.assign(cls.keys.begin(), cls.keys.end());
+  else
+    sn.keys.swap(cls.keys);
   sn.counts.swap(cls.counts);
   sn.dists.swap(dists);
   sn.last_used = ++hs.tick;
