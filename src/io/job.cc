@@ -405,12 +405,6 @@ Job::CellSuppression parse_cell_suppression(const Ctx& ctx, const Job& job, cons
       ctx.keys(v, where, {"levels", "names", "known-level", "evaluate", "totally-ordered"});
       if (!v["levels"]) ctx.fail(v, fmt::format("{} needs 'levels'", where));
       r.levels = levels(v["levels"], "levels");
-      // deid suppress reads hierarchy files only (src/transform/cell_suppression_job.cc).
-      if (job.attribute(r.attribute)->hierarchy_builder &&
-          std::any_of(r.levels.begin(), r.levels.end(), [](int l) { return l > 0; }))
-        ctx.fail(v["levels"], fmt::format("attribute '{}': deid suppress releases levels of hierarchy files only; "
-                                          "write its inline hierarchy with 'deid hierarchy' and give its path",
-                                          r.attribute));
       if (!job.attribute(r.attribute)->has_hierarchy() && (r.levels.size() != 1 || r.levels[0] != 0))
         ctx.fail(v["levels"], fmt::format("attribute '{}' has no hierarchy: only level 0 can be released",
                                           r.attribute));

@@ -15,6 +15,7 @@
 #include "deid/csv.h"
 #include "deid/error.h"
 #include "deid/job.h"
+#include "deid/pipeline.h"
 #include "deid/sampling.h"
 
 namespace deid {
@@ -94,7 +95,8 @@ void bind(const Job& job, Bound& b, std::uint64_t k) {
       bool above_zero = false;
       for (int l : r.levels) above_zero = above_zero || l > 0;
       if (above_zero) {
-        b.tables.push_back(read_hierarchy(job.attribute(col.name)->hierarchy));
+        // A hierarchy file, or an inline definition built from the column.
+        b.tables.push_back(hierarchy_table(job, *job.attribute(col.name), ds));
         b.hierarchies.push_back(Generalization::build(b.tables.back(), col, ds.source));
         a.hierarchy = &b.hierarchies.back();
       }

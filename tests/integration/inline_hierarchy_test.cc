@@ -218,25 +218,35 @@ TEST_F(InlineHierarchy, BadDefinitionsAreJobErrorsWithLineAndColumn) {
   }
 }
 
-TEST_F(InlineHierarchy, CellSuppressionRefusesToReleaseLevelsOfAnInlineHierarchy) {
-  const std::string text =
-      "input: {path: data.csv}\n"
-      "attributes:\n"
-      "  zip: {role: quasi-identifying, hierarchy: {type: masking, levels: 2}}\n"
-      "default-role: insensitive\n"
-      "cell-suppression:\n"
-      "  k: 3\n"
-      "  release-levels:\n"
-      "    zip: {levels: [0, 1]}\n";
-  std::string message;
-  try {
-    parse_job(text, "job.yaml", dir_.string());
-  } catch (const JobError& e) {
-    message = e.what();
-  }
-  EXPECT_NE(message.find("job.yaml:8:19: attribute 'zip': deid suppress releases levels of hierarchy files only"),
-            std::string::npos)
-      << message;
+TEST_F(InlineHierarchy, CellSuppressionReleasesLevelsOfAnInlineHierarchyLikeItsFile) {
+  // deid suppress with zip released at levels 0 and 1 of an inline masking
+  // hierarchy writes what it writes with the file 'deid hierarchy' makes.
+  const std::string d = dir_.string();
+  ASSERT_EQ(cli(fmt::format("hierarchy masking --input {}/data.csv --column zip --levels 2 -o {}/zip.csv", d, d)), 0)
+      << err_;
+  const auto suppress_job = [](const std::string& hierarchy, const std::string& out) {
+    return fmt::format(
+        "input: {{path: data.csv}}\n"
+        "attributes:\n"
+        "  id: {{role: identifying}}\n"
+        "  zip: {{role: quasi-identifying, hierarchy: {}}}\n"
+        "  sex: {{role: quasi-identifying}}\n"
+        "default-role: insensitive\n"
+        "cell-suppression:\n"
+        "  k: 3\n"
+        "  release-levels:\n"
+        "    zip: {{levels: [0, 1]}}\n"
+        "output: {{path: {}.csv, result: {}.json}}\n",
+        hierarchy, out, out);
+  };
+  std::ofstream(dir_ / "files.yaml") << suppress_job("zip.csv", "files");
+  std::ofstream(dir_ / "inline.yaml") << suppress_job("{type: masking, levels: 2}", "inline");
+  ASSERT_EQ(cli(fmt::format("suppress {}", (dir_ / "files.yaml").string())), 0) << err_;
+  ASSERT_EQ(cli(fmt::format("suppress {}", (dir_ / "inline.yaml").string())), 0) << err_;
+  const std::string files = slurp(dir_ / "files.csv");
+  ASSERT_FALSE(files.empty());
+  EXPECT_NE(files.find("zip,zip_L1,"), std::string::npos) << "level 1 must be released:\n" << files.substr(0, 200);
+  EXPECT_EQ(slurp(dir_ / "inline.csv"), files);
 }
 
 TEST_F(InlineHierarchy, AValueOutsideEveryIntervalNamesTheValueItsLineAndTheDefinition) {
