@@ -16,14 +16,7 @@
 
 namespace {
 
-const std::vector<nlohmann::json>& risk_cases() {
-  static const std::vector<nlohmann::json> cases = [] {
-    std::ifstream in(deid::testing::testdata_path("reference/arx-adult-risk.json"));
-    if (!in) throw std::runtime_error("cannot open reference/arx-adult-risk.json");
-    return nlohmann::json::parse(in)["cases"].get<std::vector<nlohmann::json>>();
-  }();
-  return cases;
-}
+const std::vector<nlohmann::json>& risk_cases() { return deid::testing::arx_adult_risk_cases(); }
 
 deid::ClassSizeFrequencies frequencies(const nlohmann::json& c) {
   deid::ClassSizeFrequencies f;

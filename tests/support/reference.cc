@@ -106,4 +106,13 @@ Job arx_adult_job(const nlohmann::json& run, SearchSpec::Algorithm algorithm) {
   return job;
 }
 
+const std::vector<nlohmann::json>& arx_adult_risk_cases() {
+  static const std::vector<nlohmann::json> cases = [] {
+    std::ifstream in(testdata_path("reference/arx-adult-risk.json"));
+    if (!in) throw std::runtime_error("cannot open reference/arx-adult-risk.json");
+    return nlohmann::json::parse(in)["cases"].get<std::vector<nlohmann::json>>();
+  }();
+  return cases;
+}
+
 }  // namespace deid::testing

@@ -23,6 +23,11 @@ const nlohmann::json& arx_adult_run(const std::string& name);
 // "dankar=0.01", "pitman=0.01", "zayatz=0.01", "snb=0.01").
 Job arx_adult_job(const nlohmann::json& run, SearchSpec::Algorithm algorithm = SearchSpec::Algorithm::automatic);
 
+// The cases of reference/arx-adult-risk.json: ARX 3.9.2's risk estimates
+// of the adult data, with each case's class size frequencies flattened as
+// size, count, size, count, ...
+const std::vector<nlohmann::json>& arx_adult_risk_cases();
+
 // The whole content of a file, bytes as they are ("" when it cannot be read).
 std::string slurp(const std::string& path);
 
