@@ -198,5 +198,54 @@ TEST(RollUp, PartitionedGroupingOfLargeSourcesEqualsOrderedGrouping) {
   }
 }
 
+// Keys whose mixed-radix slot does not fit 63 bits (here 24 attributes of
+// up to 41 values at level 0) are grouped by a hash map on their codes
+// (src/check/checker.cc). Its classes must be those of a plain map from
+// generalized key to count, and checks rolled up from them must agree with
+// checks from the histogram.
+TEST(RollUp, KeysBeyondSixtyThreeBitSlotsGroupLikeAPlainMap) {
+  std::mt19937_64 rng(31);
+  RandomJob rj = make_random_job(rng, 24, 3000, 40, false, 2);
+  auto prepared = prepare(rj.job, read_dataset_text(rj.csv, "random.csv", CsvOptions{','}));
+  const Problem& pr = prepared->problem;
+  long double product = 1;
+  for (const auto& h : pr.hierarchies) product *= static_cast<long double>(h.map(0).size());
+  ASSERT_GT(product, 9.3e18L) << "the bottom's slots must not fit 63 bits";
+  const Lattice lattice = pr.lattice();
+  Checker warm(pr);
+  std::uint64_t wide = 0;
+  for (int round = 0; round < 30; ++round) {
+    // Mostly low levels, so that many checks stay beyond 63 bits.
+    Transformation t(pr.hierarchies.size(), 0);
+    for (std::size_t q = 0; q < t.size(); ++q)
+      if (rng() % 10 == 0) t[q] = static_cast<int>(rng() % static_cast<std::uint64_t>(pr.hierarchies[q].height()));
+    long double slots = 1;
+    for (std::size_t q = 0; q < t.size(); ++q)
+      slots *= static_cast<long double>(t[q] == 0 ? pr.hierarchies[q].map(0).size()
+                                                  : pr.hierarchies[q].domain_size(t[q]));
+    if (slots > 9.3e18L) ++wide;
+    Checker cold(pr);
+    Classes classes;
+    const CheckResult r = cold.check(t, &classes);
+    std::map<std::vector<std::uint32_t>, std::uint64_t> expected;
+    for (std::size_t e = 0; e < pr.histogram.size(); ++e) {
+      std::vector<std::uint32_t> g;
+      for (std::size_t q = 0; q < t.size(); ++q) g.push_back(pr.hierarchies[q].map(t[q])[pr.histogram.key(e)[q]]);
+      expected[g] += pr.histogram.counts[e];
+    }
+    std::map<std::vector<std::uint32_t>, std::uint64_t> got;
+    for (std::size_t c = 0; c < classes.size(); ++c) {
+      std::vector<std::uint32_t> g(classes.keys.begin() + static_cast<std::ptrdiff_t>(c * t.size()),
+                                   classes.keys.begin() + static_cast<std::ptrdiff_t>((c + 1) * t.size()));
+      got[g] += classes.counts[c];
+    }
+    EXPECT_EQ(classes.size(), expected.size()) << to_string(t);
+    EXPECT_EQ(got, expected) << to_string(t);
+    expect_same(warm.check(t), r);
+  }
+  EXPECT_GT(wide, 10u) << "most checks must group beyond 63-bit slots";
+  fs::remove_all(rj.dir);
+}
+
 }  // namespace
 }  // namespace deid
