@@ -93,6 +93,7 @@ struct Job {
   std::vector<AttributeSpec> attributes;
   std::optional<Role> default_role;
   std::vector<PrivacySpec> privacy;
+  std::vector<std::uint64_t> privacy_lines;  // line of each privacy entry in the job file (0: unknown)
   double suppression_limit = 0.0;  // fraction of records
   QualitySpec quality;
   SearchSpec search;

@@ -557,6 +557,7 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
     std::set<std::string> models;
     for (const auto& item : pr) {
       job.privacy.push_back(parse_privacy(ctx, job, item));
+      job.privacy_lines.push_back(static_cast<std::uint64_t>(item.Mark().line + 1));
       const auto& spec = job.privacy.back();
       std::string key = item.begin()->first.as<std::string>();
       if (auto* l = std::get_if<LDiversitySpec>(&spec)) key += " on '" + l->attribute + "'";

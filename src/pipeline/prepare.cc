@@ -140,7 +140,19 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
   // ARX: at most floor(limit * rows) records may be suppressed.
   pr.max_suppressed = static_cast<std::uint64_t>(job.suppression_limit * static_cast<double>(ds.rows) + 1e-9);
   pr.quality = make_quality_model(job.quality);
-  for (const auto& spec : job.privacy) pr.privacy.push_back(make_privacy_model(spec, pr));
+  for (std::size_t i = 0; i < job.privacy.size(); ++i) {
+    try {
+      pr.privacy.push_back(make_privacy_model(job.privacy[i], pr));
+    } catch (const JobError& e) {
+      // The models know neither file: a data line names the data file,
+      // anything else the model's entry in the job file.
+      const Location& at = e.where();
+      if (!at.file.empty()) throw;
+      if (at.line != 0) throw JobError(Location{ds.source, at.line, at.column, at.column_name}, e.problem());
+      if (i >= job.privacy_lines.size() || job.privacy_lines[i] == 0) throw;
+      throw JobError(Location{job.path, job.privacy_lines[i], 0, {}}, e.problem());
+    }
+  }
   if (timings) timings->encode = ms_since(t0);
   return p;
 }

@@ -505,5 +505,37 @@ TEST_F(JobPrepareFiles, MissingHierarchyFileIsAnIoErrorNamingIt) {
   }
 }
 
+// Errors of the privacy models, which see the data but not the job file,
+// name the model's entry in the job (or, for a value, the data line).
+TEST_F(JobPrepareFiles, PrivacyModelErrorsNameTheirJobLineOrTheDataLine) {
+  const Job j = job(
+      "input: {path: data.csv}\nattributes:\n  sex: {role: quasi-identifying, hierarchy: sex.csv}\n"
+      "  level: {role: sensitive}\n"
+      "privacy:\n"
+      "  - k-anonymity: {k: 1}\n"
+      "  - population-uniqueness: {threshold: 0.01, population-size: 2, estimator: dankar}\n");
+  try {
+    prepare(j, read_dataset_text("sex,level\nM,1\nF,2\nF,3\n", "data.csv", {}));
+    FAIL() << "expected JobError";
+  } catch (const JobError& e) {
+    EXPECT_EQ(e.where().file, (dir_ / "job.yaml").string());
+    EXPECT_EQ(e.where().line, 7u) << e.what();
+    EXPECT_NE(e.problem().find("population-size 2 is smaller than the 3 records"), std::string::npos) << e.what();
+  }
+  const Job ordered = job(
+      "input: {path: data.csv}\nattributes:\n  sex: {role: quasi-identifying, hierarchy: sex.csv}\n"
+      "  level: {role: sensitive}\n"
+      "privacy:\n"
+      "  - t-closeness: {attribute: level, distance: ordered, t: 0.5}\n");
+  try {
+    prepare(ordered, read_dataset_text("sex,level\nM,1\nF,high\nF,3\n", "data.csv", {}));
+    FAIL() << "expected JobError";
+  } catch (const JobError& e) {
+    EXPECT_EQ(e.where().file, "data.csv");
+    EXPECT_EQ(e.where().line, 3u) << e.what();
+    EXPECT_NE(e.problem().find("value 'high' (data line 3) is not a number"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace deid
