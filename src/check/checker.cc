@@ -290,6 +290,12 @@ struct PartitionScratch {
   std::vector<std::uint32_t> rep;               // per class of the partition layout: first member
   std::vector<std::uint64_t> sum;               // per class of the partition layout: count
   tbb::enumerable_thread_specific<SlotTable> tables;
+  // Keys not yet written (see partitioned_keys): the source's keys and the
+  // per-attribute code maps of the last partitioned grouping.
+  bool keys_pending = false;
+  const std::uint32_t* source_keys = nullptr;
+  std::uint32_t width = 0;
+  std::vector<const std::uint32_t*> codes;
 };
 
 // Groups a.n members into classes (see above). Returns the classes; fills
@@ -396,22 +402,44 @@ std::uint32_t group_partitioned(const GroupArgs& a, PartitionScratch& ps) {
   tbb::parallel_for(std::size_t{0}, kPartitions, [&](std::size_t p) {
     const std::uint32_t first = ps.start[p], offset = ps.classes[p];
     const std::uint32_t k = ps.classes[p + 1] - offset;
-    std::uint32_t* out_key = a.out_keys + std::size_t{offset} * w;
-    // The representatives are scattered over the source: prefetch ahead
-    // (without it this loop was 42 % of the survey's check time).
-    constexpr std::uint32_t kAhead = 16;
-    for (std::uint32_t c = 0; c < k; ++c) {
-      if (c + kAhead < k) __builtin_prefetch(a.keys + std::size_t{ps.rep[first + c + kAhead]} * w);
-      const std::uint32_t* key = a.keys + std::size_t{ps.rep[first + c]} * w;
-      for (std::uint32_t q = 0; q < w; ++q) out_key[q] = a.codes[q][key[q]];
-      out_key += w;
-      a.out_counts[offset + c] = ps.sum[first + c];
-    }
+    for (std::uint32_t c = 0; c < k; ++c) a.out_counts[offset + c] = ps.sum[first + c];
     if (a.member)
       for (std::uint32_t at = first; at < ps.start[p + 1]; ++at)
         a.member[ps.pindex[at]] = offset + static_cast<std::uint32_t>(ps.pslot[at]);
   });
+  // The keys are written later, and only when someone reads them.
+  ps.keys_pending = true;
+  ps.source_keys = a.keys;
+  ps.width = w;
+  ps.codes.assign(a.codes, a.codes + w);
   return total;
+}
+
+// Writes the keys of the last partitioned grouping into `out` (room for
+// its classes): each class's key is its first member's, generalized. The
+// members are scattered over the source, so this reads one random key per
+// class; checks that are no solution and whose classes are not cached never
+// need it (on the 1.2 M-row survey table this loop was a quarter of the
+// check's time when it ran for every check).
+void partitioned_keys(PartitionScratch& ps, std::uint32_t* out) {
+  const std::uint32_t w = ps.width;
+  const std::uint32_t* const keys = ps.source_keys;
+  const std::uint32_t* const* codes = ps.codes.data();
+  tbb::parallel_for(std::size_t{0}, kPartitions, [&](std::size_t p) {
+    const std::uint32_t first = ps.start[p], offset = ps.classes[p];
+    const std::uint32_t k = ps.classes[p + 1] - offset;
+    std::uint32_t* out_key = out + std::size_t{offset} * w;
+    // Prefetch ahead (without it this loop was 42 % of the survey's check
+    // time).
+    constexpr std::uint32_t kAhead = 16;
+    for (std::uint32_t c = 0; c < k; ++c) {
+      if (c + kAhead < k) __builtin_prefetch(keys + std::size_t{ps.rep[first + c + kAhead]} * w);
+      const std::uint32_t* key = keys + std::size_t{ps.rep[first + c]} * w;
+      for (std::uint32_t q = 0; q < w; ++q) out_key[q] = codes[q][key[q]];
+      out_key += w;
+    }
+  });
+  ps.keys_pending = false;
 }
 
 }  // namespace
@@ -481,6 +509,7 @@ static void group_source(const Problem& problem, Checker::HashState& hs, const S
   out.entry_class.clear();
   out.suppressed_records = 0;
   hs.member.resize(src.size);
+  hs.partitions.keys_pending = false;
 
   // Per attribute: the map from the source's level to t's (nullptr: same level).
   std::vector<const std::uint32_t*> maps(w);
@@ -550,11 +579,15 @@ static void group_source(const Problem& problem, Checker::HashState& hs, const S
       hs.count_buffer.reset(new std::uint64_t[src.size]);
       hs.buffer_classes = src.size;
     }
+    const bool partitioned = !ordered && slots > kDenseSlots && src.size >= kPartitionMinSource;
     // Keys are written straight into the output (uninitialized room for
-    // every member its own class, trimmed afterwards).
+    // every member its own class, trimmed afterwards); the partitioned
+    // path writes them later, when needed (materialize_keys).
     out.keys.clear();
-    util::reserve_huge(out.keys, src.size * w);
-    out.keys.resize(src.size * w);
+    if (!partitioned) {
+      util::reserve_huge(out.keys, src.size * w);
+      out.keys.resize(src.size * w);
+    }
     GroupArgs args{src.keys,
                    src.counts,
                    src.size,
@@ -568,7 +601,8 @@ static void group_source(const Problem& problem, Checker::HashState& hs, const S
                    out.keys.data(),
                    hs.count_buffer.get()};
     std::uint32_t classes;
-    if (!ordered && slots > kDenseSlots && src.size >= kPartitionMinSource) {
+    if (partitioned) {
+      args.out_keys = nullptr;
       classes = group_partitioned(args, hs.partitions);
     } else if (slots <= kDenseSlots) {
       if (hs.dense.size() < slots) hs.dense.assign(slots, kMissing);
@@ -585,7 +619,7 @@ static void group_source(const Problem& problem, Checker::HashState& hs, const S
       hs.slot_table.reset(hs.used.data(), classes);
       hs.last_classes = classes;
     }
-    out.keys.resize(std::size_t{classes} * w);
+    if (!partitioned) out.keys.resize(std::size_t{classes} * w);
     out.counts.assign(hs.count_buffer.get(), hs.count_buffer.get() + classes);
   } else {
     auto& index = hs.wide_index;
@@ -607,6 +641,16 @@ static void group_source(const Problem& problem, Checker::HashState& hs, const S
     }
   }
   out.suppressed.assign(out.counts.size(), 0);
+}
+
+// Writes the keys of `cls` when its grouping left them for later.
+static void materialize_keys(Checker::HashState& hs, Classes& cls) {
+  if (!hs.partitions.keys_pending) return;
+  const std::size_t words = cls.size() * cls.width;
+  cls.keys.clear();
+  util::reserve_huge(cls.keys, words);
+  cls.keys.resize(words);
+  partitioned_keys(hs.partitions, cls.keys.data());
 }
 
 void Checker::group(const Transformation& t, Classes& out) {
@@ -683,9 +727,10 @@ ClassDistributions merge_distributions(const Histogram::Sensitive& s, const Entr
 
 void Checker::remember(const Transformation& t, Classes& cls, std::vector<Histogram::Sensitive>& dists) {
   HashState& hs = *hash_;
-  const std::uint64_t words = cls.keys.size();
+  const std::uint64_t words = std::uint64_t{cls.size()} * cls.width;
   // A snapshot no smaller than the histogram is never a better source.
   if (cls.size() >= problem_.histogram.size() || words > hs.budget_words / 2) return;
+  materialize_keys(hs, cls);
   while (!hs.cache.empty() && (hs.cache_words + words > hs.budget_words || hs.cache.size() >= 256)) {
     auto lru = std::min_element(hs.cache.begin(), hs.cache.end(),
                                 [](const Snapshot& a, const Snapshot& b) { return a.last_used < b.last_used; });
@@ -808,6 +853,9 @@ CheckResult Checker::check(const Transformation& t, Classes* classes_out) {
   // like ARX, only when the class-level suppression is within the limit.
   bool dataset_models_hold = true;
   if (suppressed <= problem_.max_suppressed) {
+    // Dataset-level models and the quality of a solution may read keys;
+    // otherwise only remember() does (lower bounds never read them).
+    materialize_keys(hs, cls);
     cls.suppressed_records = suppressed;
     for (const auto& m : problem_.privacy)
       if (m->dataset_level() && !m->enforce(problem_, t, cls, problem_.max_suppressed)) {
