@@ -52,6 +52,9 @@ TEST(Threads, OutputAndResultAreIdenticalFor1And2And8Threads) {
     std::stringstream ss;
     ss << in.rdbuf();
     outputs.push_back(ss.str());
+    // Large enough for the parallel histogram and the partitioned grouping
+    // (sources of 2^17 entries or more, src/check/checker.cc).
+    EXPECT_GE(a.result["check"]["histogram_entries"].get<std::uint64_t>(), std::uint64_t{1} << 17);
     a.result.erase("time_ms");
     a.result.erase("peak_rss_bytes");
     a.result["search"].erase("time_to_best_ms");
