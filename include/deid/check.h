@@ -81,9 +81,9 @@ struct CheckStatistics {
 // of t can be computed from the classes of any specialization s ≤ t
 // (componentwise) by generalizing their keys from s's levels to t's and
 // adding their counts (and their sensitive distributions). The checker keeps
-// a bounded cache of the classes of recent checks (least recently used go
-// first; the cache holds about 8 times the histogram's keys, between 16 and
-// 64 MiB) and rolls
+// a bounded cache of the classes of recent checks that have at most a tenth
+// of the histogram's entries (least recently used go first; the cache holds
+// about 8 times the histogram's keys, between 16 and 64 MiB) and rolls
 // every check up from the smallest cached specialization, or from the
 // histogram when none is smaller. The result does not depend on the source
 // (the classes may come out in another order; tests assert that rolled-up
