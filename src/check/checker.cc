@@ -752,23 +752,19 @@ void Checker::remember(const Transformation& t, Classes& cls, std::vector<Histog
     *lru = std::move(hs.cache.back());
     hs.cache.pop_back();
   }
-  // Swap buffers instead of copying: the check's scratch classes become the
-  // snapshot, and an evicted snapshot's buffers become the next scratch.
+  // The snapshot gets a copy of the classes, into the buffers of an evicted
+  // snapshot when there is one; the check's own buffers, with room for a
+  // whole source, stay with the checker. (Handing them to the snapshot and
+  // taking smaller ones back made most checks allocate fresh buffers: the
+  // kernel's zeroing of their pages was a fifth of an adult run.)
   Snapshot sn;
   if (!hs.spare.empty()) {
     sn = std::move(hs.spare.back());
     hs.spare.pop_back();
   }
   sn.levels = t;
-  // The check's key buffer has room for its whole source; a snapshot much
-  // smaller than that gets a copy of its own size (the cache's budget counts
-  // sizes, and 33 MB buffers holding 3 MB snapshots would overrun it), and
-  // the large buffer stays with the checker for the next check.
-  if (cls.keys.capacity() > 2 * cls.keys.size() + 4096)
-    sn.keys.assign(cls.keys.begin(), cls.keys.end());
-  else
-    sn.keys.swap(cls.keys);
-  sn.counts.swap(cls.counts);
+  sn.keys.assign(cls.keys.begin(), cls.keys.end());
+  sn.counts.assign(cls.counts.begin(), cls.counts.end());
   sn.dists.swap(dists);
   sn.last_used = ++hs.tick;
   hs.cache_words += sn.keys.size();
