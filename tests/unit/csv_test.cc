@@ -1,4 +1,4 @@
-// CSV input (RFC 4180 over libcsv) and the encoded Dataset: what is read,
+// CSV input (RFC 4180, src/io/csv_parse.h) and the encoded Dataset: what is read,
 // which line every record is reported on, and the errors a user sees for
 // malformed files (file, line where the record starts, column).
 #include <gtest/gtest.h>
