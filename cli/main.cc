@@ -2,6 +2,7 @@
 // and prints; no algorithm lives here. Exit codes (docs/job-file.md):
 // 0 a solution was found and written, 1 no transformation satisfies the job,
 // 2 invalid input or job, 3 internal error.
+#include <tbb/global_control.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -123,6 +124,10 @@ int main(int argc, char** argv) {
   app.fallthrough();
   bool quiet = false;
   app.add_flag("-q,--quiet", quiet, "Print nothing but errors");
+  std::size_t threads = 0;
+  app.add_option("-j,--threads", threads,
+                 "Threads to use (default: all cores); the output is the same for any number")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1024}));
 
   std::string job_path, input, output, result;
   auto* anon = app.add_subcommand("anonymize", "Find the optimal transformation for a job and write the output");
@@ -143,6 +148,9 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : kExitInvalid;
   }
+
+  std::optional<tbb::global_control> thread_limit;
+  if (threads > 0) thread_limit.emplace(tbb::global_control::max_allowed_parallelism, threads);
 
   try {
     if (*hierarchy.app) return hierarchy.run();

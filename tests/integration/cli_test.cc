@@ -217,4 +217,16 @@ TEST_F(Cli, SameJobGivesTheSameOutputByteForByte) {
   EXPECT_EQ(slurp(dir_ / "a.csv"), slurp(dir_ / "b.csv"));
 }
 
+TEST_F(Cli, ThreadsOptionLimitsThreadsAndKeepsTheOutput) {
+  // (tests/integration/threads_test.cc runs a table large enough for the
+  // parallel paths; this tests the option itself.)
+  write_job("privacy: [{k-anonymity: {k: 2}}]\nsuppression-limit: 0.2\n");
+  ASSERT_EQ(run("--threads 1 anonymize " + job_path() + " --output " + (dir_ / "one.csv").string()), 0) << err_;
+  ASSERT_EQ(run("anonymize " + job_path() + " -j 3 --output " + (dir_ / "three.csv").string()), 0) << err_;
+  EXPECT_FALSE(slurp(dir_ / "one.csv").empty());
+  EXPECT_EQ(slurp(dir_ / "one.csv"), slurp(dir_ / "three.csv"));
+  EXPECT_EQ(run("--threads 0 anonymize " + job_path()), 2);
+  EXPECT_NE(err_.find("threads"), std::string::npos) << err_;
+}
+
 }  // namespace
