@@ -145,9 +145,9 @@ class SlotTable {
 // unrolled, and on direct addressing or hashing. A new class gets its count
 // and its generalized key (codes[q][source code], read while the source key
 // is in cache) appended to `out`, and its slot (dense) or cell (hashed) to
-// used[c]; member[i] (when
-// not null) receives the class of source member i. Returns the classes.
-// REQUIRES: out.counts and out.keys empty with capacity for n classes.
+// used[c]; member[i] (when not null) receives the class of source member
+// i. Returns the classes. REQUIRES: room for n classes in out_keys and
+// out_counts.
 struct GroupArgs {
   const std::uint32_t* keys;
   const std::uint64_t* counts;
@@ -159,7 +159,7 @@ struct GroupArgs {
   SlotTable* table;
   std::uint64_t* used;
   std::uint32_t* member;
-  std::uint32_t* out_keys;     // room for n * w codes
+  std::uint32_t* out_keys;     // room for n * w codes; null for group_partitioned (keys come later)
   std::uint64_t* out_counts;   // room for n counts
 };
 
@@ -302,19 +302,18 @@ struct PartitionScratch {
 };
 
 // Groups a.n members into classes (see above). Returns the classes; fills
-// a.out_keys, a.out_counts and (when not null) a.member.
+// a.out_counts and (when not null) a.member, and leaves the keys to
+// partitioned_keys().
 std::uint32_t group_partitioned(const GroupArgs& a, PartitionScratch& ps) {
   const std::size_t n = a.n;
   const std::uint32_t w = a.w;
   const std::size_t chunks = (n + kPartitionChunk - 1) / kPartitionChunk;
-  for (auto* v : {&ps.slot, &ps.pslot, &ps.pcount, &ps.sum}) {
-    util::reserve_huge(*v, n);
-    v->resize(n);
-  }
-  for (auto* v : {&ps.pindex, &ps.rep}) {
-    util::reserve_huge(*v, n);
-    v->resize(n);
-  }
+  const auto room = [n](auto& v) {
+    util::reserve_huge(v, n);
+    v.resize(n);
+  };
+  for (auto* v : {&ps.slot, &ps.pslot, &ps.pcount, &ps.sum}) room(*v);
+  for (auto* v : {&ps.pindex, &ps.rep}) room(*v);
   ps.chunk_counts.assign(chunks * kPartitions, 0);
   // Pass 1: slots and per-chunk partition sizes.
   tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t c) {
@@ -586,7 +585,6 @@ static void group_source(const Problem& problem, Checker::HashState& hs, const S
     // Keys are written straight into the output (uninitialized room for
     // every member its own class, trimmed afterwards); the partitioned
     // path writes them later, when needed (materialize_keys).
-    out.keys.clear();
     if (!partitioned) {
       util::reserve_huge(out.keys, src.size * w);
       out.keys.resize(src.size * w);
@@ -601,11 +599,10 @@ static void group_source(const Problem& problem, Checker::HashState& hs, const S
                    &hs.slot_table,
                    hs.used.data(),
                    want_members ? hs.member.data() : nullptr,
-                   out.keys.data(),
+                   partitioned ? nullptr : out.keys.data(),
                    hs.count_buffer.get()};
     std::uint32_t classes;
     if (partitioned) {
-      args.out_keys = nullptr;
       classes = group_partitioned(args, hs.partitions);
     } else if (slots <= kDenseSlots) {
       if (hs.dense.size() < slots) hs.dense.assign(slots, kMissing);
@@ -731,8 +728,8 @@ ClassDistributions merge_distributions(const Histogram::Sensitive& s, const Entr
 void Checker::remember(const Transformation& t, Classes& cls, std::vector<Histogram::Sensitive>& dists) {
   HashState& hs = *hash_;
   const std::uint64_t words = std::uint64_t{cls.size()} * cls.width;
-  // A snapshot no smaller than the histogram is never a better source.
-  // Only snapshots of at most a tenth of the histogram's entries are kept:
+  // Only snapshots of at most a tenth of the histogram's entries are kept
+  // (one no smaller than the histogram is never a better source):
   // larger ones were rarely the source of a later check, and keeping them
   // (writing their keys, evicting smaller ones) cost more than they saved.
   // On the survey table, keeping every snapshot smaller than the histogram

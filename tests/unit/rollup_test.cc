@@ -253,10 +253,15 @@ TEST(RollUp, KeysBeyondSixtyThreeBitSlotsGroupLikeAPlainMap) {
   RandomJob rj = make_random_job(rng, 24, 3000, 40, false, 2);
   auto prepared = prepare(rj.job, read_dataset_text(rj.csv, "random.csv", CsvOptions{','}));
   const Problem& pr = prepared->problem;
-  long double product = 1;
-  for (const auto& h : pr.hierarchies) product *= static_cast<long double>(h.map(0).size());
-  ASSERT_GT(product, 9.3e18L) << "the bottom's slots must not fit 63 bits";
-  const Lattice lattice = pr.lattice();
+  // The mixed-radix slots of t: its generalized domains multiplied.
+  const auto slots_of = [&pr](const Transformation& t) {
+    long double slots = 1;
+    for (std::size_t q = 0; q < t.size(); ++q)
+      slots *= static_cast<long double>(t[q] == 0 ? pr.hierarchies[q].map(0).size()
+                                                  : pr.hierarchies[q].domain_size(t[q]));
+    return slots;
+  };
+  ASSERT_GT(slots_of(Transformation(pr.hierarchies.size(), 0)), 9.3e18L) << "the bottom's slots must not fit 63 bits";
   Checker warm(pr);
   std::uint64_t wide = 0;
   for (int round = 0; round < 30; ++round) {
@@ -264,11 +269,7 @@ TEST(RollUp, KeysBeyondSixtyThreeBitSlotsGroupLikeAPlainMap) {
     Transformation t(pr.hierarchies.size(), 0);
     for (std::size_t q = 0; q < t.size(); ++q)
       if (rng() % 10 == 0) t[q] = static_cast<int>(rng() % static_cast<std::uint64_t>(pr.hierarchies[q].height()));
-    long double slots = 1;
-    for (std::size_t q = 0; q < t.size(); ++q)
-      slots *= static_cast<long double>(t[q] == 0 ? pr.hierarchies[q].map(0).size()
-                                                  : pr.hierarchies[q].domain_size(t[q]));
-    if (slots > 9.3e18L) ++wide;
+    if (slots_of(t) > 9.3e18L) ++wide;
     Checker cold(pr);
     Classes classes;
     const CheckResult r = cold.check(t, &classes);
