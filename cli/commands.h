@@ -23,4 +23,10 @@ Command add_hierarchy_command(CLI::App& app);
 // `quiet` (read when the command runs).
 Command add_suppress_command(CLI::App& app, const bool& quiet);
 
+// `deid verify JOB [--output FILE] [--result FILE] [--input FILE]`: checks a
+// released table against its job with the independent verifier
+// (docs/verify.md); returns 0 when every check holds, 1 when one fails.
+// With `quiet` prints only the failed checks.
+Command add_verify_command(CLI::App& app, const bool& quiet);
+
 }  // namespace deid::cli

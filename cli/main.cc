@@ -141,6 +141,7 @@ int main(int argc, char** argv) {
   const deid::cli::Command hierarchy = deid::cli::add_hierarchy_command(app);
   const deid::cli::Command suppress = deid::cli::add_suppress_command(app, quiet);
   const deid::cli::Command risk = add_risk_command(app, quiet);
+  const deid::cli::Command verify = deid::cli::add_verify_command(app, quiet);
 
   try {
     app.parse(argc, argv);
@@ -156,6 +157,7 @@ int main(int argc, char** argv) {
     if (*hierarchy.app) return hierarchy.run();
     if (*suppress.app) return suppress.run();
     if (*risk.app) return risk.run();
+    if (*verify.app) return verify.run();
     if (*anon) {
       deid::Job job = deid::read_job(job_path);
       if (!input.empty()) job.input.path = input;

@@ -1,7 +1,7 @@
 // ARX reference results for k-anonymity with the Loss model on the adult
 // data (tests/testdata/reference/arx-adult.json, shared/reference/README.md):
 // deid must find a transformation with ARX's information loss, and its output
-// must pass the independent verifier (tests/checker/verify.h).
+// must pass the independent verifier (src/verify/verify.h).
 #include <gtest/gtest.h>
 #include <unistd.h>
 

@@ -1,6 +1,6 @@
 // `deid suppress` end to end (docs/cell-suppression.md): the example job on
 // the synthetic discharge file, checked by the independent checker
-// (tests/checker/cell_suppression_check.h), the combinations algorithm
+// (src/verify/cell_suppression_check.h), the combinations algorithm
 // against the complete one, determinism, samples, the command line, job
 // errors, and random jobs with released hierarchy levels.
 #include <gtest/gtest.h>

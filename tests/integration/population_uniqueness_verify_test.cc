@@ -1,5 +1,5 @@
 // The independent verifier's population-uniqueness check
-// (tests/checker/verify_uniqueness.h):
+// (src/verify/verify_uniqueness.h):
 //  - its own estimators reproduce ARX's estimates of the adult data
 //    (reference/arx-adult-risk.json) where ARX has one;
 //  - every population-uniqueness reference run of arx-adult.json, written

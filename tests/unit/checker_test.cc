@@ -1,4 +1,4 @@
-// The independent output verifier (tests/checker/verify.h): each kind of
+// The independent output verifier (src/verify/verify.h): each kind of
 // violation is caught in a tiny hand-made output, and a valid output passes.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The verifier's sensitive-attribute requirements (tests/checker/
+// The verifier's sensitive-attribute requirements (src/verify/
 // verify_sensitive.h): hand examples, agreement with the engine's distances
 // on random distributions (two independent computations), and a violation
 // reported in a small output.

@@ -12,6 +12,7 @@
 //
 // What a valid output is (each point is one CellViolation::Kind):
 //  - one output row per input row (`row_count`);
+//  - no removed (identifying) column is in the output (`removed_column_present`);
 //  - every output column that is not released is a column of the input,
 //    copied row by row (`value_changed`, `column_missing`);
 //  - every cell of a released column is the marker or the input value of
@@ -51,15 +52,17 @@ struct CellOptions {
 
 struct CellViolation {
   enum class Kind { unreadable, bad_options, row_count, column_missing, value_changed, wrong_value, not_propagated,
-                    class_too_small };
+                    class_too_small, removed_column_present };
   Kind kind;
   std::string where;     // column or combination
   std::uint64_t row = 0; // first data row concerned (1-based); 0: none
   std::string message;
+  std::uint64_t line = 0; // line of the output file on which `row` starts (0: none)
 };
 
 struct CellReport {
   std::vector<CellViolation> violations;
+  std::uint64_t input_rows = 0, output_rows = 0;  // 0 when the tables were not compared
   std::uint64_t suppressed_cells = 0;        // marker cells in released columns
   std::vector<std::uint64_t> smallest_class;  // per combination, exempt class excluded (0: none)
   bool valid() const { return violations.empty(); }

@@ -18,6 +18,13 @@ void add(CellReport& r, CellViolation::Kind kind, const std::string& where, std:
   r.violations.push_back({kind, where, row, msg});
 }
 
+// The line of the output file of every row named.
+void locate(CellReport& r, const Table& output) {
+  for (auto& v : r.violations)
+    if (v.row > 0 && v.row <= output.rows.size())
+      v.line = v.row - 1 < output.lines.size() ? output.lines[v.row - 1] : v.row + 1;
+}
+
 }  // namespace
 
 std::string CellReport::to_string() const {
@@ -70,6 +77,7 @@ CellReport check_combinations(const Table& output, const CellOptions& options) {
     }
     report.smallest_class.push_back(smallest);
   }
+  locate(report, output);
   return report;
 }
 
@@ -77,6 +85,8 @@ CellReport check_cell_tables(const Table& input, const Table& output, const std:
                              const CellOptions& options) {
   CellReport report;
   using K = CellViolation::Kind;
+  report.input_rows = input.rows.size();
+  report.output_rows = output.rows.size();
   if (hierarchies.size() != options.released.size()) {
     add(report, K::bad_options, "", 0, "one hierarchy table per released column is needed (empty for level 0)");
     return report;
@@ -93,6 +103,12 @@ CellReport check_cell_tables(const Table& input, const Table& output, const std:
   for (std::size_t oc = 0; oc < output.header.size(); ++oc) {
     const std::string& name = output.header[oc];
     if (released_names.count(name)) continue;
+    bool removed = false;
+    for (const auto& x : options.removed) removed = removed || x == name;
+    if (removed) {
+      add(report, K::removed_column_present, name, 0, "identifying column '" + name + "' is in the output");
+      continue;
+    }
     const int ic = index_of(input.header, name);
     if (ic < 0) {
       add(report, K::column_missing, name, 0, "output column is neither released nor an input column");
@@ -169,6 +185,7 @@ CellReport check_cell_tables(const Table& input, const Table& output, const std:
   CellReport combos = check_combinations(output, options);
   report.violations.insert(report.violations.end(), combos.violations.begin(), combos.violations.end());
   report.smallest_class = combos.smallest_class;
+  locate(report, output);
   return report;
 }
 

@@ -22,6 +22,7 @@ std::optional<Table> parse_csv(std::string_view text, char delimiter, bool has_h
 
   Table table;
   std::vector<std::vector<std::string>> records;
+  std::vector<std::uint64_t> lines;  // of each record
   std::vector<std::string> record;
   std::string field;
   bool quoted = false;        // inside a quoted field
@@ -47,6 +48,7 @@ std::optional<Table> parse_csv(std::string_view text, char delimiter, bool has_h
       if (records.empty()) expected = record.size();
       if (record.size() != expected) return false;
       records.push_back(std::move(record));
+      lines.push_back(record_line);
     }
     record.clear();
     record_started = false;
@@ -101,8 +103,10 @@ std::optional<Table> parse_csv(std::string_view text, char delimiter, bool has_h
     if (records.empty()) return fail(1, "no header");
     table.header = std::move(records.front());
     table.rows.assign(std::make_move_iterator(records.begin() + 1), std::make_move_iterator(records.end()));
+    table.lines.assign(lines.begin() + 1, lines.end());
   } else {
     table.rows = std::move(records);
+    table.lines = std::move(lines);
   }
   return table;
 }
@@ -119,6 +123,40 @@ std::optional<Table> read_csv_file(const std::string& path, char delimiter, bool
   auto table = parse_csv(buffer.str(), delimiter, has_header, &why);
   if (!table && error) *error = path + ": " + why;
   return table;
+}
+
+char detect_delimiter(std::string_view text) {
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
+  constexpr char kCandidates[] = {';', ',', '\t', '|'};
+  std::size_t counts[4] = {0, 0, 0, 0};
+  bool quoted = false;
+  for (const char c : text) {
+    if (c == '"') quoted = !quoted;  // a doubled quote toggles twice
+    if (quoted) continue;
+    if (c == '\n' || c == '\r') break;
+    for (int i = 0; i < 4; ++i) counts[i] += c == kCandidates[i];
+  }
+  int best = -1;
+  for (int i = 0; i < 4; ++i)
+    if (counts[i] > 0 && (best < 0 || counts[i] > counts[best])) best = i;
+  return best < 0 ? ',' : kCandidates[best];
+}
+
+std::optional<char> detect_file_delimiter(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  // The first record: up to the first line end outside quotes (a header is
+  // short; 1 MiB bounds a file without line ends).
+  std::string text;
+  bool quoted = false;
+  char c;
+  while (text.size() < (1u << 20) && in.get(c)) {
+    if (c == '"') quoted = !quoted;
+    if (!quoted && (c == '\n' || c == '\r')) break;
+    text.push_back(c);
+  }
+  return detect_delimiter(text);
 }
 
 // ---------------------------------------------------------------------------
@@ -247,6 +285,7 @@ Report check_tables(const Options& options, const Table& input, const Table& out
   report.input_rows = input.rows.size();
   report.output_rows = output.rows.size();
   report.levels.assign(qis.size(), std::nullopt);
+  report.fitting_levels.assign(qis.size(), {});
 
   // Options against the input header.
   std::map<std::string, int> in_col, out_col;
@@ -319,10 +358,29 @@ Report check_tables(const Options& options, const Table& input, const Table& out
 
   // Rows are compared position by position, so only when the counts agree.
   const bool aligned = input.rows.size() == output.rows.size();
-  if (!aligned)
-    add(Kind::row_count, {}, 0, 0,
+  if (!aligned) {
+    // Where the two part: the first row whose copied columns differ (a row
+    // dropped or added there), else the end of the shorter table.
+    std::vector<std::pair<std::size_t, int>> copied;  // input column, output column
+    for (std::size_t c = 0; c < input.header.size(); ++c) {
+      const int oc = out_index(input.header[c]);
+      if (oc >= 0 && !qi_names.count(input.header[c]) && !identifying.count(input.header[c])) copied.emplace_back(c, oc);
+    }
+    const std::size_t common = std::min(input.rows.size(), output.rows.size());
+    std::size_t part = common;
+    for (std::size_t r = 0; r < common && part == common; ++r)
+      for (const auto& [ic, oc] : copied)
+        if (input.rows[r][ic] != output.rows[r][oc]) {
+          part = r;
+          break;
+        }
+    const bool beyond = part >= output.rows.size();  // the output ends there
+    add(Kind::row_count, {}, beyond ? 0 : part + 1, 0,
         "the output has " + std::to_string(output.rows.size()) + " rows, the input " + std::to_string(input.rows.size()) +
-            " (one output row per input row is required)");
+            " (one output row per input row is required); " +
+            (part == common && beyond ? "the output ends after data row " + std::to_string(part)
+                                      : "the copied columns first part at data row " + std::to_string(part + 1)));
+  }
   const std::size_t rows = output.rows.size();
 
   // A row is starred when every quasi-identifier in the output is '*'.
@@ -389,7 +447,10 @@ Report check_tables(const Options& options, const Table& input, const Table& out
       // records as generalized (ties: the lowest).
       int fitting = -1;
       for (int l = 0; l < h; ++l)
-        if (misfits[l] == 0 && (fitting < 0 || stars[l] > stars[fitting])) fitting = l;
+        if (misfits[l] == 0) {
+          report.fitting_levels[q].push_back(l);
+          if (fitting < 0 || stars[l] > stars[fitting]) fitting = l;
+        }
       if (fitting >= 0) {
         report.levels[q] = fitting;
         continue;
@@ -493,12 +554,14 @@ Report check_tables(const Options& options, const Table& input, const Table& out
         first_why = reason;
       }
     }
-    if (failing)
+    if (failing) {
       add(Kind::class_requirement, requirement_attribute(options.class_requirements[i]), first_row + 1, failing,
           std::to_string(failing) + " class(es) fail a requirement on " +
               quote(requirement_attribute(options.class_requirements[i])) + "; the first, " +
               describe_tuple(output.rows[first_row], qi_out, qis) + " (data row " + std::to_string(first_row + 1) +
               "), has " + first_why);
+      report.violations.back().requirement = i;
+    }
   }
 
   if (options.population_uniqueness) {
@@ -510,6 +573,11 @@ Report check_tables(const Options& options, const Table& input, const Table& out
       add(Kind::population_uniqueness, {}, 0, sizes.count(1) ? sizes.at(1) : 0, why);
     report.population_uniqueness = static_cast<double>(fraction);
   }
+
+  // Every row named is a row of the output: its line there.
+  for (auto& v : report.violations)
+    if (v.row > 0 && v.row <= output.rows.size())
+      v.line = v.row - 1 < output.lines.size() ? output.lines[v.row - 1] : v.row + 1;
   return report;
 }
 

@@ -3,11 +3,14 @@
 // Given the input table, the output table the engine wrote, and what the job
 // asked for, verify::check() re-establishes from the files alone that the
 // output is a valid full-domain generalization that satisfies the privacy
-// requirements (docs/DESIGN.md, "Every privacy guarantee ... can be
-// re-checked by an independent verifier that shares no code with the
-// search"). It therefore shares no code with the engine: it links only the
-// C++ standard library, has its own RFC 4180 reader, reads the hierarchy
-// files itself and works on strings, never on the engine's codes.
+// requirements (docs/architecture.md, "Principles": every guarantee claimed
+// for an output is re-checked by an independent verifier that shares no
+// code with the engine). It is the library behind `deid verify` (docs/verify.md) and the
+// oracle of the tests. It therefore shares no code with the engine: it is a
+// library of its own (deid_verify) that links only the C++ standard library
+// (and OpenSSL's libcrypto for SHA-256, sha256.h), has its own RFC 4180
+// reader, reads the hierarchy files itself and works on strings, never on
+// the engine's codes.
 //
 // What a valid output is (each point is one Violation::Kind when it fails):
 //  - both files and every hierarchy file can be read as CSV (`unreadable`,
@@ -16,10 +19,11 @@
 //  - the output header holds every input column except the identifying ones,
 //    each once, and nothing else (`identifying_column_present`,
 //    `column_missing`, `unexpected_column`); column order is not checked;
-//  - one output row per input row (`row_count`), in the same order: every
-//    column that is neither identifying nor quasi-identifying is identical
-//    to the input, row by row (`value_changed`); a reordered row shows up
-//    here;
+//  - one output row per input row (`row_count`; its row is the first row
+//    where the copied columns of input and output part), in the same order:
+//    every column that is neither identifying nor quasi-identifying is
+//    identical to the input, row by row (`value_changed`); a reordered row
+//    shows up here;
 //  - each quasi-identifier is generalized at one single level l of its
 //    hierarchy: every value of a record that is not suppressed equals the
 //    level-l value of the input value (`not_single_level`); an input value
@@ -30,7 +34,8 @@
 //  - every equivalence class (records with an identical tuple of
 //    quasi-identifier values) of records that are not suppressed has at least
 //    k records (`class_too_small`);
-//  - every class satisfies each ClassRequirement (`class_requirement`);
+//  - every class satisfies each ClassRequirement (`class_requirement`, with
+//    the requirement's index in Violation::requirement);
 //  - when a population-uniqueness requirement is given, the class sizes of
 //    the records not suppressed satisfy it (`population_uniqueness`;
 //    verify_uniqueness.h computes the estimates).
@@ -48,7 +53,8 @@
 // distribution over all records of the table, the two inputs every
 // l-diversity and t-closeness variant needs. The sensitive attribute
 // must be an output column copied from the input (role sensitive), so its
-// values are read from the output.
+// values are read from the output. checks.h names the model in the table
+// of checks.
 //
 // Thread-safety: check() has no shared state; call it from any thread.
 #pragma once
@@ -69,6 +75,10 @@ namespace verify {
 struct Table {
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
+  // Line of the file on which each row starts (1-based, the header counted;
+  // a quoted field may span lines). Filled by parse_csv; may be empty in a
+  // table built in code (row r is then taken to start on line r + 1 + has_header).
+  std::vector<std::uint64_t> lines;
 };
 
 // Parses `text` as RFC 4180 CSV with `delimiter`: quoted fields may hold the
@@ -81,6 +91,14 @@ std::optional<Table> parse_csv(std::string_view text, char delimiter, bool has_h
 
 // Reads and parses the file at `path`; on failure `*error` names the file.
 std::optional<Table> read_csv_file(const std::string& path, char delimiter, bool has_header, std::string* error);
+
+// The delimiter of a CSV text as deid documents its detection
+// (docs/job-file.md, `input.delimiter`): the most frequent of ';' ',' tab '|'
+// in the first record outside quotes, the earlier in that list on a tie,
+// ',' when none occurs. Hierarchy files are detected the same way.
+char detect_delimiter(std::string_view text);
+// Same on the start of the file at `path`; nullopt when it cannot be read.
+std::optional<char> detect_file_delimiter(const std::string& path);
 
 // Distinct l-diversity: every class holds at least `l` distinct values of
 // `attribute` (Machanavajjhala et al., "l-Diversity", Section 4.1).
@@ -136,6 +154,11 @@ struct Violation {
   std::uint64_t row = 0;   // first data row concerned (1-based, header excluded); 0: none
   std::uint64_t count = 0; // how many rows (or classes) are concerned
   std::string message;     // a sentence a person can act on
+  // Line of the output file on which `row` starts (0: no row, or the output
+  // table has no line numbers).
+  std::uint64_t line = 0;
+  // class_requirement: index of the requirement in Options::class_requirements.
+  std::size_t requirement = 0;
 };
 
 const char* to_string(Violation::Kind kind);
@@ -148,6 +171,9 @@ struct Report {
   // every value in the data, or every record starred), the one that
   // generalizes the most starred records to '*' and, among those, the lowest.
   std::vector<std::optional<int>> levels;
+  // Per quasi-identifier: every level that fits the records that are not
+  // suppressed (empty when none does); `levels` is one of them.
+  std::vector<std::vector<int>> fitting_levels;
   std::uint64_t input_rows = 0;
   std::uint64_t output_rows = 0;
   std::uint64_t suppressed_records = 0;

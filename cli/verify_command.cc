@@ -1,0 +1,442 @@
+// `deid verify JOB [--output FILE] [--result FILE] [--input FILE] [--json FILE]`:
+// re-checks a released table against its job with the independent verifier
+// (src/verify, docs/verify.md), which shares no code with the engine.
+//
+// What this file takes from the library: the job parser (`read_job`), which
+// is the specification of what was asked, not engine code; and, for inline
+// hierarchy definitions only, the hierarchy builder (`hierarchy_table`), which
+// turns a definition into the table the verifier then checks against (the
+// one part of the check that reuses the engine's code; docs/verify.md says
+// so). Everything else (reading the tables, the levels, the classes, every
+// privacy model, the digests) is the verifier's own.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "checks.h"
+#include "commands.h"
+#include "deid/csv.h"
+#include "deid/dataset.h"
+#include "deid/error.h"
+#include "deid/job.h"
+#include "deid/pipeline.h"
+#include "verify.h"
+
+namespace deid::cli {
+namespace {
+
+constexpr int kExitHold = 0;
+constexpr int kExitFailed = 1;
+
+// A CSV read with the verifier's reader; a file that cannot be opened or
+// parsed is an error of the invocation (exit 2).
+verify::Table read_table(const std::string& path, char delimiter, bool header, const char* what) {
+  std::string why;
+  auto table = verify::read_csv_file(path, delimiter, header, &why);
+  if (!table) throw IoError(Location{path, 0, 0, {}}, fmt::format("cannot read the {}: {}", what, why));
+  return std::move(*table);
+}
+
+char file_delimiter(const std::string& path, const char* what) {
+  const auto d = verify::detect_file_delimiter(path);
+  if (!d) throw IoError(Location{path, 0, 0, {}}, fmt::format("cannot open the {}", what));
+  return *d;
+}
+
+// The hierarchies of a job, as tables of strings. A file is read by the
+// verifier's reader; an inline definition is built by the library's builder
+// from the input (read once, when the first inline definition needs it).
+class Hierarchies {
+ public:
+  Hierarchies(const Job& job, const std::string& input, char delimiter)
+      : job_(job), input_(input), delimiter_(delimiter) {}
+
+  verify::Table of(const AttributeSpec& a) {
+    if (!a.hierarchy_builder) return read_table(a.hierarchy, file_delimiter(a.hierarchy, "hierarchy"), false, "hierarchy");
+    if (!data_) data_.emplace(read_dataset(input_, CsvOptions{delimiter_, true}));
+    verify::Table t;
+    t.rows = hierarchy_table(job_, a, *data_).rows;
+    return t;
+  }
+  // For messages.
+  std::string name_of(const AttributeSpec& a) const {
+    if (!a.hierarchy_builder) return a.hierarchy;
+    return fmt::format("(inline hierarchy at {}:{})", job_.path, a.hierarchy_line);
+  }
+
+ private:
+  const Job& job_;
+  std::string input_;
+  char delimiter_;
+  std::optional<Dataset> data_;
+};
+
+// The role of every input column (the job's, or its default role; a column
+// without either is taken as copied, the strictest reading).
+Role role_of(const Job& job, const std::string& column) {
+  if (const AttributeSpec* a = job.attribute(column)) return a->role;
+  return job.default_role.value_or(Role::insensitive);
+}
+
+struct Mapped {
+  verify::Options options;
+  std::vector<verify::Table> hierarchies;  // per quasi-identifier
+};
+
+// The job as verifier options (anonymization).
+Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies& hierarchies) {
+  Mapped m;
+  verify::Options& o = m.options;
+  for (const auto& column : input.header) {
+    const Role role = role_of(job, column);
+    if (role == Role::identifying) o.identifying.push_back(column);
+    if (role != Role::quasi_identifying) continue;
+    const AttributeSpec& a = *job.attribute(column);
+    o.quasi_identifiers.push_back({column, hierarchies.name_of(a)});
+    m.hierarchies.push_back(hierarchies.of(a));
+  }
+  // Attributes of the job that are not input columns: the verifier names them.
+  for (const auto& a : job.attributes) {
+    if (std::find(input.header.begin(), input.header.end(), a.name) != input.header.end()) continue;
+    if (a.role == Role::identifying) o.identifying.push_back(a.name);
+    if (a.role == Role::quasi_identifying) {
+      o.quasi_identifiers.push_back({a.name, hierarchies.name_of(a)});
+      m.hierarchies.emplace_back();
+    }
+  }
+  o.suppression_limit = job.suppression_limit;
+  for (const auto& spec : job.privacy) {
+    std::visit(
+        [&](const auto& p) {
+          using P = std::decay_t<decltype(p)>;
+          if constexpr (std::is_same_v<P, KAnonymitySpec>) {
+            o.k = p.k;
+          } else if constexpr (std::is_same_v<P, LDiversitySpec>) {
+            switch (p.variant) {
+              case LDiversitySpec::Variant::distinct:
+                o.class_requirements.push_back(verify::DistinctLDiversity{p.attribute, static_cast<std::uint64_t>(p.l)});
+                break;
+              case LDiversitySpec::Variant::entropy:
+                o.class_requirements.push_back(verify::EntropyLDiversity{p.attribute, p.l});
+                break;
+              case LDiversitySpec::Variant::recursive:
+                o.class_requirements.push_back(
+                    verify::RecursiveCLDiversity{p.attribute, p.c, static_cast<std::uint64_t>(p.l)});
+                break;
+            }
+          } else if constexpr (std::is_same_v<P, TClosenessSpec>) {
+            verify::TCloseness t;
+            t.attribute = p.attribute;
+            t.t = p.t;
+            const AttributeSpec* a = job.attribute(p.attribute);
+            switch (p.distance) {
+              case TClosenessSpec::Distance::equal:
+                t.distance = verify::TCloseness::Distance::equal;
+                break;
+              case TClosenessSpec::Distance::ordered:
+                t.distance = verify::TCloseness::Distance::ordered;
+                if (a) t.order = a->order;
+                break;
+              case TClosenessSpec::Distance::hierarchical:
+                t.distance = verify::TCloseness::Distance::hierarchical;
+                if (a && a->has_hierarchy()) t.hierarchy = hierarchies.of(*a).rows;
+                break;
+            }
+            o.class_requirements.push_back(std::move(t));
+          } else {
+            verify::PopulationUniqueness pu;
+            pu.threshold = p.threshold;
+            pu.population_size = p.population_size;
+            switch (p.estimator) {
+              case PopulationUniquenessSpec::Estimator::dankar: pu.estimator = verify::PopulationUniqueness::Estimator::dankar; break;
+              case PopulationUniquenessSpec::Estimator::pitman: pu.estimator = verify::PopulationUniqueness::Estimator::pitman; break;
+              case PopulationUniquenessSpec::Estimator::zayatz: pu.estimator = verify::PopulationUniqueness::Estimator::zayatz; break;
+              case PopulationUniquenessSpec::Estimator::snb: pu.estimator = verify::PopulationUniqueness::Estimator::snb; break;
+            }
+            o.population_uniqueness = pu;
+          }
+        },
+        spec);
+  }
+  return m;
+}
+
+struct MappedCells {
+  verify::CellOptions options;
+  std::vector<verify::Table> hierarchies;  // per released column (empty at level 0)
+};
+
+// The job's `cell-suppression` section as checker options
+// (docs/cell-suppression.md): released columns named as documented (the
+// first released level under the attribute's name, the others NAME_L<level>,
+// unless `names` is given); every combination expanded to every choice of
+// released levels from the known one up.
+MappedCells map_cell_suppression(const Job& job, const verify::Table& input, Hierarchies& hierarchies) {
+  const Job::CellSuppression& cs = *job.cell_suppression;
+  MappedCells m;
+  verify::CellOptions& o = m.options;
+  if (cs.k) {
+    o.k = *cs.k;
+  } else {
+    // k = ceil(1/tau); the margin keeps 1/0.2 = 5.000000000000001 at 5.
+    o.k = static_cast<std::uint64_t>(std::ceil(1.0 / cs.tau.value_or(1.0) - 1e-9));
+  }
+  o.marker = cs.marker;
+  std::map<std::string, std::vector<std::size_t>> known_columns;  // attribute -> released columns from the known level
+  std::set<std::string> released_names;
+  std::vector<std::string> qis;
+  for (const auto& column : input.header) {
+    const Role role = role_of(job, column);
+    if (role == Role::identifying) o.removed.push_back(column);
+    if (role == Role::quasi_identifying) qis.push_back(column);
+  }
+  for (const auto& attribute : qis) {
+    const AttributeSpec& a = *job.attribute(attribute);
+    const auto release = std::find_if(cs.release_levels.begin(), cs.release_levels.end(),
+                                      [&](const auto& r) { return r.attribute == attribute; });
+    std::vector<int> levels = {0};
+    std::vector<std::string> names;
+    std::optional<int> known;
+    if (release != cs.release_levels.end()) {
+      if (!release->levels.empty()) levels = release->levels;
+      names = release->names;
+      known = release->known_level;
+      if (!known && !release->evaluate.empty()) known = *std::min_element(release->evaluate.begin(), release->evaluate.end());
+    }
+    const int known_level = known.value_or(*std::min_element(levels.begin(), levels.end()));
+    std::optional<verify::Table> table;
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+      const std::string name =
+          i < names.size() ? names[i] : (i == 0 ? attribute : fmt::format("{}_L{}", attribute, levels[i]));
+      o.released.push_back({name, attribute, levels[i], a.has_hierarchy() ? hierarchies.name_of(a) : std::string()});
+      if (levels[i] > 0 && !table) table = hierarchies.of(a);
+      m.hierarchies.push_back(levels[i] > 0 ? *table : verify::Table{});
+      released_names.insert(name);
+      if (levels[i] >= known_level) known_columns[attribute].push_back(o.released.size() - 1);
+    }
+  }
+  std::vector<std::vector<std::string>> combinations = cs.combinations;
+  if (combinations.empty()) combinations.push_back(qis);
+  std::set<std::vector<std::string>> seen;
+  for (const auto& combination : combinations) {
+    // Each member: the released columns it stands for.
+    std::vector<std::vector<std::string>> choices;
+    for (const auto& member : combination) {
+      if (known_columns.count(member)) {
+        std::vector<std::string> columns;
+        for (std::size_t i : known_columns.at(member)) columns.push_back(o.released[i].output_column);
+        choices.push_back(columns);
+      } else if (released_names.count(member)) {
+        choices.push_back({member});
+      } else {
+        throw JobError(Location{job.path, cs.line, 0, {}},
+                       fmt::format("cell-suppression: the combination member '{}' is neither a quasi-identifier nor "
+                                   "a released column",
+                                   member));
+      }
+    }
+    // The cartesian product of the choices.
+    std::vector<std::vector<std::string>> product = {{}};
+    for (const auto& choice : choices) {
+      std::vector<std::vector<std::string>> next;
+      for (const auto& partial : product)
+        for (const auto& column : choice) {
+          next.push_back(partial);
+          next.back().push_back(column);
+        }
+      product = std::move(next);
+    }
+    for (auto& c : product)
+      if (seen.insert(c).second) o.combinations.push_back(std::move(c));
+  }
+  return m;
+}
+
+// What the JSON result at `path` claims.
+verify::ResultClaims read_claims(const std::string& path, bool cell_suppression) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IoError(Location{path, 0, 0, {}}, "cannot open the result");
+  nlohmann::json r;
+  try {
+    r = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(Location{path, 0, 0, {}}, fmt::format("the result is not JSON: {}", e.what()));
+  }
+  if (!r.is_object()) throw InputError(Location{path, 0, 0, {}}, "the result is not a JSON object");
+  auto count = [&](const nlohmann::json& parent, const char* key) -> std::optional<std::uint64_t> {
+    if (!parent.is_object() || !parent.contains(key)) return std::nullopt;
+    if (!parent[key].is_number_unsigned())
+      throw InputError(Location{path, 0, 0, {}}, fmt::format("the result's \"{}\" is not a count", key));
+    return parent[key].get<std::uint64_t>();
+  };
+  verify::ResultClaims c;
+  c.records = count(r, "records");
+  if (cell_suppression) {
+    c.k = count(r, "k");
+    if (r.contains("information_loss")) c.suppressed_cells = count(r["information_loss"], "suppressed_cells");
+  } else {
+    if (r.contains("solution_found") && r["solution_found"].is_boolean()) c.solution_found = r["solution_found"].get<bool>();
+    c.suppressed_records = count(r, "suppressed_records");
+    c.classes = count(r, "classes");
+    c.smallest_class_size = count(r, "smallest_class_size");
+    if (r.contains("transformation") && r["transformation"].is_object()) {
+      c.transformation.emplace();
+      for (const auto& [name, level] : r["transformation"].items()) {
+        if (!level.is_number_integer())
+          throw InputError(Location{path, 0, 0, {}}, fmt::format("the result's level of '{}' is not an integer", name));
+        c.transformation->emplace_back(name, level.get<int>());
+      }
+    }
+  }
+  if (r.contains("files")) {
+    if (!r["files"].is_array()) throw InputError(Location{path, 0, 0, {}}, "the result's \"files\" is not an array");
+    c.files.emplace();
+    for (const auto& f : r["files"]) {
+      if (!f.is_object() || !f.contains("role") || !f["role"].is_string() || !f.contains("sha256") ||
+          !f["sha256"].is_string())
+        throw InputError(Location{path, 0, 0, {}},
+                         "an entry of the result's \"files\" lacks \"role\" or \"sha256\": " + f.dump());
+      verify::FileClaim claim;
+      claim.role = f["role"].get<std::string>();
+      claim.sha256 = f["sha256"].get<std::string>();
+      if (f.contains("path") && f["path"].is_string()) claim.path = f["path"].get<std::string>();
+      if (f.contains("bytes") && f["bytes"].is_number_unsigned()) claim.bytes = f["bytes"].get<std::uint64_t>();
+      c.files->push_back(std::move(claim));
+    }
+  }
+  return c;
+}
+
+void print_table(const std::vector<verify::CheckLine>& lines, bool failures_only) {
+  std::size_t width = 0;
+  for (const auto& l : lines) width = std::max(width, l.name.size());
+  for (const auto& l : lines) {
+    if (failures_only && l.status != verify::CheckLine::Status::failed) continue;
+    fmt::print("{:<{}}  {:<7}  {}\n", l.name, width, verify::to_string(l.status), l.detail);
+  }
+}
+
+nlohmann::json to_json(const std::vector<verify::CheckLine>& lines, const std::string& output) {
+  nlohmann::json checks = nlohmann::json::array();
+  for (const auto& l : lines) {
+    nlohmann::json c = {{"check", l.name}, {"status", verify::to_string(l.status)}, {"detail", l.detail}};
+    if (l.status == verify::CheckLine::Status::failed) {
+      if (!l.column.empty()) c["column"] = l.column;
+      if (l.row) c["row"] = l.row;
+      if (l.line) c["line"] = l.line;
+    }
+    checks.push_back(std::move(c));
+  }
+  return {{"output", output}, {"valid", verify::all_hold(lines)}, {"checks", std::move(checks)}};
+}
+
+// "FILE:LINE (row R, column 'C')" of a failed line, as much as is known.
+std::string where(const verify::CheckLine& l, const std::string& output) {
+  std::string s = output;
+  if (l.line) s += fmt::format(":{}", l.line);
+  std::string in;
+  if (l.row) in = fmt::format("data row {}", l.row);
+  if (!l.column.empty()) in += fmt::format("{}column '{}'", in.empty() ? "" : ", ", l.column);
+  return in.empty() ? s : s + " (" + in + ")";
+}
+
+// Whether two paths name the same existing file.
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return !a.empty() && !b.empty() && std::filesystem::equivalent(a, b, ec);
+}
+
+}  // namespace
+
+Command add_verify_command(CLI::App& app, const bool& quiet) {
+  struct Options {
+    std::string job, input, output, result, json;
+  };
+  auto opts = std::make_shared<Options>();
+  CLI::App* sub = app.add_subcommand(
+      "verify", "Check a released table against its job with the independent verifier (docs/verify.md)");
+  sub->add_option("job", opts->job, "Job file (YAML) the table was released with")->required()->check(CLI::ExistingFile);
+  sub->add_option("--output", opts->output, "The released table (default: the job's output.path)");
+  sub->add_option("--result", opts->result, "The JSON result of the run: its counts and SHA-256s are checked too");
+  sub->add_option("--input", opts->input, "The input table (default: the job's input.path)");
+  sub->add_option("--json", opts->json, "Also write the table of checks as JSON to this file");
+
+  Command cmd;
+  cmd.app = sub;
+  cmd.run = [opts, &quiet]() -> int {
+    Job job = read_job(opts->job);
+    if (!opts->input.empty()) job.input.path = opts->input;
+    const std::string output = opts->output.empty() ? job.output.path : opts->output;
+    if (output.empty())
+      throw JobError(Location{job.path, 0, 0, {}}, "nothing to verify: the job has no output.path; give --output FILE");
+    if (!opts->json.empty())
+      for (const std::string* read : std::initializer_list<const std::string*>{&job.input.path, &output, &opts->result, &opts->job})
+        if (same_file(opts->json, *read))
+          throw JobError(Location{}, fmt::format("--json '{}' is a file verify reads ({}); choose another path",
+                                                 opts->json, *read));
+
+    const char input_delimiter = job.input.delimiter ? *job.input.delimiter : file_delimiter(job.input.path, "input");
+    const char output_delimiter = job.output.delimiter.value_or(input_delimiter);
+    const verify::Table input = read_table(job.input.path, input_delimiter, true, "input");
+    Hierarchies hierarchies(job, job.input.path, input_delimiter);
+    const verify::VerifiedFiles files{job.input.path, output};
+
+    std::vector<verify::CheckLine> lines;
+    std::string why;
+    const auto released = verify::read_csv_file(output, output_delimiter, true, &why);
+    if (!released) {
+      std::ifstream probe(output, std::ios::binary);
+      if (!probe) throw IoError(Location{output, 0, 0, {}}, "cannot open the output to verify");
+      // A released table that is not CSV fails verification (exit 1).
+      lines.push_back({"output csv", verify::CheckLine::Status::failed, why, {}, 0, 0});
+    } else if (job.cell_suppression) {
+      const MappedCells m = map_cell_suppression(job, input, hierarchies);
+      const verify::CellReport report = verify::check_cell_tables(input, *released, m.hierarchies, m.options);
+      for (const auto& v : report.violations)
+        if (v.kind == verify::CellViolation::Kind::unreadable || v.kind == verify::CellViolation::Kind::bad_options)
+          throw JobError(Location{job.path, 0, 0, {}}, fmt::format("the job does not fit the data: {}", v.message));
+      lines = verify::summarize(m.options, report);
+      if (!opts->result.empty()) {
+        const auto more = verify::check_result(read_claims(opts->result, true), m.options, report, files);
+        lines.insert(lines.end(), more.begin(), more.end());
+      }
+    } else {
+      const Mapped m = map_anonymization(job, input, hierarchies);
+      const verify::Report report = verify::check_tables(m.options, input, *released, m.hierarchies);
+      for (const auto& v : report.violations)
+        if (v.kind == verify::Violation::Kind::unreadable || v.kind == verify::Violation::Kind::bad_options ||
+            v.kind == verify::Violation::Kind::bad_hierarchy)
+          throw JobError(Location{job.path, 0, 0, {}}, fmt::format("the job does not fit the data: {}", v.message));
+      lines = verify::summarize(m.options, report);
+      if (!opts->result.empty()) {
+        const auto more = verify::check_result(read_claims(opts->result, false), m.options, report, files);
+        lines.insert(lines.end(), more.begin(), more.end());
+      }
+    }
+
+    if (!opts->json.empty()) {
+      std::ofstream out(opts->json, std::ios::binary);
+      out << to_json(lines, output).dump(2) << "\n";
+      out.flush();
+      if (!out) throw IoError(Location{opts->json, 0, 0, {}}, "cannot write the table of checks");
+    }
+    print_table(lines, quiet);
+    if (verify::all_hold(lines)) return kExitHold;
+    const auto first = std::find_if(lines.begin(), lines.end(),
+                                    [](const auto& l) { return l.status == verify::CheckLine::Status::failed; });
+    fmt::print(stderr, "deid: verify: {} failed at {}: {}\n", first->name, where(*first, output), first->detail);
+    return kExitFailed;
+  };
+  return cmd;
+}
+
+}  // namespace deid::cli

@@ -1,0 +1,103 @@
+// The table of checks that `deid verify` prints (docs/verify.md): the
+// verifier's reports (verify.h, cell_suppression_check.h) turned into one
+// line per check, named after what was asked, with its status and a detail
+// a person can read, and the comparison of a JSON result's claims (counts,
+// levels, SHA-256 of its files) with what the verifier found itself.
+//
+// Like the rest of the verifier this uses only the C++ standard library (and
+// sha256.h). It does not parse JSON: the caller reads the result file and
+// fills ResultClaims (the CLI uses nlohmann/json, a parser the engine uses
+// too for writing, but no code of the engine).
+//
+// A line's status is `failed` when some violation it owns was found,
+// `skipped` when it could not be computed (e.g. the rows do not align, so
+// no column can be compared row by row), else `ok`. Each violation kind
+// belongs to exactly one line, so every violation shows up in the table.
+//
+// Thread-safety: pure functions; call from any thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cell_suppression_check.h"
+#include "verify.h"
+
+namespace verify {
+
+struct CheckLine {
+  enum class Status { ok, failed, skipped };
+  std::string name;    // e.g. "k-anonymity (k=5)"
+  Status status = Status::ok;
+  std::string detail;  // e.g. "smallest class 5"; for a failure the first violation's message
+  // The first violation of a failed line: the column concerned (may be
+  // empty), the data row of the output (1-based, header excluded; 0: none)
+  // and the line of the output file on which that row starts (0: unknown).
+  std::string column;
+  std::uint64_t row = 0;
+  std::uint64_t line = 0;
+};
+
+const char* to_string(CheckLine::Status status);
+
+// The lines of an anonymization output: identifying columns, columns, rows,
+// copied columns, generalization, suppression, k-anonymity (or classes when
+// k = 1), one line per class requirement, population uniqueness (when
+// required). REQUIRES: `report` is check_tables(options, ...)'s, with no
+// violation of kind unreadable, bad_hierarchy or bad_options (those are
+// errors of the invocation, not findings about the output).
+std::vector<CheckLine> summarize(const Options& options, const Report& report);
+
+// The lines of a cell-suppression output: identifying columns, columns,
+// rows, copied columns, released values, propagation, k-anonymity of the
+// combinations. REQUIRES: no violation of kind unreadable or bad_options.
+std::vector<CheckLine> summarize(const CellOptions& options, const CellReport& report);
+
+// One entry of a result's "files" array.
+struct FileClaim {
+  std::string role;  // input, output, report, sample
+  std::string path;  // as the job resolved it
+  std::string sha256;
+  std::optional<std::uint64_t> bytes;
+};
+
+// What a JSON result says, as far as the verifier can check it. A field
+// that the result does not have stays nullopt and is not compared.
+struct ResultClaims {
+  std::optional<bool> solution_found;
+  std::optional<std::uint64_t> records;
+  std::optional<std::uint64_t> suppressed_records;   // deid anonymize
+  std::optional<std::uint64_t> classes;
+  std::optional<std::uint64_t> smallest_class_size;
+  std::optional<std::vector<std::pair<std::string, int>>> transformation;  // quasi-identifier, level
+  std::optional<std::uint64_t> k;                     // deid suppress
+  std::optional<std::uint64_t> suppressed_cells;
+  std::optional<std::vector<FileClaim>> files;        // nullopt: no "files" key
+};
+
+// The files `deid verify` was given: their digests are compared with the
+// claims of role input and output.
+struct VerifiedFiles {
+  std::string input;
+  std::string output;
+};
+
+// "result counts": the claimed counts and levels against the report (a
+// claimed level must be one of the levels that fit, Report::fitting_levels).
+// Then "sha256 input", "sha256 output" (the files given, against the entry
+// of that role; failed when the entry is missing), and one "sha256 ROLE"
+// line per other entry (report, sample): compared when the file at the
+// entry's path exists, skipped otherwise. Without a "files" key one line
+// "sha256" skipped. A file that cannot be read is a failed line.
+std::vector<CheckLine> check_result(const ResultClaims& claims, const Options& options, const Report& report,
+                                    const VerifiedFiles& files);
+std::vector<CheckLine> check_result(const ResultClaims& claims, const CellOptions& options, const CellReport& report,
+                                    const VerifiedFiles& files);
+
+// Whether every line is ok or skipped.
+bool all_hold(const std::vector<CheckLine>& lines);
+
+}  // namespace verify
