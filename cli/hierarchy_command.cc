@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <charconv>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -20,12 +22,63 @@ struct Source {
   std::string output;
 };
 
+// Option checks (CLI11 validators: a failure names the option and its value
+// and exits with 2). Each returns an empty string when the value is valid.
+
+// A decimal number, as in a job file: no hex, no nan or inf, no overflow.
+std::string decimal(const std::string& s) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v))
+    return fmt::format("expected a decimal number such as 5 or 2.5, got '{}'", s);
+  return {};
+}
+
+const CLI::Validator kDecimal([](std::string& s) { return decimal(s); }, "NUMBER");
+const CLI::Validator kPositive(
+    [](std::string& s) {
+      std::string e = decimal(s);
+      if (e.empty() && !(std::stod(s) > 0)) e = fmt::format("expected a number > 0, got '{}'", s);
+      return e;
+    },
+    "NUMBER > 0");
+const CLI::Validator kNotEmpty([](std::string& s) { return s.empty() ? std::string("must not be empty") : ""; },
+                               "TEXT");
+// One character, or \t / tab for a tab; not a quote or a line break.
+const CLI::Validator kDelimiter(
+    [](std::string& s) {
+      if (s == "\\t" || s == "tab") return std::string();
+      if (s.size() != 1 || s == "\"" || s == "\n" || s == "\r")
+        return fmt::format("the delimiter must be one character (or \\t), not a quote or a line break; got '{}'", s);
+      return std::string();
+    },
+    "CHAR");
+
 void add_source_options(CLI::App* sub, Source& s) {
-  sub->add_option("--input", s.input, "CSV file whose column supplies the values");
-  sub->add_option("--column", s.column, "Column of --input");
-  sub->add_option("--delimiter", s.delimiter, "Delimiter of --input (detected when absent)");
-  sub->add_option("--values", s.values, "Values, instead of --input/--column")->delimiter(',');
-  sub->add_option("-o,--output", s.output, "Hierarchy CSV to write (default: standard output)");
+  CLI::Option* input = sub->add_option("--input", s.input, "CSV file whose column supplies the values")
+                           ->check(kNotEmpty);
+  CLI::Option* column = sub->add_option("--column", s.column, "Column of --input")->check(kNotEmpty);
+  CLI::Option* delimiter =
+      sub->add_option("--delimiter", s.delimiter, "Delimiter of --input (detected when absent)")->check(kDelimiter);
+  sub->add_option("--values", s.values, "Values, instead of --input/--column")
+      ->delimiter(',')
+      ->excludes(input)
+      ->excludes(column)
+      ->excludes(delimiter);
+  input->needs(column);
+  column->needs(input);
+  delimiter->needs(input);
+  sub->add_option("-o,--output", s.output, "Hierarchy CSV to write (default: standard output)")->check(kNotEmpty);
+}
+
+// Runs a builder; a parameter it rejects is named as its option.
+template <class Build>
+HierarchyTable with_option_names(Build build) {
+  try {
+    return build();
+  } catch (const HierarchyParameterError& e) {
+    throw JobError(Location{}, fmt::format("--{}: {}", e.parameter(), e.problem()));
+  }
 }
 
 std::vector<std::string> values_of(const Source& s) {
@@ -33,7 +86,7 @@ std::vector<std::string> values_of(const Source& s) {
   if (s.input.empty() || s.column.empty())
     throw JobError(Location{}, "give the values with --values, or a file and column with --input and --column");
   CsvOptions opt;
-  if (!s.delimiter.empty()) opt.delimiter = s.delimiter == "\\t" ? '\t' : s.delimiter[0];
+  if (!s.delimiter.empty()) opt.delimiter = s.delimiter == "\\t" || s.delimiter == "tab" ? '\t' : s.delimiter[0];
   const Dataset ds = read_dataset(s.input, opt);
   const int c = ds.column_index(s.column);
   if (c < 0) throw JobError(Location{s.input, 1, 0, {}}, fmt::format("no column '{}' in the header", s.column));
@@ -76,15 +129,19 @@ Command add_hierarchy_command(CLI::App& app) {
 
   auto* iv = h->add_subcommand("intervals", "Intervals for numbers: bins of growing width, optional top/bottom coding");
   add_source_options(iv, st->src);
-  iv->add_option("--min", st->interval.min, "Lower bound of the first bin (inclusive)")->required();
-  iv->add_option("--max", st->interval.max, "Upper bound of the last bin (exclusive)")->required();
-  iv->add_option("--widths", st->widths, "Bin width per level, e.g. 5,10,20")->delimiter(',')->required();
+  iv->add_option("--min", st->interval.min, "Lower bound of the first bin (inclusive)")->required()->check(kDecimal);
+  iv->add_option("--max", st->interval.max, "Upper bound of the last bin (exclusive)")->required()->check(kDecimal);
+  iv->add_option("--widths", st->widths, "Bin width per level, e.g. 5,10,20")
+      ->delimiter(',')
+      ->required()
+      ->check(kPositive);
   iv->add_flag("--bottom-coding", st->interval.bottom_coding, "Values below --min become '<min'");
   iv->add_flag("--top-coding", st->interval.top_coding, "Values at or above --max become '>=max'");
 
   auto* mk = h->add_subcommand("masking", "Masking of codes: 81675 → 8167* → 816** → ... → *");
   add_source_options(mk, st->src);
-  mk->add_option("--levels", st->masking.levels, "Number of masked levels (default: the longest value's length)");
+  mk->add_option("--levels", st->masking.levels, "Number of masked levels (default: the longest value's length)")
+      ->check(CLI::Range(1, 1000));
   mk->add_flag("--from-left", st->masking.from_left, "Mask from the left instead of the right");
   mk->add_option("--mask-char", st->mask_char, "Mask character (default '*')");
 
@@ -97,7 +154,10 @@ Command add_hierarchy_command(CLI::App& app) {
   auto* gr = h->add_subcommand("grouping", "Grouping of an ordered list of categories");
   add_source_options(gr, st->src);
   gr->add_option("--order", st->grouping.order, "All categories in order, comma-separated")->delimiter(',')->required();
-  gr->add_option("--sizes", st->grouping.sizes, "Group size per level, e.g. 2,4")->delimiter(',')->required();
+  gr->add_option("--sizes", st->grouping.sizes, "Group size per level, e.g. 2,4")
+      ->delimiter(',')
+      ->required()
+      ->check(CLI::Range(std::size_t{2}, std::size_t{1000000000}));
 
   Command cmd;
   cmd.app = h;
@@ -105,18 +165,18 @@ Command add_hierarchy_command(CLI::App& app) {
     const auto values = values_of(st->src);
     if (*iv) {
       st->interval.widths = st->widths;
-      return emit(st->src, build_interval_hierarchy(values, st->interval));
+      return emit(st->src, with_option_names([&] { return build_interval_hierarchy(values, st->interval); }));
     }
     if (*mk) {
       if (st->mask_char.size() != 1) throw JobError(Location{}, "--mask-char must be a single character");
       st->masking.mask_char = st->mask_char[0];
-      return emit(st->src, build_masking_hierarchy(values, st->masking));
+      return emit(st->src, with_option_names([&] { return build_masking_hierarchy(values, st->masking); }));
     }
     if (*dt) {
       st->date = DateSpec{!st->no_month, !st->no_year, !st->no_decade};
       return emit(st->src, build_date_hierarchy(values, st->date));
     }
-    return emit(st->src, build_grouping_hierarchy(values, st->grouping));
+    return emit(st->src, with_option_names([&] { return build_grouping_hierarchy(values, st->grouping); }));
   };
   return cmd;
 }

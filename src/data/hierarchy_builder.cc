@@ -62,9 +62,17 @@ void check_interval(const IntervalSpec& spec) {
   if (!std::isfinite(spec.min) || !std::isfinite(spec.max) || !(spec.max > spec.min))
     bad_parameter("max", fmt::format("interval hierarchy: max ({}) must be greater than min ({})", spec.max, spec.min));
   if (spec.widths.empty()) bad_parameter("widths", "interval hierarchy: give at least one bin width");
+  // Bin bounds are computed in doubles (min + i * width): a width below a
+  // billionth of the bounds' magnitude would give labels whose ends round
+  // together ("[31.000000000000004, 31.000000000000004)").
+  const double smallest = std::max(std::abs(spec.min), std::abs(spec.max)) * 1e-9;
   for (std::size_t i = 0; i < spec.widths.size(); ++i) {
     if (!(spec.widths[i] > 0) || !std::isfinite(spec.widths[i]))
       bad_parameter("widths", fmt::format("interval hierarchy: bin width {} must be positive", spec.widths[i]));
+    if (spec.widths[i] < smallest)
+      bad_parameter("widths", fmt::format("interval hierarchy: bin width {} is too small for the range [{}, {}): "
+                                          "it must be at least {} (a billionth of the bounds)",
+                                          spec.widths[i], spec.min, spec.max, smallest));
     if (i > 0 && (spec.widths[i] <= spec.widths[i - 1] || !divides(spec.widths[i - 1], spec.widths[i])))
       bad_parameter("widths",
                     fmt::format("interval hierarchy: bin width {} must be a multiple of the previous width {} and "

@@ -53,6 +53,13 @@ const AttributeSpec* Job::attribute(const std::string& name) const {
 
 namespace {
 
+// The largest count a job may ask for (k, l, max-checks, ...): larger values
+// are typos, and casting them to 64-bit integers would overflow.
+constexpr double kMaxCount = 1e18;
+// The largest population size: a hundred times the world's population. The
+// estimators of population uniqueness give no meaningful answer beyond.
+constexpr double kMaxPopulation = 1e12;
+
 // Parsing context: the file name for messages.
 struct Ctx {
   std::string file;
@@ -71,6 +78,7 @@ struct Ctx {
     if (!map.IsMap()) fail(map, fmt::format("{} must be a mapping", where));
     std::set<std::string> seen;
     for (const auto& kv : map) {
+      if (!kv.first.IsScalar()) fail(kv.first, fmt::format("a key of {} must be a name, not a list or mapping", where));
       const std::string key = kv.first.as<std::string>();
       if (!seen.insert(key).second) fail(kv.first, fmt::format("key '{}' is given twice in {}", key, where));
       bool ok = false;
@@ -100,17 +108,32 @@ struct Ctx {
     return v;
   }
 
+  // A name used as a key (an attribute, a population): a non-empty string.
+  std::string name(const YAML::Node& n, const std::string& what) const {
+    if (!n.IsScalar()) fail(n, fmt::format("{} must be a name, not a list or mapping", what));
+    const std::string s = n.as<std::string>();
+    if (s.empty()) fail(n, fmt::format("{} must not be empty", what));
+    return s;
+  }
+
   double fraction(const YAML::Node& n, const std::string& what) const {
     const double v = num(n, what);
     if (v < 0 || v > 1) fail(n, fmt::format("{} must be in [0, 1], got {}", what, v));
     return v;
   }
 
-  std::uint64_t integer(const YAML::Node& n, const std::string& what, std::uint64_t min) const {
+  std::uint64_t integer(const YAML::Node& n, const std::string& what, std::uint64_t min,
+                        double max = kMaxCount) const {
     const double v = num(n, what);
-    if (v != std::floor(v) || v < static_cast<double>(min) || v > 1e18)
+    if (v != std::floor(v) || v < static_cast<double>(min))
       fail(n, fmt::format("{} must be an integer >= {}, got {}", what, min, n.as<std::string>()));
+    if (v > max) fail(n, fmt::format("{} must be at most {}, got {}", what, max, n.as<std::string>()));
     return static_cast<std::uint64_t>(v);
+  }
+
+  // A hierarchy level (cell suppression): an integer that fits an int.
+  int level(const YAML::Node& n, const std::string& what) const {
+    return static_cast<int>(integer(n, what, 0, 1e6));
   }
 
   char delimiter(const YAML::Node& n) const {
@@ -173,6 +196,10 @@ struct Ctx {
       fail(n, fmt::format("time-limit must be a positive duration such as 60s, 5m, 1h, 500ms or 90 (seconds), "
                           "got '{}'",
                           s));
+    // A year is the most a search is worth waiting for; beyond, the value
+    // is a typo (and 1e308h would be infinite).
+    if (v * scale > 365.0 * 24 * 3600)
+      fail(n, fmt::format("time-limit must be at most a year (8760h), got '{}'", s));
     return v * scale;
   }
 };
@@ -300,6 +327,8 @@ PrivacySpec parse_privacy(const Ctx& ctx, const Job& job, const YAML::Node& item
                                                        {"recursive", LDiversitySpec::Variant::recursive}});
     s.l = ctx.num(p["l"], "l");
     if (s.l < 1) ctx.fail(p["l"], fmt::format("l must be >= 1, got {}", p["l"].as<std::string>()));
+    if (s.l > kMaxCount)
+      ctx.fail(p["l"], fmt::format("l must be at most {}, got {}", kMaxCount, p["l"].as<std::string>()));
     // ARX's distinct and recursive (c,l)-diversity take an integer l (the
     // number of distinct values that must occur); entropy-l may be real.
     if (s.variant != LDiversitySpec::Variant::entropy && s.l != std::floor(s.l))
@@ -342,6 +371,9 @@ PrivacySpec parse_privacy(const Ctx& ctx, const Job& job, const YAML::Node& item
     s.threshold = ctx.fraction(p["threshold"], "threshold");
     s.population_size = ctx.num(p["population-size"], "population-size");
     if (!(s.population_size >= 1)) ctx.fail(p["population-size"], "population-size must be >= 1");
+    if (s.population_size > kMaxPopulation)
+      ctx.fail(p["population-size"], fmt::format("population-size must be at most {}, got {}", kMaxPopulation,
+                                                 p["population-size"].as<std::string>()));
     if (p["estimator"])
       s.estimator = ctx.choice<PopulationUniquenessSpec::Estimator>(
           p["estimator"], "estimator",
@@ -369,36 +401,57 @@ Job::CellSuppression parse_cell_suppression(const Ctx& ctx, const Job& job, cons
   if (cs["tau"]) {
     out.tau = ctx.num(cs["tau"], "tau");
     if (!(*out.tau > 0 && *out.tau <= 1)) ctx.fail(cs["tau"], fmt::format("tau must be in (0, 1], got {}", *out.tau));
+    // k = ceil(1/tau) must stay a count (at most 1e18, as k itself).
+    if (*out.tau < 1 / kMaxCount)
+      ctx.fail(cs["tau"], fmt::format("tau must be at least {} (k = ceil(1/tau) at most {}), got {}", 1 / kMaxCount,
+                                      kMaxCount, cs["tau"].as<std::string>()));
   }
   if (!out.k && !out.tau) ctx.fail(cs, "cell-suppression needs 'k' or 'tau' (the risk threshold, k = ceil(1/tau))");
   if (cs["marker"]) out.marker = ctx.str(cs["marker"], "marker");
 
   auto quasi_identifier = [&](const YAML::Node& n, const std::string& what) {
-    const std::string name = ctx.str(n, what);
+    const std::string name = ctx.name(n, what);
     const AttributeSpec* a = job.attribute(name);
     if (!a || a->role != Role::quasi_identifying)
       ctx.fail(n, fmt::format("{} '{}' must be listed under 'attributes' with role: quasi-identifying", what, name));
     return name;
   };
+  // A non-empty list of distinct levels in ascending order.
   auto levels = [&](const YAML::Node& n, const std::string& what) {
-    if (!n.IsSequence()) ctx.fail(n, fmt::format("{} must be a list of levels, e.g. [0, 1, 2]", what));
+    if (!n.IsSequence() || n.size() == 0)
+      ctx.fail(n, fmt::format("{} must be a non-empty list of levels, e.g. [0, 1, 2]", what));
     std::vector<int> out_levels;
-    for (const auto& l : n) out_levels.push_back(static_cast<int>(ctx.integer(l, what, 0)));
+    for (const auto& l : n) {
+      out_levels.push_back(ctx.level(l, what));
+      if (out_levels.size() > 1 && out_levels.back() <= out_levels[out_levels.size() - 2])
+        ctx.fail(l, fmt::format("{} must be ascending and distinct, got level {} after {}", what, out_levels.back(),
+                                out_levels[out_levels.size() - 2]));
+    }
     return out_levels;
+  };
+  // A map keyed by quasi-identifiers names each once (yaml-cpp keeps both).
+  auto once = [&](std::set<std::string>& seen, const YAML::Node& key, const std::string& name,
+                  const std::string& where) {
+    if (!seen.insert(name).second) ctx.fail(key, fmt::format("'{}' is given twice in {}", name, where));
   };
 
   if (cs["weights"]) {
     const auto& w = cs["weights"];
     if (!w.IsMap()) ctx.fail(w, "weights must map quasi-identifiers to weights in [0, 1]");
-    for (const auto& kv : w)
+    std::set<std::string> seen;
+    for (const auto& kv : w) {
       out.weights.emplace_back(quasi_identifier(kv.first, "weight for"), ctx.fraction(kv.second, "weight"));
+      once(seen, kv.first, out.weights.back().first, "weights");
+    }
   }
   if (cs["release-levels"]) {
     const auto& rl = cs["release-levels"];
     if (!rl.IsMap()) ctx.fail(rl, "release-levels must map quasi-identifiers to {levels: [...]}");
+    std::set<std::string> seen;
     for (const auto& kv : rl) {
       Job::CellSuppression::Release r;
       r.attribute = quasi_identifier(kv.first, "release-levels for");
+      once(seen, kv.first, r.attribute, "release-levels");
       r.line = static_cast<std::uint64_t>(kv.first.Mark().line + 1);
       const auto& v = kv.second;
       const std::string where = fmt::format("release-levels of '{}'", r.attribute);
@@ -410,12 +463,28 @@ Job::CellSuppression parse_cell_suppression(const Ctx& ctx, const Job& job, cons
                                           r.attribute));
       if (v["names"]) {
         if (!v["names"].IsSequence()) ctx.fail(v["names"], "names must be a list of column names");
-        for (const auto& n : v["names"]) r.names.push_back(ctx.str(n, "name"));
+        std::set<std::string> seen_names;
+        for (const auto& n : v["names"]) {
+          r.names.push_back(ctx.name(n, "a released column's name"));
+          if (!seen_names.insert(r.names.back()).second)
+            ctx.fail(n, fmt::format("{}: column name '{}' is given twice", where, r.names.back()));
+        }
         if (r.names.size() != r.levels.size())
           ctx.fail(v["names"], fmt::format("{} names for {} levels", r.names.size(), r.levels.size()));
       }
-      if (v["known-level"]) r.known_level = static_cast<int>(ctx.integer(v["known-level"], "known-level", 0));
-      if (v["evaluate"]) r.evaluate = levels(v["evaluate"], "evaluate");
+      auto released = [&](const YAML::Node& n, int l, const char* what) {
+        if (std::find(r.levels.begin(), r.levels.end(), l) == r.levels.end())
+          ctx.fail(n, fmt::format("{}: {} {} is not one of the released levels", where, what, l));
+      };
+      if (v["known-level"]) {
+        r.known_level = ctx.level(v["known-level"], "known-level");
+        released(v["known-level"], *r.known_level, "known-level");
+      }
+      if (v["evaluate"]) {
+        r.evaluate = levels(v["evaluate"], "evaluate");
+        std::size_t i = 0;
+        for (const auto& e : v["evaluate"]) released(e, r.evaluate[i++], "evaluated level");
+      }
       if (v["totally-ordered"]) {
         const std::string b = ctx.str(v["totally-ordered"], "totally-ordered");
         if (b != "true" && b != "false") ctx.fail(v["totally-ordered"], "totally-ordered must be true or false");
@@ -432,7 +501,21 @@ Job::CellSuppression parse_cell_suppression(const Ctx& ctx, const Job& job, cons
       if (!combo.IsSequence() || combo.size() == 0)
         ctx.fail(combo, "each combination must be a non-empty list of quasi-identifiers or released columns");
       std::vector<std::string> names;
-      for (const auto& e : combo) names.push_back(ctx.str(e, "combination entry"));
+      for (const auto& e : combo) {
+        names.push_back(ctx.name(e, "a combination entry"));
+        if (std::count(names.begin(), names.end(), names.back()) > 1)
+          ctx.fail(e, fmt::format("combination entry '{}' is given twice in one combination", names.back()));
+      }
+      std::vector<std::string> sorted = names;
+      std::sort(sorted.begin(), sorted.end());
+      for (std::size_t i = 0; i < out.combinations.size(); ++i) {
+        std::vector<std::string> other = out.combinations[i];
+        std::sort(other.begin(), other.end());
+        if (other == sorted)
+          ctx.fail(combo, fmt::format("this combination is the same as combination {} (the entries' order does not "
+                                      "matter); list it once",
+                                      i + 1));
+      }
       out.combinations.push_back(std::move(names));
     }
   }
@@ -447,7 +530,10 @@ Job::CellSuppression parse_cell_suppression(const Ctx& ctx, const Job& job, cons
     for (const auto& m : ms) {
       ctx.keys(m, "a missingness entry", {"variable", "by"});
       if (!m["variable"] || !m["by"]) ctx.fail(m, "a missingness entry needs 'variable' and 'by'");
-      out.missingness.push_back({ctx.str(m["variable"], "variable"), ctx.str(m["by"], "by")});
+      out.missingness.push_back({ctx.name(m["variable"], "variable"), ctx.name(m["by"], "by")});
+      if (out.missingness.back().variable == out.missingness.back().by)
+        ctx.fail(m["by"], fmt::format("missingness of '{}' by itself: 'by' must be another column",
+                                      m["by"].as<std::string>()));
     }
   }
   if (cs["samples"]) {
@@ -461,6 +547,9 @@ Job::CellSuppression parse_cell_suppression(const Ctx& ctx, const Job& job, cons
       ctx.keys(d, "a sample draw", {"fraction", "path"});
       if (!d["fraction"] || !d["path"]) ctx.fail(d, "a sample draw needs 'fraction' and 'path'");
       Job::CellSuppression::Sample s{ctx.fraction(d["fraction"], "fraction"), ctx.path(d["path"], "sample path")};
+      if (!(s.fraction > 0)) ctx.fail(d["fraction"], "fraction must be in (0, 1], got 0: a sample needs rows");
+      for (const auto& other : out.samples)
+        if (other.path == s.path) ctx.fail(d["path"], fmt::format("two samples are written to {}", s.path));
       total += s.fraction;
       if (total > 1 + 1e-9) ctx.fail(d["fraction"], "the sample fractions add up to more than 1");
       if (s.path == job.input.path) ctx.fail(d["path"], "a sample would overwrite the input file");
@@ -473,9 +562,13 @@ Job::CellSuppression parse_cell_suppression(const Ctx& ctx, const Job& job, cons
     Job::CellSuppression::Registry r;
     if (!rg["attributes"] || !rg["attributes"].IsSequence() || rg["attributes"].size() == 0)
       ctx.fail(rg, "registry needs 'attributes': the quasi-identifiers found in public registries");
-    for (const auto& a : rg["attributes"]) r.attributes.push_back(quasi_identifier(a, "registry attribute"));
+    for (const auto& a : rg["attributes"]) {
+      r.attributes.push_back(quasi_identifier(a, "registry attribute"));
+      if (std::count(r.attributes.begin(), r.attributes.end(), r.attributes.back()) > 1)
+        ctx.fail(a, fmt::format("registry attribute '{}' is given twice", r.attributes.back()));
+    }
     if (rg["population"]) r.population = ctx.path(rg["population"], "registry.population");
-    if (rg["count-column"]) r.count_column = ctx.str(rg["count-column"], "count-column");
+    if (rg["count-column"]) r.count_column = ctx.name(rg["count-column"], "count-column");
     if (rg["sampling-fraction"]) {
       r.sampling_fraction = ctx.num(rg["sampling-fraction"], "sampling-fraction");
       if (!(*r.sampling_fraction > 0 && *r.sampling_fraction <= 1))
@@ -506,7 +599,7 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
     if (!attrs.IsMap()) ctx.fail(attrs, "attributes must be a mapping from column name to {role: ...}");
     for (const auto& kv : attrs) {
       AttributeSpec a;
-      a.name = kv.first.as<std::string>();
+      a.name = ctx.name(kv.first, "an attribute's name (a column of the input)");
       a.line = static_cast<std::uint64_t>(kv.first.Mark().line + 1);
       const auto& v = kv.second;
       ctx.keys(v, fmt::format("attribute '{}'", a.name), {"role", "hierarchy", "order"});
@@ -527,7 +620,14 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
         }
       }
       if (v["order"]) {
-        if (!v["order"].IsSequence()) ctx.fail(v["order"], "order must be a list of values");
+        // The order ranks a sensitive attribute's values for t-closeness
+        // with ordered distance; elsewhere it would be ignored.
+        if (a.role != Role::sensitive)
+          ctx.fail(v["order"], fmt::format("attribute '{}': 'order' is only used for sensitive attributes (t-closeness "
+                                           "with distance: ordered); this one has role {}",
+                                           a.name, to_string(a.role)));
+        if (!v["order"].IsSequence() || v["order"].size() == 0)
+          ctx.fail(v["order"], fmt::format("attribute '{}': order must be a list of values, at least one", a.name));
         std::set<std::string> seen;
         for (const auto& o : v["order"]) {
           a.order.push_back(ctx.str(o, "order value"));
@@ -567,6 +667,16 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
   }
   if (job.privacy.empty() && !root["cell-suppression"])
     ctx.fail(root, "the job needs at least one privacy model under 'privacy' (or a 'cell-suppression' section)");
+  // Every command works on the quasi-identifiers; default-role cannot be
+  // quasi-identifying, so they are those listed.
+  if (std::none_of(job.attributes.begin(), job.attributes.end(),
+                   [](const AttributeSpec& a) { return a.role == Role::quasi_identifying; })) {
+    YAML::Node at = root;  // the key 'attributes' when there is one
+    for (const auto& kv : root)
+      if (kv.first.as<std::string>() == "attributes") at = kv.first;
+    ctx.fail(at, "the job has no quasi-identifying attribute: list at least one under 'attributes' with role: "
+                 "quasi-identifying (and a hierarchy)");
+  }
 
   if (root["suppression-limit"]) job.suppression_limit = ctx.fraction(root["suppression-limit"], "suppression-limit");
 
@@ -636,15 +746,26 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
   if (root["risk"]) {
     const auto& r = root["risk"];
     ctx.keys(r, "risk", {"threshold", "populations"});
-    if (r["threshold"]) job.risk.threshold = ctx.fraction(r["threshold"], "risk.threshold");
+    if (r["threshold"]) {
+      // In (0, 1]; the attacks use k = ceil(1/threshold), which must stay a
+      // count (at most 1e18).
+      job.risk.threshold = ctx.fraction(r["threshold"], "risk.threshold");
+      if (*job.risk.threshold < 1 / kMaxCount)
+        ctx.fail(r["threshold"], fmt::format("risk.threshold must be in (0, 1] and at least {}, got {}", 1 / kMaxCount,
+                                             r["threshold"].as<std::string>()));
+    }
     if (r["populations"]) {
       const auto& pops = r["populations"];
       if (!pops.IsMap() || pops.size() == 0)
         ctx.fail(pops, "risk.populations must map names to population sizes, e.g. {USA: 318.9e6}");
       for (const auto& kv : pops) {
-        const std::string name = kv.first.as<std::string>();
+        const std::string name = ctx.name(kv.first, "a population's name");
+        for (const auto& [other, size] : job.risk.populations)
+          if (other == name) ctx.fail(kv.first, fmt::format("population '{}' is given twice", name));
         const double size = ctx.num(kv.second, "population size");
-        if (!(size >= 1)) ctx.fail(kv.second, fmt::format("population '{}': size must be >= 1, got {}", name, size));
+        if (!(size >= 1 && size <= kMaxPopulation))
+          ctx.fail(kv.second, fmt::format("population '{}': size must be >= 1 and at most {}, got {}", name,
+                                          kMaxPopulation, kv.second.as<std::string>()));
         job.risk.populations.emplace_back(name, size);
       }
     }

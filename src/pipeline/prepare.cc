@@ -104,6 +104,10 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
       continue;
     }
     p->roles.push_back(role);
+    if (role == Role::quasi_identifying && !(spec && spec->has_hierarchy()))
+      // read_job() rejects this; a Job built in code may not have.
+      throw JobError(Location{job.path, spec ? spec->line : 0, 0, {}},
+                     fmt::format("quasi-identifying attribute '{}' needs a 'hierarchy'", col.name));
     if (role == Role::quasi_identifying) {
       pr.qi_names.push_back(col.name);
       pr.qi_columns.push_back(static_cast<int>(c));
@@ -122,6 +126,12 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
                                unassigned.size() == 1 ? "" : "s", list, ds.source,
                                unassigned.size() == 1 ? "s" : "ve", unassigned.size() == 1 ? "it" : "them"));
   }
+
+  if (pr.qi_columns.empty())
+    throw JobError(Location{job.path, 0, 0, {}},
+                   fmt::format("the job has no quasi-identifying attribute among the columns of {}: list at least one "
+                               "under 'attributes' with role: quasi-identifying (and a hierarchy)",
+                               ds.source));
 
   for (std::size_t q = 0; q < pr.qi_columns.size(); ++q)
     pr.hierarchies.push_back(Generalization::build(p->qi_tables[q], ds.columns[pr.qi_columns[q]], ds.source));
@@ -143,12 +153,19 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
   for (std::size_t i = 0; i < job.privacy.size(); ++i) {
     try {
       pr.privacy.push_back(make_privacy_model(job.privacy[i], pr));
-    } catch (const JobError& e) {
+    } catch (const InputError& e) {
       // The models know neither file: a data line names the data file,
-      // anything else the model's entry in the job file.
+      // anything else the model's entry in the job file. (A sensitive
+      // attribute's hierarchy that lacks a value of the data is an
+      // InputError of the data, the others JobErrors.)
       const Location& at = e.where();
       if (!at.file.empty()) throw;
-      if (at.line != 0) throw JobError(Location{ds.source, at.line, at.column, at.column_name}, e.problem());
+      const bool job_error = dynamic_cast<const JobError*>(&e) != nullptr;
+      if (at.line != 0) {
+        const Location data_at{ds.source, at.line, at.column, at.column_name};
+        if (job_error) throw JobError(data_at, e.problem());
+        throw InputError(data_at, e.problem());
+      }
       if (i >= job.privacy_lines.size() || job.privacy_lines[i] == 0) throw;
       throw JobError(Location{job.path, job.privacy_lines[i], 0, {}}, e.problem());
     }
