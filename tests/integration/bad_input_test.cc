@@ -14,12 +14,14 @@
 // so paths in messages are relative), the exit code and the substrings.
 //
 // Two suites:
-//  - BadInput/...: what deid handles today.
-//  - BadInputFiles/...: the promises of safe outputs (issue 13, parts 1 and
-//    2: no input is ever written, write errors name the path and the reason,
-//    output directories are checked before the data is read, nothing is
-//    deleted when there is no solution) and two `deid risk` options; written
-//    to that specification ahead of the work that fulfils it. Run them with
+//  - Data|Hierarchy|Job|Options|FileSystem/BadInput...: what deid handles.
+//  - Outputs/BadInputFiles...: the promises of safe outputs (issue 13, parts
+//    1 and 2: no input is ever written, write errors name the path and the
+//    reason, output directories are checked before the data is read, nothing
+//    is deleted when there is no solution), the options of cli/main.cc
+//    (`deid risk` numbers, an unknown command) and two checks of a job
+//    against its data in files being changed; written to that specification
+//    ahead of the work that fulfils it. Run them with
 //    --gtest_filter='*/BadInputFiles.*' (and '*/BadInput.*' for the others).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -900,6 +902,22 @@ std::vector<Case> output_file_cases() {
       {"risk_population_inf", {}, "risk job.yaml --population X=inf", 2, {"X=inf"}},
       {"risk_population_huge", {}, "risk job.yaml --population X=1e300", 2, {"X=1e300"}},
       {"risk_population_below_records", {}, "risk job.yaml --population X=3", 2, {"X=3", "6 records"}},
+      // Checks of the job against the data in files others are changing:
+      // a population below the records is "invalid" in the table today (exit
+      // 0), and samples of round(fraction x rows) rows each that need more
+      // rows than the table has end in exit 3 (src/transform/sampling.cc);
+      // bind() in src/transform/cell_suppression_job.cc is the place.
+      {"risk_population_in_the_job_below_records",
+       {{"job.yaml", job("privacy: [{k-anonymity: {k: 2}}]", "risk: {populations: {town: 3}}\n")}},
+       "risk job.yaml",
+       2,
+       {"job.yaml:10", "'town'", "6 records"}},
+      {"suppress_samples_need_more_rows_than_the_table",
+       {{"cs.yaml", cs_job("{k: 2, samples: {draws: [{fraction: 0.25, path: a.csv}, {fraction: 0.25, path: b.csv}, "
+                           "{fraction: 0.25, path: c.csv}, {fraction: 0.25, path: d.csv}]}}")}},
+       "suppress cs.yaml",
+       2,
+       {"cs.yaml:9", "sample", "6 rows"}},
   };
 }
 
