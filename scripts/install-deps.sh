@@ -9,7 +9,7 @@ packages=(
   libboost-math-dev libcsv-dev libgtest-dev libgmock-dev libbenchmark-dev
 )
 if [ "${1:-}" = "--test" ]; then
-  packages+=(chromium)
+  packages+=(chromium clang-14 libfuzzer-14-dev)
 fi
 missing=()
 for p in "${packages[@]}"; do

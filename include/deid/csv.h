@@ -66,8 +66,9 @@ char read_csv_text(std::string_view text, const std::string& name, const CsvOpti
                    const std::function<void(const CsvRecord&)>& on_record);
 
 // Appends `field` to `out`, quoted per RFC 4180 only when it contains the
-// delimiter, a quote, CR or LF (quotes inside are doubled). What read_csv
-// reads back is the field unchanged.
+// delimiter, a quote, CR or LF, or starts with a UTF-8 byte-order mark
+// (quotes inside are doubled). What read_csv reads back is the field
+// unchanged.
 void append_csv_field(std::string& out, std::string_view field, char delimiter);
 
 }  // namespace deid

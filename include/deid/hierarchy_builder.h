@@ -63,7 +63,8 @@ HierarchyTable build_interval_hierarchy(const std::vector<std::string>& values, 
 // Masking for codes (ZIP 81675 → 8167* → 816** → ... → *****) then "*".
 // Level i replaces the last i characters (the first i with from_left) by
 // mask_char, for i = 1 .. length of the longest value; values shorter than i
-// are masked entirely. `levels` limits the masked levels (0: all).
+// are masked entirely. `levels` limits the masked levels (0: all). Lengths
+// and masks count UTF-8 characters, not bytes; mask_char must be ASCII.
 struct MaskingSpec {
   char mask_char = '*';
   bool from_left = false;

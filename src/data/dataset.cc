@@ -255,8 +255,7 @@ class LocalDictionary {
  public:
   LocalDictionary() : slots_(64, 0), mask_(63) {}
 
-  // Code of `v`, or kAbsent; `h` is hash(v).
-  static constexpr std::uint32_t kAbsent = ~std::uint32_t{0};
+  // The hash intern() takes.
   static std::uint64_t hash(std::string_view v) {
     const char* p = v.data();
     std::size_t n = v.size();
@@ -475,7 +474,7 @@ class Encoder {
       throw_utf8(block, bad, base);
     base += csv_detail::count_lines(block);
     std::string tail(rest);
-    std::string more(tuning_.block_bytes, '\0');
+    std::string more;  // allocated only when there is more to read (not for a text in memory)
     for (;;) {
       // Check up to the last LF, so that no UTF-8 sequence and no CRLF is cut.
       std::size_t upto = tail.size();
@@ -489,6 +488,7 @@ class Encoder {
       base += csv_detail::count_lines(part);
       tail.erase(0, upto);
       if (eof) return;
+      more.resize(tuning_.block_bytes);
       const std::size_t got = src_.read(more.data(), more.size());
       if (got == 0) eof = true;
       tail.append(more.data(), got);
@@ -571,6 +571,9 @@ class Encoder {
     }
     tbb::parallel_for(std::size_t{0}, pieces_.size(), [&](std::size_t i) {
       const Piece& p = pieces_[i];
+      // A piece of blank lines has no codes: `p.codes.data() + c` would
+      // offset a null pointer (undefined behaviour, found by fuzz_csv).
+      if (p.rows == 0) return;
       for (std::size_t c = 0; c < ncols; ++c) {
         const std::uint32_t* map = p.to_global[c].data();
         const std::uint32_t* local = p.codes.data() + c;

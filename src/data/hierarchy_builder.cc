@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <set>
+#include <string_view>
 #include <type_traits>
 #include <variant>
 
@@ -83,7 +84,10 @@ void check_interval(const IntervalSpec& spec) {
 
 void check_masking(const MaskingSpec& spec) {
   if (spec.levels < 0) bad_parameter("levels", "masking hierarchy: levels must be >= 0");
-  if (spec.mask_char == '\0' || spec.mask_char == '\n' || spec.mask_char == '\r')
+  // A byte of 0x80 or above is part of a multi-byte UTF-8 character, not a
+  // character of its own: masks made of it would not be UTF-8.
+  if (spec.mask_char == '\0' || spec.mask_char == '\n' || spec.mask_char == '\r' ||
+      static_cast<unsigned char>(spec.mask_char) >= 0x80)
     bad_parameter("mask-char", "masking hierarchy: the mask character must be a printable character");
 }
 
@@ -154,21 +158,47 @@ HierarchyTable build_interval_hierarchy(const std::vector<std::string>& values, 
   return t;
 }
 
+namespace {
+
+// The characters of a UTF-8 value (the CSV reader admits only valid UTF-8):
+// masking replaces whole characters, since masking bytes would cut a
+// multi-byte character ("é" is C3 A9) and write a label that is not UTF-8.
+std::vector<std::string_view> characters(const std::string& v) {
+  std::vector<std::string_view> out;
+  for (std::size_t i = 0; i < v.size();) {
+    std::size_t j = i + 1;
+    while (j < v.size() && (static_cast<unsigned char>(v[j]) & 0xC0) == 0x80) ++j;  // continuation bytes
+    out.emplace_back(v.data() + i, j - i);
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace
+
 HierarchyTable build_masking_hierarchy(const std::vector<std::string>& values, const MaskingSpec& spec) {
   check_masking(spec);
   const auto vals = distinct(values);
   if (vals.empty()) fail("masking hierarchy: there are no values to cover");
+  std::vector<std::vector<std::string_view>> chars;
   std::size_t longest = 0;
-  for (const auto& v : vals) longest = std::max(longest, v.size());
+  for (const auto& v : vals) {
+    chars.push_back(characters(v));
+    longest = std::max(longest, chars.back().size());
+  }
   const std::size_t levels = spec.levels > 0 ? std::min<std::size_t>(static_cast<std::size_t>(spec.levels), longest) : longest;
   HierarchyTable t = make_table("<masking hierarchy>");
-  for (const auto& v : vals) {
-    std::vector<std::string> row{v};
+  for (std::size_t k = 0; k < vals.size(); ++k) {
+    const std::vector<std::string_view>& c = chars[k];
+    std::vector<std::string> row{vals[k]};
     for (std::size_t i = 1; i <= levels; ++i) {
-      std::string m = v;
-      const std::size_t n = std::min(i, m.size());
-      if (spec.from_left) std::fill(m.begin(), m.begin() + static_cast<std::ptrdiff_t>(n), spec.mask_char);
-      else std::fill(m.end() - static_cast<std::ptrdiff_t>(n), m.end(), spec.mask_char);
+      const std::size_t n = std::min(i, c.size());
+      const std::size_t mask_from = spec.from_left ? 0 : c.size() - n;  // the n masked characters
+      std::string m;
+      for (std::size_t j = 0; j < c.size(); ++j) {
+        if (j >= mask_from && j < mask_from + n) m.push_back(spec.mask_char);
+        else m.append(c[j]);
+      }
       row.push_back(m);
     }
     row.push_back("*");

@@ -229,7 +229,11 @@ char read_csv(const std::string& path, const CsvOptions& options,
 
 void append_csv_field(std::string& out, std::string_view field, char delimiter) {
   const char special[] = {delimiter, '"', '\r', '\n'};
-  const bool quote = field.find_first_of(std::string_view(special, 4)) != std::string_view::npos;
+  // A leading byte-order mark is quoted too: as the first field of a file,
+  // a reader would take it for the file's BOM and drop it (found by
+  // fuzz_hierarchy: a hierarchy whose first value starts with U+FEFF).
+  const bool quote = field.find_first_of(std::string_view(special, 4)) != std::string_view::npos ||
+                     field.starts_with(kUtf8Bom);
   if (!quote) {
     out.append(field);
     return;
