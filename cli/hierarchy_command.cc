@@ -2,7 +2,6 @@
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -10,6 +9,7 @@
 #include "deid/dataset.h"
 #include "deid/error.h"
 #include "deid/hierarchy_builder.h"
+#include "deid/output.h"
 
 namespace deid::cli {
 namespace {
@@ -100,11 +100,11 @@ int emit(const Source& s, const HierarchyTable& t) {
   const std::string csv = hierarchy_to_csv(t);
   if (s.output.empty()) {
     std::cout << csv;
+    std::cout.flush();
+    if (!std::cout) throw IoError(Location{"<standard output>", 0, 0, {}}, "cannot write the hierarchy");
     return 0;
   }
-  std::ofstream out(s.output, std::ios::binary);
-  out << csv;
-  if (!out) throw IoError(Location{s.output, 0, 0, {}}, "cannot write the hierarchy");
+  write_file_atomically(s.output, "hierarchy", csv, "hierarchy");
   return 0;
 }
 
@@ -162,6 +162,9 @@ Command add_hierarchy_command(CLI::App& app) {
   Command cmd;
   cmd.app = h;
   cmd.run = [st, iv, mk, dt, gr]() -> int {
+    // Before reading: the hierarchy must not overwrite the table it is
+    // built from, and its directory must take it.
+    check_files({{"input data", st->src.input}}, {{"hierarchy", st->src.output}});
     const auto values = values_of(st->src);
     if (*iv) {
       st->interval.widths = st->widths;

@@ -5,10 +5,12 @@
 #include <tbb/global_control.h>
 #include <unistd.h>
 
+#include <csignal>
+#include <cmath>
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fmt/format.h>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <iostream>
@@ -16,6 +18,7 @@
 #include "commands.h"
 #include "deid/error.h"
 #include "deid/job.h"
+#include "deid/output.h"
 #include "deid/pipeline.h"
 #include "deid/report.h"
 #include "deid/risk.h"
@@ -53,12 +56,32 @@ void print_summary(const deid::Job& job, const deid::Anonymization& a) {
   if (!job.output.report.empty()) fmt::print("Report           {}\n", job.output.report);
 }
 
-// Writes `text` to `path` (a report or result of a command).
-void write_file(const std::string& path, const std::string& text, const char* what) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.flush();
-  if (!out) throw deid::IoError(deid::Location{path, 0, 0, {}}, fmt::format("cannot write the {}", what));
+// Warnings of a result (e.g. formula-like cells) on standard error.
+void print_warnings(const nlohmann::json& result) {
+  if (!result.contains("warnings")) return;
+  for (const auto& w : result["warnings"]) fmt::print(stderr, "deid: warning: {}\n", w.get<std::string>());
+}
+
+// SIGINT, SIGTERM, SIGHUP: remove the temporaries of unfinished outputs
+// (the targets are untouched until an output is complete) and exit with
+// 128 + the signal number. Only async-signal-safe calls here.
+extern "C" void on_terminating_signal(int sig) {
+  deid::discard_unpublished_outputs();
+  static const char msg[] = "\ndeid: interrupted; no output was changed by this run\n";
+  [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, msg, sizeof msg - 1);
+  ::_exit(128 + sig);
+}
+
+void install_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_terminating_signal;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+  // A file-size limit or a closed pipe makes write(2) fail with EFBIG or
+  // EPIPE, which the output code reports (exit 2), instead of killing the
+  // process mid-write.
+  ::signal(SIGXFSZ, SIG_IGN);
+  ::signal(SIGPIPE, SIG_IGN);
 }
 
 // `deid risk JOB [--input FILE] [--json FILE] [--report FILE]`: the risk of
@@ -79,12 +102,18 @@ deid::cli::Command add_risk_command(CLI::App& app, const bool& quiet) {
   risk->add_option("--input", opts->input, "Table to measure (default: the job's input), e.g. an anonymized output");
   risk->add_option("--json", opts->json, "Write the report as JSON to this file");
   risk->add_option("--report", opts->report, "Write the report as a self-contained HTML page to this file");
-  risk->add_option("--threshold", opts->threshold, "Risk above which a record is at risk (overrides risk.threshold)")
-      ->check(CLI::Range(0.0, 1.0));
+  risk->add_option("--threshold", opts->threshold, "Risk above which a record is at risk (overrides risk.threshold)");
   risk->add_option("--population", opts->populations,
                    "Population NAME=SIZE to estimate population uniques for (repeatable; replaces the list)");
   auto run = [opts, &quiet]() {
+    // CLI::Range lets NaN through (every comparison with it is false).
+    if (opts->threshold && !(*opts->threshold >= 0.0 && *opts->threshold <= 1.0))
+      throw deid::JobError(deid::Location{}, fmt::format("--threshold {}: expected a number from 0 to 1",
+                                                         *opts->threshold));
     const deid::Job job = deid::read_job(opts->job);
+    const std::string input = opts->input.empty() ? job.input.path : opts->input;
+    deid::check_files({{"job file", job.path}, {"table to measure", input}},
+                      {{"risk JSON", opts->json}, {"HTML risk report", opts->report}});
     deid::RiskOptions options = deid::risk_options(job);
     if (opts->threshold) options.threshold = *opts->threshold;
     if (!opts->populations.empty()) {
@@ -96,18 +125,28 @@ deid::cli::Command add_risk_command(CLI::App& app, const bool& quiet) {
           size = eq == std::string::npos ? 0.0 : std::stod(p.substr(eq + 1));
         } catch (const std::exception&) {
         }
-        if (eq == std::string::npos || eq == 0 || !(size >= 1))
+        if (eq == std::string::npos || eq == 0 || !(size >= 1) || !std::isfinite(size))
           throw deid::JobError(deid::Location{}, fmt::format("--population '{}': expected NAME=SIZE with SIZE >= 1, "
                                                              "e.g. USA=318.9e6",
                                                              p));
         options.populations.emplace_back(p.substr(0, eq), size);
       }
     }
-    if (!opts->report.empty() && opts->report == opts->json)
-      throw deid::JobError(deid::Location{}, fmt::format("--report and --json are the same file '{}'", opts->report));
     const deid::RiskReport report = deid::assess_risk(job, opts->input, options);
-    if (!opts->json.empty()) write_file(opts->json, deid::to_json(report).dump(2) + "\n", "risk report");
-    if (!opts->report.empty()) write_file(opts->report, deid::render_html_risk_report(report), "HTML risk report");
+    // Both outputs complete before either replaces its target.
+    std::optional<deid::OutputFile> json, html;
+    if (!opts->json.empty()) {
+      json.emplace(opts->json, "risk JSON");
+      json->stream() << deid::to_json(report).dump(2) << '\n';
+      json->finish("risk JSON");
+    }
+    if (!opts->report.empty()) {
+      html.emplace(opts->report, "HTML risk report");
+      html->stream() << deid::render_html_risk_report(report);
+      html->finish("report");
+    }
+    if (json) json->publish();
+    if (html) html->publish();
     if (!quiet) fmt::print("{}", deid::to_text(report));
     return kExitFound;
   };
@@ -150,6 +189,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : kExitInvalid;
   }
 
+  install_signal_handlers();
   std::optional<tbb::global_control> thread_limit;
   if (threads > 0) thread_limit.emplace(tbb::global_control::max_allowed_parallelism, threads);
 
@@ -174,6 +214,7 @@ int main(int argc, char** argv) {
       if (!quiet && isatty(STDERR_FILENO)) options = display.emplace().run_options();
       const deid::Anonymization a = deid::anonymize(job, options);
       if (display) display->finish();
+      if (!quiet) print_warnings(a.result);
       if (!quiet) print_summary(job, a);
       return a.found ? kExitFound : kExitNoSolution;
     }

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config
   libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libabsl-dev libtbb-dev
-  libboost-math-dev libcsv-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libboost-math-dev libssl-dev libcsv-dev libgtest-dev libgmock-dev libbenchmark-dev
 )
 if [ "${1:-}" = "--test" ]; then
   packages+=(chromium clang-14 libfuzzer-14-dev)

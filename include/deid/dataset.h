@@ -121,6 +121,10 @@ struct Dataset {
   char delimiter = ',';
   std::vector<Column> columns;
   std::uint64_t rows = 0;
+  // Of a table read from a file: the SHA-256 (hex) and size of the bytes
+  // read; empty and 0 for a text read from memory.
+  std::string sha256;
+  std::uint64_t bytes = 0;
 
   // Index of the column named `name`, or -1.
   int column_index(std::string_view name) const;

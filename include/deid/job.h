@@ -103,6 +103,9 @@ struct Job {
     std::string result;  // JSON result; empty: not written
     std::string report;  // HTML report; empty: not written
     std::optional<char> delimiter;  // default: the input's
+    // Prefix cells a spreadsheet would run as formulas (output.h,
+    // looks_like_formula) with "'"; off by default: data is not changed.
+    bool escape_formulas = false;
   } output;
 
   // `deid risk` (docs/risk-models.md): the threshold on the risk of single

@@ -16,6 +16,7 @@
 #include "deid/dataset.h"
 #include "deid/hierarchy.h"
 #include "deid/job.h"
+#include "deid/output.h"
 #include "deid/problem.h"
 #include "deid/search.h"
 
@@ -93,6 +94,13 @@ Anonymization run_search(PreparedJob& prepared, const RunOptions& options = {});
 // solution was found and job.output.path is set) and the result (when
 // job.output.result is set).
 Anonymization anonymize(const Job& job, const RunOptions& options = {});
+
+// The files `job` reads (job file, input data, hierarchy files, a
+// registry's population table) and writes (output table, result, report,
+// samples), with their roles, for check_files() (output.h). Empty paths
+// are included; check_files() skips them.
+std::vector<FileUse> job_reads(const Job& job);
+std::vector<FileUse> job_writes(const Job& job);
 
 // Peak resident set size of this process so far, in bytes.
 std::uint64_t peak_rss_bytes();

@@ -229,6 +229,8 @@ struct RiskReport {
     std::optional<double> pu_su_ratio;
   };
   std::vector<Population> populations;
+  // Columns with values a spreadsheet would run as formulas (output.h).
+  std::vector<std::string> warnings;
 };
 
 // The report for class-size frequencies (n = freq.records()).

@@ -17,6 +17,7 @@
 
 #include "data/dataset_read.h"
 #include "deid/error.h"
+#include "deid/output.h"
 #include "io/csv_parse.h"
 
 namespace deid {
@@ -174,17 +175,26 @@ class FileSource final : public Source {
   std::size_t read(char* dst, std::size_t n) override {
     for (;;) {
       const ssize_t got = ::read(fd_, dst, n);
-      if (got >= 0) return static_cast<std::size_t>(got);
+      if (got >= 0) {
+        // The digest of exactly the bytes parsed, for the result's "files".
+        sha_.update(std::string_view(dst, static_cast<std::size_t>(got)));
+        bytes_ += static_cast<std::uint64_t>(got);
+        return static_cast<std::size_t>(got);
+      }
       if (errno != EINTR)
         throw IoError(Location{path_, 0, 0, {}}, fmt::format("cannot read file ({})", std::strerror(errno)));
     }
   }
   std::uint64_t size_hint() const override { return size_; }
+  std::string digest() { return sha_.hex(); }
+  std::uint64_t bytes() const { return bytes_; }
 
  private:
   std::string path_;
   int fd_ = -1;
   std::uint64_t size_ = 0;
+  Sha256 sha_;
+  std::uint64_t bytes_ = 0;
 };
 
 // Cuts `text`, which starts at a record boundary, into pieces of whole
@@ -652,7 +662,10 @@ Dataset read_dataset_text(std::string_view text, const std::string& name, const 
 
 Dataset read_dataset(const std::string& path, const CsvOptions& options) {
   FileSource src(path);
-  return Encoder(src, path, options, detail::ReadTuning{}).run();
+  Dataset ds = Encoder(src, path, options, detail::ReadTuning{}).run();
+  ds.sha256 = src.digest();
+  ds.bytes = src.bytes();
+  return ds;
 }
 
 Dataset read_dataset_text(std::string_view text, const std::string& name, const CsvOptions& options) {

@@ -1,10 +1,10 @@
 #include <sys/resource.h>
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
+#include <optional>
 
 #include "deid/error.h"
+#include "deid/output.h"
 #include "deid/pipeline.h"
 #include "deid/report.h"
 
@@ -20,9 +20,23 @@ nlohmann::json lattice_number(LatticeIndex v) {
   return to_string(v);
 }
 
-std::ofstream open_for_writing(const std::string& path) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw IoError(Location{path, 0, 0, {}}, "cannot open file for writing");
+// Warnings about the released table (formula-like cells, output.h).
+nlohmann::json output_warnings(const PreparedJob& p, const Anonymization& a) {
+  std::vector<bool> written(p.data.columns.size(), true);
+  for (std::size_t c = 0; c < written.size(); ++c) written[c] = p.roles[c] != Role::identifying;
+  std::vector<std::vector<std::string>> labels(p.problem.qi_columns.size());
+  std::vector<const std::vector<std::string>*> released(p.data.columns.size(), nullptr);
+  if (a.found && !p.job.output.escape_formulas) {
+    for (std::size_t q = 0; q < labels.size(); ++q) {
+      const Generalization& h = p.problem.hierarchies[q];
+      const int level = a.search.best->transformation[q];
+      for (std::uint32_t v = 0; v < h.domain_size(level); ++v) labels[q].push_back(h.label(level, v));
+      released[static_cast<std::size_t>(p.problem.qi_columns[q])] = &labels[q];
+    }
+  }
+  nlohmann::json out = nlohmann::json::array();
+  if (p.job.output.escape_formulas) return out;
+  for (std::string& w : formula_warnings(p.data, written, released)) out.push_back(std::move(w));
   return out;
 }
 
@@ -128,41 +142,49 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
 
 Anonymization anonymize(const Job& job, const RunOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
+  // Before any work: no output may be an input or another output, and every
+  // output's directory must take it (docs/reliability.md).
+  check_files(job_reads(job), job_writes(job));
   Timings timings;
   auto prepared = prepare(job, &timings, options.phase);
   Anonymization a = run_search(*prepared, options);
   a.timings.read = timings.read;
   a.timings.encode = timings.encode;
+  a.result["warnings"] = output_warnings(*prepared, a);
 
+  // Every output is written to a temporary file first and the temporaries
+  // replace their targets only when all are complete, so a failure leaves
+  // the files of an earlier run as they were. With no solution no table is
+  // written, and an existing one is left alone: the result's "files" says
+  // which table (if any) this run wrote.
   if (options.phase) options.phase(Phase::writing);
   const auto tw = std::chrono::steady_clock::now();
-  if (!a.found && !job.output.path.empty()) {
-    // No output for this run: an output of an earlier run must not stay in
-    // place, where it could be taken for this run's.
-    std::error_code ignored;
-    std::filesystem::remove(job.output.path, ignored);
-  }
+  std::vector<FileDigest> files;
+  files.push_back({"input", job.input.path, prepared->data.sha256, prepared->data.bytes});
+  std::optional<OutputFile> table, report, result;
   if (a.found && !job.output.path.empty()) {
-    std::ofstream out = open_for_writing(job.output.path);
-    write_output(*prepared, a.search.best->transformation, *a.classes, out);
-    out.flush();
-    if (!out) throw IoError(Location{job.output.path, 0, 0, {}}, "cannot write the output");
+    table.emplace(job.output.path, "output table");
+    write_output(*prepared, a.search.best->transformation, *a.classes, table->stream());
+    files.push_back(table->finish("output"));
   }
   a.timings.write = ms_since(tw);
   a.timings.total = ms_since(t0);
   a.result["time_ms"] = {{"read", a.timings.read},     {"encode", a.timings.encode}, {"search", a.timings.search},
                          {"write", a.timings.write},   {"total", a.timings.total}};
   a.result["peak_rss_bytes"] = peak_rss_bytes();
-  if (!job.output.result.empty()) {
-    std::ofstream out = open_for_writing(job.output.result);
-    out << a.result.dump(2) << '\n';
-    if (!out) throw IoError(Location{job.output.result, 0, 0, {}}, "cannot write the result");
-  }
   if (!job.output.report.empty()) {
-    std::ofstream out = open_for_writing(job.output.report);
-    out << render_html_report(*prepared, a);
-    if (!out) throw IoError(Location{job.output.report, 0, 0, {}}, "cannot write the report");
+    report.emplace(job.output.report, "report");
+    report->stream() << render_html_report(*prepared, a);
+    files.push_back(report->finish("report"));
   }
+  a.result["files"] = to_json(files);
+  if (!job.output.result.empty()) {
+    result.emplace(job.output.result, "result");
+    result->stream() << a.result.dump(2) << '\n';
+    result->finish("result");
+  }
+  for (std::optional<OutputFile>* f : {&table, &report, &result})
+    if (f->has_value()) (*f)->publish();
   return a;
 }
 

@@ -52,6 +52,13 @@ std::string render_html_report(const PreparedJob& p, const Anonymization& a) {
     html += "<span class=\"bad\">No transformation satisfies the job.</span></p>\n";
   }
 
+  // Warnings (cells a spreadsheet would run as formulas).
+  if (r.contains("warnings") && !r["warnings"].empty()) {
+    html += "<h2>Warnings</h2><ul>\n";
+    for (const auto& w : r["warnings"]) html += fmt::format("<li class=\"bad\">{}</li>\n", esc(w.get<std::string>()));
+    html += "</ul>\n";
+  }
+
   // The job.
   html += "<h2>Job</h2><table><tr><th>Attribute</th><th>Role</th><th>Hierarchy levels</th></tr>\n";
   for (std::size_t c = 0; c < p.data.columns.size(); ++c) {

@@ -57,6 +57,11 @@ std::string render_html_risk_report(const RiskReport& r) {
                       "equivalence classes over the quasi-identifiers {}.</p>\n",
                       esc(r.input), r.records, r.suppressed_records, r.frequencies.classes(),
                       qis.empty() ? "-" : qis);
+  if (!r.warnings.empty()) {
+    html += "<h2>Warnings</h2><ul>\n";
+    for (const auto& w : r.warnings) html += fmt::format("<li class=\"bad\">{}</li>\n", esc(w));
+    html += "</ul>\n";
+  }
   if (r.records == 0) {
     html += "<p class=\"bad\">Every record is suppressed: there is no risk to measure.</p>\n";
     html += html::page_end();

@@ -8,6 +8,7 @@
 #include "deid/attack_risk.h"
 #include "deid/error.h"
 #include "deid/histogram.h"
+#include "deid/output.h"
 #include "deid/risk.h"
 
 namespace deid {
@@ -71,6 +72,7 @@ RiskReport assess_risk(const Job& job, const std::string& input_path, const Risk
   CsvOptions csv;
   csv.delimiter = explicit_input && job.output.delimiter ? job.output.delimiter : job.input.delimiter;
   const Dataset data = read_dataset(path, csv);
+  std::vector<std::string> warnings = formula_warnings(data, {}, {});
 
   std::vector<int> columns;
   std::vector<std::string> names;
@@ -119,6 +121,7 @@ RiskReport assess_risk(const Job& job, const std::string& input_path, const Risk
   r.quasi_identifiers = names;
   r.rows = data.rows;
   r.suppressed_records = suppressed;
+  r.warnings = std::move(warnings);
   return r;
 }
 
@@ -206,6 +209,7 @@ nlohmann::json to_json(const RiskReport& r) {
   j["suppressed_records"] = r.suppressed_records;
   j["records"] = r.records;
   j["classes"] = r.frequencies.classes();
+  j["warnings"] = r.warnings;
   nlohmann::json freq = nlohmann::json::array();
   for (const auto& [size, count] : r.frequencies.sizes) freq.push_back({size, count});
   j["class_size_frequencies"] = freq;
@@ -255,6 +259,7 @@ std::string to_text(const RiskReport& r) {
   std::string qis;
   for (const auto& q : r.quasi_identifiers) qis += (qis.empty() ? "" : ", ") + q;
   if (!r.input.empty()) s += fmt::format("Risk of {}\n", r.input);
+  for (const auto& w : r.warnings) s += fmt::format("Warning: {}\n", w);
   if (!qis.empty()) s += fmt::format("Quasi-identifiers  {}\n", qis);
   s += fmt::format("Records            {} ({} suppressed and ignored), {} classes\n", r.records, r.suppressed_records,
                    r.frequencies.classes());

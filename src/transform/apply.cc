@@ -1,6 +1,7 @@
 #include <ostream>
 
 #include "deid/csv.h"
+#include "deid/output.h"
 #include "deid/pipeline.h"
 
 namespace deid {
@@ -21,6 +22,21 @@ void write_output(const PreparedJob& p, const Transformation& t, const Classes& 
     kept.push_back(c);
     plan.push_back(qi);
   }
+
+  // With output.escape-formulas, a cell a spreadsheet would run as a
+  // formula gets a leading "'" (docs/reliability.md); otherwise every value
+  // is written as it is.
+  const bool escape = p.job.output.escape_formulas;
+  std::string escaped;
+  auto field = [&](std::string& out, const std::string& value) {
+    if (escape && looks_like_formula(value)) {
+      escaped.assign(1, '\'');
+      escaped += value;
+      append_csv_field(out, escaped, delim);
+    } else {
+      append_csv_field(out, value, delim);
+    }
+  };
 
   // Generalized labels are looked up per class, not per row.
   std::string line;
@@ -44,10 +60,10 @@ void write_output(const PreparedJob& p, const Transformation& t, const Classes& 
         if (suppressed) {
           line.push_back('*');
         } else {
-          append_csv_field(line, pr.hierarchies[q].label(t[q], classes.keys[cls * w + q]), delim);
+          field(line, pr.hierarchies[q].label(t[q], classes.keys[cls * w + q]));
         }
       } else {
-        append_csv_field(line, col.dictionary.value(col.codes[r]), delim);
+        field(line, col.dictionary.value(col.codes[r]));
       }
     }
     line.push_back('\n');

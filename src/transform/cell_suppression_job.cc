@@ -7,7 +7,7 @@
 #include <charconv>
 #include <chrono>
 #include <ctime>
-#include <fstream>
+#include <memory>
 #include <map>
 
 #include "deid/attack_risk.h"
@@ -15,6 +15,7 @@
 #include "deid/csv.h"
 #include "deid/error.h"
 #include "deid/job.h"
+#include "deid/output.h"
 #include "deid/pipeline.h"
 #include "deid/sampling.h"
 
@@ -34,11 +35,6 @@ std::uint64_t peak_rss() {
   throw JobError(Location{job.path, line, 0, {}}, msg);
 }
 
-std::ofstream open_output(const std::string& path, const char* what) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw IoError(Location{path, 0, 0, {}}, fmt::format("cannot write the {}", what));
-  return out;
-}
 
 // Everything the job needs, bound to the data.
 struct Bound {
@@ -119,8 +115,20 @@ const std::string& label(const Bound& b, std::size_t column, std::uint32_t code)
 }
 
 // Writes the released table, all rows or the rows listed.
-void write_table(const Bound& b, const CellTable& t, const std::string& marker, char delim, std::ostream& out,
-                 const std::vector<std::uint64_t>* rows) {
+// With `escape` (output.escape-formulas), a cell a spreadsheet would run as
+// a formula gets a leading "'".
+void write_table(const Bound& b, const CellTable& t, const std::string& marker, char delim, bool escape,
+                 std::ostream& out, const std::vector<std::uint64_t>* rows) {
+  std::string escaped;
+  auto field = [&](std::string& line, const std::string& value) {
+    if (escape && looks_like_formula(value)) {
+      escaped.assign(1, '\'');
+      escaped += value;
+      append_csv_field(line, escaped, delim);
+    } else {
+      append_csv_field(line, value, delim);
+    }
+  };
   struct Out {
     int data_column = -1;     // copied column
     std::size_t table_column = 0;
@@ -154,10 +162,10 @@ void write_table(const Bound& b, const CellTable& t, const std::string& marker, 
       if (j) line.push_back(delim);
       if (plan[j].data_column >= 0) {
         const Column& col = b.data.columns[static_cast<std::size_t>(plan[j].data_column)];
-        append_csv_field(line, col.dictionary.value(col.codes[r]), delim);
+        field(line, col.dictionary.value(col.codes[r]));
       } else {
         const std::uint32_t code = t.codes[plan[j].table_column][r];
-        append_csv_field(line, code == kSuppressedCell ? marker : label(b, plan[j].table_column, code), delim);
+        field(line, code == kSuppressedCell ? marker : label(b, plan[j].table_column, code));
       }
     }
     line.push_back('\n');
@@ -351,6 +359,9 @@ CellSuppressionRun run_cell_suppression(const Job& job) {
   if (!job.cell_suppression) fail(job, 0, "the job has no 'cell-suppression' section");
   const Job::CellSuppression& cs = *job.cell_suppression;
   const auto t_start = Clock::now();
+  // Before any work: no output may be an input or another output, and every
+  // output's directory must take it (docs/reliability.md).
+  check_files(job_reads(job), job_writes(job));
   CellSuppressionRun run;
   run.k = cs.k ? *cs.k : k_for_threshold(*cs.tau);
   const double tau = cs.tau ? *cs.tau : 1.0 / static_cast<double>(run.k);
@@ -484,18 +495,24 @@ CellSuppressionRun run_cell_suppression(const Job& job) {
   j["attack3"] = risk;
   if (cs.registry) j["registry"] = registry_json(job, b, out, tau, samples);
 
+  // Every output goes to a temporary file; all replace their targets only
+  // when all are complete (docs/reliability.md).
   t0 = Clock::now();
   const char delim = job.output.delimiter.value_or(b.data.delimiter);
+  const bool escape = job.output.escape_formulas;
+  std::vector<FileDigest> files;
+  files.push_back({"input", job.input.path, b.data.sha256, b.data.bytes});
+  std::vector<std::unique_ptr<OutputFile>> outputs;
   if (!job.output.path.empty()) {
-    std::ofstream f = open_output(job.output.path, "output");
-    write_table(b, out, cs.marker, delim, f, nullptr);
-    if (!f) throw IoError(Location{job.output.path, 0, 0, {}}, "cannot write the output");
+    outputs.push_back(std::make_unique<OutputFile>(job.output.path, "output table"));
+    write_table(b, out, cs.marker, delim, escape, outputs.back()->stream(), nullptr);
+    files.push_back(outputs.back()->finish("output"));
   }
   nlohmann::json sj = nlohmann::json::array();
   for (std::size_t i = 0; i < samples.size(); ++i) {
-    std::ofstream f = open_output(cs.samples[i].path, "sample");
-    write_table(b, out, cs.marker, delim, f, &samples[i]);
-    if (!f) throw IoError(Location{cs.samples[i].path, 0, 0, {}}, "cannot write the sample");
+    outputs.push_back(std::make_unique<OutputFile>(cs.samples[i].path, fmt::format("sample {}", i + 1)));
+    write_table(b, out, cs.marker, delim, escape, outputs.back()->stream(), &samples[i]);
+    files.push_back(outputs.back()->finish("sample"));
     sj.push_back({{"path", cs.samples[i].path}, {"fraction", cs.samples[i].fraction}, {"records", samples[i].size()}});
   }
   if (!samples.empty()) j["samples"] = {{"seed", cs.seed}, {"draws", sj}};
@@ -505,11 +522,20 @@ CellSuppressionRun run_cell_suppression(const Job& job) {
                   {"suppress_cpu", suppress_cpu_ms}, {"write", write_ms},
                   {"total", ms_since(t_start)}};
   j["peak_rss_bytes"] = peak_rss();
-  if (!job.output.result.empty()) {
-    std::ofstream f = open_output(job.output.result, "result");
-    f << j.dump(2) << '\n';
-    if (!f) throw IoError(Location{job.output.result, 0, 0, {}}, "cannot write the result");
+  nlohmann::json warnings = nlohmann::json::array();
+  if (!escape) {
+    std::vector<bool> written(b.data.columns.size());
+    for (std::size_t c = 0; c < written.size(); ++c) written[c] = b.roles[c] != Role::identifying;
+    for (std::string& w : formula_warnings(b.data, written, {})) warnings.push_back(std::move(w));
   }
+  j["warnings"] = warnings;
+  j["files"] = to_json(files);
+  if (!job.output.result.empty()) {
+    outputs.push_back(std::make_unique<OutputFile>(job.output.result, "result"));
+    outputs.back()->stream() << j.dump(2) << '\n';
+    outputs.back()->finish("result");
+  }
+  for (auto& f : outputs) f->publish();
   return run;
 }
 

@@ -120,15 +120,20 @@ TEST_F(Cli, ExitsZeroAndWritesOneRowPerInputRowInInputOrder) {
     EXPECT_TRUE(result.contains(key)) << key;
 }
 
-TEST_F(Cli, ExitsOneWhenNoTransformationSatisfiesTheJobAndWritesOnlyTheResult) {
+TEST_F(Cli, ExitsOneWhenNoTransformationSatisfiesTheJobWritesOnlyTheResultAndKeepsAnEarlierOutput) {
   write_job("privacy: [{k-anonymity: {k: 10}}]\nsuppression-limit: 0\n");
   std::ofstream(dir_ / "out.csv") << "an output of an earlier run\n";
   ASSERT_EQ(run("anonymize " + job_path()), 1) << err_;
-  EXPECT_FALSE(fs::exists(dir_ / "out.csv")) << "an earlier run's output must not stay in place";
+  // deid deletes nothing it did not create: the earlier output stays, and
+  // the result's "files" names no output table, so it cannot be taken for
+  // this run's (docs/reliability.md).
+  EXPECT_EQ(slurp(dir_ / "out.csv"), "an output of an earlier run\n");
   ASSERT_TRUE(fs::exists(dir_ / "out.json"));
   const auto result = nlohmann::json::parse(slurp(dir_ / "out.json"));
   EXPECT_EQ(result["solution_found"], false);
   EXPECT_TRUE(result["transformation"].is_null());
+  ASSERT_EQ(result["files"].size(), 1u);
+  EXPECT_EQ(result["files"][0]["role"], "input");
 }
 
 TEST_F(Cli, ExitsTwoOnAnInvalidJobNamingKeyAndLine) {

@@ -1,0 +1,405 @@
+#include "deid/output.h"
+
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <streambuf>
+
+#include <fmt/format.h>
+
+#include "deid/error.h"
+
+namespace deid {
+namespace {
+
+namespace fs = std::filesystem;
+
+[[noreturn]] void fail(const std::string& path, const std::string& problem) {
+  throw IoError(Location{path, 0, 0, {}}, problem);
+}
+
+std::string reason(int err) { return std::strerror(err); }
+
+// --- The registry of unpublished temporaries ---------------------------------
+//
+// A fixed table, so that a signal handler can walk it without allocating or
+// locking. A slot is free (0), being filled (1) or holds a temporary's path
+// (2). With more unpublished outputs at once than slots, the extra ones are
+// cleaned up only by their destructors, not on a signal.
+struct PendingSlot {
+  std::atomic<int> state{0};
+  char path[PATH_MAX];
+};
+std::array<PendingSlot, 64> g_pending;
+static_assert(std::atomic<int>::is_always_lock_free);
+
+int register_pending(const std::string& path) {
+  if (path.size() >= PATH_MAX) return -1;
+  for (std::size_t i = 0; i < g_pending.size(); ++i) {
+    int expected = 0;
+    if (!g_pending[i].state.compare_exchange_strong(expected, 1)) continue;
+    std::memcpy(g_pending[i].path, path.c_str(), path.size() + 1);
+    g_pending[i].state.store(2);
+    return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void unregister_pending(int slot) {
+  if (slot >= 0) g_pending[static_cast<std::size_t>(slot)].state.store(0);
+}
+
+// The target with symbolic links resolved (as far as they exist).
+std::string resolve(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::path(path), ec);
+  if (ec) p = fs::absolute(fs::path(path), ec);
+  return p.string();
+}
+
+std::string random_suffix() {
+  static thread_local std::mt19937_64 rng{std::random_device{}() ^
+                                          (static_cast<std::uint64_t>(::getpid()) << 32)};
+  return fmt::format("{:016x}", rng());
+}
+
+}  // namespace
+
+// --- check_files -------------------------------------------------------------
+
+void check_files(const std::vector<FileUse>& reads, const std::vector<FileUse>& writes) {
+  struct Identity {
+    dev_t dev;
+    ino_t ino;
+    std::string name;  // for an output that does not exist yet: its name in directory (dev, ino)
+    bool device;       // a character device: may be several outputs
+    const FileUse* use;
+  };
+  std::vector<Identity> inputs;
+  for (const FileUse& r : reads) {
+    if (r.path.empty()) continue;
+    struct stat st {};
+    if (::stat(r.path.c_str(), &st) == 0) inputs.push_back({st.st_dev, st.st_ino, {}, false, &r});
+  }
+  std::vector<Identity> outputs;
+  for (const FileUse& w : writes) {
+    if (w.path.empty()) continue;
+    const std::string target = resolve(w.path);
+    const std::string shown = target == w.path ? w.path : fmt::format("{} (that is, {})", w.path, target);
+    struct stat st {};
+    Identity id{};
+    id.use = &w;
+    if (::stat(w.path.c_str(), &st) == 0) {
+      if (S_ISDIR(st.st_mode))
+        fail(w.path, fmt::format("the {} is a directory; give a file name", w.role));
+      id.dev = st.st_dev;
+      id.ino = st.st_ino;
+      id.device = S_ISCHR(st.st_mode);
+      for (const Identity& in : inputs)
+        if (in.dev == id.dev && in.ino == id.ino)
+          fail(w.path, fmt::format("the {} is the same file as the {} '{}'{}: deid never writes a file it reads; "
+                                   "choose another path for the {}",
+                                   w.role, in.use->role, in.use->path,
+                                   in.use->path == w.path ? "" : " (a link to it, or the same file by another name)",
+                                   w.role));
+      if (S_ISREG(st.st_mode) && ::access(w.path.c_str(), W_OK) != 0)
+        fail(w.path, fmt::format("the {} exists and is read-only ({}); deid does not replace a protected file",
+                                 w.role, reason(errno)));
+    }
+    // The directory the file is (or will be) in must exist and be writable:
+    // a regular output is replaced by a rename inside it.
+    const fs::path dir = fs::path(target).parent_path();
+    struct stat ds {};
+    if (::stat(dir.c_str(), &ds) != 0)
+      fail(w.path, fmt::format("the directory '{}' of the {} does not exist ({})", dir.string(), w.role,
+                               reason(errno)));
+    if (!S_ISDIR(ds.st_mode)) fail(w.path, fmt::format("'{}' is not a directory", dir.string()));
+    const bool exists = ::stat(w.path.c_str(), &st) == 0;
+    if ((!exists || S_ISREG(st.st_mode)) && ::access(dir.c_str(), W_OK | X_OK) != 0)
+      fail(w.path, fmt::format("cannot write the {} in the directory '{}' ({})", w.role, dir.string(),
+                               reason(errno)));
+    if (!exists) {
+      id.dev = ds.st_dev;
+      id.ino = ds.st_ino;
+      id.name = fs::path(target).filename().string();
+      id.device = false;
+    }
+    for (const Identity& o : outputs)
+      if (o.dev == id.dev && o.ino == id.ino && o.name == id.name && !(o.device && id.device))
+        fail(w.path, fmt::format("the {} and the {} are the same file{} ({}); give each output its own path",
+                                 o.use->role, w.role, o.use->path == w.path ? "" : fmt::format(" ('{}')", o.use->path),
+                                 shown));
+    outputs.push_back(std::move(id));
+  }
+}
+
+// --- SHA-256 -----------------------------------------------------------------
+
+struct Sha256::State {
+  EVP_MD_CTX* ctx = nullptr;
+  ~State() { EVP_MD_CTX_free(ctx); }
+};
+
+Sha256::Sha256() : state_(std::make_unique<State>()) {
+  state_->ctx = EVP_MD_CTX_new();
+  if (state_->ctx == nullptr || EVP_DigestInit_ex(state_->ctx, EVP_sha256(), nullptr) != 1)
+    throw Error("SHA-256: libcrypto could not start a digest");
+}
+
+Sha256::~Sha256() = default;
+
+void Sha256::update(std::string_view bytes) {
+  if (!bytes.empty() && EVP_DigestUpdate(state_->ctx, bytes.data(), bytes.size()) != 1)
+    throw Error("SHA-256: libcrypto failed to update a digest");
+}
+
+std::string Sha256::hex() {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (EVP_DigestFinal_ex(state_->ctx, md, &n) != 1) throw Error("SHA-256: libcrypto failed to finish a digest");
+  std::string out;
+  out.reserve(2 * n);
+  for (unsigned int i = 0; i < n; ++i) out += fmt::format("{:02x}", md[i]);
+  return out;
+}
+
+std::string sha256_hex(std::string_view bytes) {
+  Sha256 h;
+  h.update(bytes);
+  return h.hex();
+}
+
+std::string sha256_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail(path, fmt::format("cannot open file for reading ({})", reason(errno)));
+  Sha256 h;
+  std::vector<char> buf(1 << 20);
+  for (;;) {
+    const ssize_t got = ::read(fd, buf.data(), buf.size());
+    if (got == 0) break;
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      fail(path, fmt::format("cannot read file ({})", reason(err)));
+    }
+    h.update(std::string_view(buf.data(), static_cast<std::size_t>(got)));
+  }
+  ::close(fd);
+  return h.hex();
+}
+
+nlohmann::json to_json(const std::vector<FileDigest>& files) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const FileDigest& f : files)
+    out.push_back({{"role", f.role}, {"path", f.path}, {"sha256", f.sha256}, {"bytes", f.bytes}});
+  return out;
+}
+
+// --- OutputFile --------------------------------------------------------------
+
+// A stream buffer over a file descriptor that hashes what it writes and
+// keeps the first write error (errno) instead of throwing from inside the
+// stream.
+class OutputFile::Buffer final : public std::streambuf {
+ public:
+  explicit Buffer(int fd) : fd_(fd), buf_(1 << 20) { setp(buf_.data(), buf_.data() + buf_.size()); }
+
+  int error() const { return error_; }
+  std::uint64_t bytes() const { return bytes_; }
+  std::string digest() { return sha_.hex(); }
+
+ protected:
+  int_type overflow(int_type ch) override {
+    if (!drain()) return traits_type::eof();
+    if (!traits_type::eq_int_type(ch, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(ch);
+      pbump(1);
+    }
+    return traits_type::not_eof(ch);
+  }
+  int sync() override { return drain() ? 0 : -1; }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    if (error_) return 0;
+    if (n <= epptr() - pptr()) {
+      std::memcpy(pptr(), s, static_cast<std::size_t>(n));
+      pbump(static_cast<int>(n));
+      return n;
+    }
+    if (!drain()) return 0;
+    if (static_cast<std::size_t>(n) >= buf_.size()) return write_all(s, static_cast<std::size_t>(n)) ? n : 0;
+    std::memcpy(pptr(), s, static_cast<std::size_t>(n));
+    pbump(static_cast<int>(n));
+    return n;
+  }
+
+ private:
+  bool drain() {
+    const std::size_t n = static_cast<std::size_t>(pptr() - pbase());
+    setp(buf_.data(), buf_.data() + buf_.size());
+    return n == 0 ? error_ == 0 : write_all(buf_.data(), n);
+  }
+  bool write_all(const char* p, std::size_t n) {
+    if (error_) return false;
+    sha_.update(std::string_view(p, n));
+    bytes_ += n;
+    while (n > 0) {
+      const ssize_t put = ::write(fd_, p, n);
+      if (put < 0) {
+        if (errno == EINTR) continue;
+        error_ = errno;
+        return false;
+      }
+      p += put;
+      n -= static_cast<std::size_t>(put);
+    }
+    return true;
+  }
+
+  int fd_;
+  std::vector<char> buf_;
+  Sha256 sha_;
+  std::uint64_t bytes_ = 0;
+  int error_ = 0;
+};
+
+OutputFile::OutputFile(std::string path, std::string role) : path_(std::move(path)), role_(std::move(role)) {
+  target_ = resolve(path_);
+  struct stat st {};
+  const bool exists = ::stat(target_.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) fail(path_, fmt::format("the {} is a directory; give a file name", role_));
+  if (exists && !S_ISREG(st.st_mode)) {
+    // A device or a FIFO: written in place (a rename would replace the
+    // device node itself).
+    fd_ = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) fail(path_, fmt::format("cannot open the {} for writing ({})", role_, reason(errno)));
+  } else {
+    const fs::path t(target_);
+    for (int attempt = 0; fd_ < 0; ++attempt) {
+      temporary_ = (t.parent_path() / fmt::format(".{}.deid-{}.tmp", t.filename().string(), random_suffix())).string();
+      // Register before creating: a signal between the two finds nothing to
+      // remove, rather than a file nobody will remove.
+      slot_ = register_pending(temporary_);
+      fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      if (fd_ >= 0) break;
+      const int err = errno;
+      unregister_pending(slot_);
+      slot_ = -1;
+      if (err != EEXIST || attempt > 16)
+        fail(path_, fmt::format("cannot create the {} in '{}' ({})", role_, t.parent_path().string(), reason(err)));
+    }
+    // Replacing a file keeps its permissions: an output its owner made
+    // private stays private.
+    if (exists) (void)::fchmod(fd_, st.st_mode & 07777);
+  }
+  buffer_ = std::make_unique<Buffer>(fd_);
+  stream_ = std::make_unique<std::ostream>(buffer_.get());
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!temporary_.empty() && !published_) ::unlink(temporary_.c_str());
+  unregister_pending(slot_);
+}
+
+std::ostream& OutputFile::stream() { return *stream_; }
+
+FileDigest OutputFile::finish(const std::string& digest_role) {
+  stream_->flush();
+  if (buffer_->error() != 0 || !*stream_)
+    fail(path_, fmt::format("cannot write the {} ({})", role_,
+                            reason(buffer_->error() != 0 ? buffer_->error() : EIO)));
+  // fsync: the data is on disk before the rename makes it the target. A
+  // device written in place may not support it (EINVAL), which is no error.
+  if (::fsync(fd_) != 0 && (temporary_.size() > 0 || (errno != EINVAL && errno != EROFS)))
+    fail(path_, fmt::format("cannot write the {} ({})", role_, reason(errno)));
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) fail(path_, fmt::format("cannot write the {} ({})", role_, reason(errno)));
+  finished_ = true;
+  return FileDigest{digest_role, path_, buffer_->digest(), buffer_->bytes()};
+}
+
+void OutputFile::publish() {
+  if (!finished_ || published_) throw Error("OutputFile::publish: not finished, or published twice");
+  if (!temporary_.empty()) {
+    if (::rename(temporary_.c_str(), target_.c_str()) != 0)
+      fail(path_, fmt::format("cannot replace the {} ({})", role_, reason(errno)));
+    // The rename itself is durable once the directory is synced.
+    const int dir = ::open(fs::path(target_).parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) {
+      (void)::fsync(dir);
+      ::close(dir);
+    }
+  }
+  published_ = true;
+  unregister_pending(slot_);
+  slot_ = -1;
+}
+
+FileDigest write_file_atomically(const std::string& path, const std::string& role, std::string_view text,
+                                 const std::string& digest_role) {
+  OutputFile f(path, role);
+  f.stream().write(text.data(), static_cast<std::streamsize>(text.size()));
+  FileDigest d = f.finish(digest_role);
+  f.publish();
+  return d;
+}
+
+void discard_unpublished_outputs() noexcept {
+  for (PendingSlot& s : g_pending)
+    if (s.state.load() == 2) ::unlink(s.path);
+}
+
+bool looks_like_formula(std::string_view cell) {
+  if (cell.empty()) return false;
+  const char c = cell.front();
+  if (c != '=' && c != '+' && c != '-' && c != '@') return false;
+  if (c == '=' || c == '@') return true;
+  // A sign followed by a plain decimal number is data, not a formula.
+  std::string_view rest = cell.substr(1);
+  if (rest.empty()) return true;
+  double value = 0;
+  const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), value);
+  const bool digit_first = (rest.front() >= '0' && rest.front() <= '9') || rest.front() == '.';
+  return !(digit_first && ec == std::errc() && end == rest.data() + rest.size());
+}
+
+std::vector<std::string> formula_warnings(const Dataset& data, const std::vector<bool>& written,
+                                          const std::vector<const std::vector<std::string>*>& released_labels) {
+  std::vector<std::string> out;
+  for (std::size_t c = 0; c < data.columns.size(); ++c) {
+    if (c < written.size() && !written[c]) continue;
+    const Column& col = data.columns[c];
+    std::uint64_t count = 0;
+    std::string example;
+    auto see = [&](const std::string& v) {
+      if (!looks_like_formula(v)) return;
+      if (count++ == 0) example = v;
+    };
+    if (c < released_labels.size() && released_labels[c] != nullptr) {
+      for (const std::string& v : *released_labels[c]) see(v);
+    } else {
+      for (std::uint32_t v = 0; v < col.dictionary.size(); ++v) see(col.dictionary.value(v));
+    }
+    if (count > 0)
+      out.push_back(fmt::format("column '{}': {} distinct value{} start{} with =, +, - or @ (e.g. '{}'); a "
+                                "spreadsheet would run {} as a formula. The values are written unchanged; "
+                                "'output: {{escape-formulas: true}}' prefixes them with '",
+                                col.name, count, count == 1 ? "" : "s", count == 1 ? "s" : "", example,
+                                count == 1 ? "it" : "them"));
+  }
+  return out;
+}
+
+}  // namespace deid

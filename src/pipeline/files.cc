@@ -1,0 +1,31 @@
+// The files a job reads and writes, for check_files() (output.h).
+#include <fmt/format.h>
+
+#include "deid/output.h"
+#include "deid/pipeline.h"
+
+namespace deid {
+
+std::vector<FileUse> job_reads(const Job& job) {
+  std::vector<FileUse> reads;
+  reads.push_back({"job file", job.path});
+  reads.push_back({"input data", job.input.path});
+  for (const AttributeSpec& a : job.attributes)
+    if (!a.hierarchy.empty()) reads.push_back({fmt::format("hierarchy of '{}'", a.name), a.hierarchy});
+  if (job.cell_suppression && job.cell_suppression->registry)
+    reads.push_back({"registry population table", job.cell_suppression->registry->population});
+  return reads;
+}
+
+std::vector<FileUse> job_writes(const Job& job) {
+  std::vector<FileUse> writes;
+  writes.push_back({"output table", job.output.path});
+  writes.push_back({"result", job.output.result});
+  writes.push_back({"report", job.output.report});
+  if (job.cell_suppression)
+    for (std::size_t i = 0; i < job.cell_suppression->samples.size(); ++i)
+      writes.push_back({fmt::format("sample {}", i + 1), job.cell_suppression->samples[i].path});
+  return writes;
+}
+
+}  // namespace deid
