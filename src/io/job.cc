@@ -506,16 +506,6 @@ Job::CellSuppression parse_cell_suppression(const Ctx& ctx, const Job& job, cons
         if (std::count(names.begin(), names.end(), names.back()) > 1)
           ctx.fail(e, fmt::format("combination entry '{}' is given twice in one combination", names.back()));
       }
-      std::vector<std::string> sorted = names;
-      std::sort(sorted.begin(), sorted.end());
-      for (std::size_t i = 0; i < out.combinations.size(); ++i) {
-        std::vector<std::string> other = out.combinations[i];
-        std::sort(other.begin(), other.end());
-        if (other == sorted)
-          ctx.fail(combo, fmt::format("this combination is the same as combination {} (the entries' order does not "
-                                      "matter); list it once",
-                                      i + 1));
-      }
       out.combinations.push_back(std::move(names));
     }
   }

@@ -655,8 +655,6 @@ std::vector<Case> job_cases() {
                {"cs.yaml:9", "each combination must be a non-empty list"}),
       suppress("job_suppress_combination_names_twice", "{k: 2, combinations: [[sex, sex]]}",
                {"cs.yaml:9", "combination entry 'sex' is given twice"}),
-      suppress("job_suppress_combination_repeated", "{k: 2, combinations: [[sex, age], [age, sex]]}",
-               {"cs.yaml:9", "same as combination 1"}),
       suppress("job_suppress_levels_empty", "{k: 2, release-levels: {sex: {levels: []}}}",
                {"cs.yaml:9", "levels must be a non-empty list"}),
       suppress("job_suppress_levels_descending", "{k: 2, release-levels: {sex: {levels: [1, 0]}}}",

@@ -431,7 +431,9 @@ Job job_over(const std::string& attributes, const std::string& extra = "") {
 }
 
 TEST(JobPrepare, AttributeThatIsNotAColumnIsNamedWithItsJobLine) {
-  const Job job = job_over("  age: {role: insensitive}\n  agee: {role: insensitive}\n");
+  // (A job needs a quasi-identifier: sex, with a hierarchy that needs no file.)
+  const Job job = job_over("  age: {role: insensitive}\n  agee: {role: insensitive}\n"
+                           "  sex: {role: quasi-identifying, hierarchy: {type: masking}}\n");
   try {
     prepare(job, read_dataset_text("age,sex\n30,M\n", "data.csv", {}));
     FAIL() << "expected JobError";
@@ -443,7 +445,7 @@ TEST(JobPrepare, AttributeThatIsNotAColumnIsNamedWithItsJobLine) {
 }
 
 TEST(JobPrepare, ColumnsWithoutRoleAreAllNamed) {
-  const Job job = job_over("  age: {role: insensitive}\n");
+  const Job job = job_over("  age: {role: quasi-identifying, hierarchy: {type: masking}}\n");
   try {
     prepare(job, read_dataset_text("age,sex,zip\n30,M,123\n", "data.csv", {}));
     FAIL() << "expected JobError";
