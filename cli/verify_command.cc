@@ -11,6 +11,7 @@
 // privacy model, the digests) is the verifier's own.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -18,7 +19,8 @@
 #include <memory>
 #include <optional>
 #include <set>
-#include <sstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 

@@ -359,27 +359,40 @@ Report check_tables(const Options& options, const Table& input, const Table& out
   // Rows are compared position by position, so only when the counts agree.
   const bool aligned = input.rows.size() == output.rows.size();
   if (!aligned) {
-    // Where the two part: the first row whose copied columns differ (a row
-    // dropped or added there), else the end of the shorter table.
+    // Where the two part (a row dropped or added there): the first row
+    // whose copied columns differ, or whose quasi-identifier is neither '*'
+    // nor at any level of its input value's hierarchy row; else the end of
+    // the shorter table.
     std::vector<std::pair<std::size_t, int>> copied;  // input column, output column
     for (std::size_t c = 0; c < input.header.size(); ++c) {
       const int oc = out_index(input.header[c]);
       if (oc >= 0 && !qi_names.count(input.header[c]) && !identifying.count(input.header[c])) copied.emplace_back(c, oc);
     }
+    auto matches = [&](std::size_t r) {
+      for (const auto& [ic, oc] : copied)
+        if (input.rows[r][ic] != output.rows[r][oc]) return false;
+      for (std::size_t q = 0; q < qis.size(); ++q) {
+        if (qi_out[q] < 0) continue;
+        const std::string& out = output.rows[r][qi_out[q]];
+        const auto it = hier[q].find(input.rows[r][qi_in[q]]);
+        if (out != "*" && it != hier[q].end() && std::find(it->second->begin(), it->second->end(), out) == it->second->end())
+          return false;
+      }
+      return true;
+    };
     const std::size_t common = std::min(input.rows.size(), output.rows.size());
     std::size_t part = common;
-    for (std::size_t r = 0; r < common && part == common; ++r)
-      for (const auto& [ic, oc] : copied)
-        if (input.rows[r][ic] != output.rows[r][oc]) {
-          part = r;
-          break;
-        }
+    for (std::size_t r = 0; r < common; ++r)
+      if (!matches(r)) {
+        part = r;
+        break;
+      }
     const bool beyond = part >= output.rows.size();  // the output ends there
     add(Kind::row_count, {}, beyond ? 0 : part + 1, 0,
         "the output has " + std::to_string(output.rows.size()) + " rows, the input " + std::to_string(input.rows.size()) +
             " (one output row per input row is required); " +
             (part == common && beyond ? "the output ends after data row " + std::to_string(part)
-                                      : "the copied columns first part at data row " + std::to_string(part + 1)));
+                                      : "input and output first part at data row " + std::to_string(part + 1)));
   }
   const std::size_t rows = output.rows.size();
 

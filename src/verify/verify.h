@@ -20,7 +20,9 @@
 //    each once, and nothing else (`identifying_column_present`,
 //    `column_missing`, `unexpected_column`); column order is not checked;
 //  - one output row per input row (`row_count`; its row is the first row
-//    where the copied columns of input and output part), in the same order:
+//    where input and output part: a copied column differs, or a
+//    quasi-identifier is neither '*' nor at some level of the input value's
+//    hierarchy row), in the same order:
 //    every column that is neither identifying nor quasi-identifying is
 //    identical to the input, row by row (`value_changed`); a reordered row
 //    shows up here;

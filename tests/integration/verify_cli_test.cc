@@ -378,6 +378,8 @@ TEST_F(VerifyCliAltered, OneRowDropped) {
   EXPECT_EQ(failures(v.out).front(), "rows") << v.out;
   EXPECT_NE(check_line(v.out, "copied columns").find(" skipped "), std::string::npos) << v.out;
   EXPECT_NE(v.err.find("deid: verify: rows failed"), std::string::npos) << v.err;
+  // Where the output parts from the input: the row after the dropped one.
+  EXPECT_NE(v.err.find("altered.csv:101 (data row 100)"), std::string::npos) << v.err;
 }
 
 TEST_F(VerifyCliAltered, OneRowDuplicated) {
