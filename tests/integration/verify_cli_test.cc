@@ -184,6 +184,9 @@ TEST_P(VerifyCliReference, AnonymizedOutputVerifiesWithItsResult) {
     EXPECT_NE(line.find(" ok "), std::string::npos) << s << "\n" << v.out;
   }
   EXPECT_NE(check_line(v.out, "result counts").find(" ok "), std::string::npos) << v.out;
+  // deid anonymize records the SHA-256 of its input and output in the result.
+  EXPECT_NE(check_line(v.out, "sha256 input").find(" ok "), std::string::npos) << v.out;
+  EXPECT_NE(check_line(v.out, "sha256 output").find(" ok "), std::string::npos) << v.out;
   fs::remove_all(dir);
 }
 
@@ -212,6 +215,10 @@ TEST(VerifyCliSuppress, CellSuppressionOutputVerifiesAndAlterationsAreCaught) {
   EXPECT_TRUE(failures(v.out).empty()) << v.out;
   // tau 0.2: k = 5, over every choice of released levels from the known one up.
   EXPECT_NE(check_line(v.out, "k-anonymity (k=5, 6 combinations)").find(" ok "), std::string::npos) << v.out;
+  // deid suppress records the SHA-256 of its input, output and samples.
+  EXPECT_NE(check_line(v.out, "sha256 input").find(" ok "), std::string::npos) << v.out;
+  EXPECT_NE(check_line(v.out, "sha256 output").find(" ok "), std::string::npos) << v.out;
+  EXPECT_NE(check_line(v.out, "sha256 sample").find(" ok "), std::string::npos) << v.out;
 
   std::string text = deid::testing::slurp(out.string());
   ASSERT_EQ(text.substr(0, text.find('\n')).find("abstract_id"), std::string::npos);
@@ -511,8 +518,9 @@ TEST_F(VerifyCliAltered, ResultWithWrongCounts) {
   EXPECT_NE(check_line(v.out, "result counts").find("age="), std::string::npos) << v.out;
 }
 
-// The result's "files" (written by deid anonymize; here by hand, so that the
-// check does not depend on it): the digests of the files given must match.
+// The result's "files" (deid anonymize writes it; here written by hand, so
+// that the check is tested on its own): the digests of the files given must
+// match.
 TEST_F(VerifyCliAltered, ResultWithWrongSha256) {
   const std::string input = deid::testing::example_path("adult/adult.csv");
   std::string error;
