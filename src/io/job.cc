@@ -662,8 +662,11 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
   if (std::none_of(job.attributes.begin(), job.attributes.end(),
                    [](const AttributeSpec& a) { return a.role == Role::quasi_identifying; })) {
     YAML::Node at = root;  // the key 'attributes' when there is one
+    // reset(), not operator=: assigning to a Node writes into the node it
+    // shares with root and rewrote root while it was iterated (a
+    // heap-use-after-free found by fuzz_job).
     for (const auto& kv : root)
-      if (kv.first.as<std::string>() == "attributes") at = kv.first;
+      if (kv.first.as<std::string>() == "attributes") at.reset(kv.first);
     ctx.fail(at, "the job has no quasi-identifying attribute: list at least one under 'attributes' with role: "
                  "quasi-identifying (and a hierarchy)");
   }

@@ -10,6 +10,7 @@
 #include "deid/error.h"
 #include "deid/hierarchy.h"
 #include "deid/hierarchy_builder.h"
+#include "deid/job.h"
 
 namespace deid {
 namespace {
@@ -54,6 +55,25 @@ TEST(FuzzRegression, CsvFieldStartingWithAByteOrderMarkReadsBackUnchanged) {
   const HierarchyTable table = build_masking_hierarchy({value, "y"}, MaskingSpec{});
   const HierarchyTable back = read_hierarchy_text(hierarchy_to_csv(table), "masking.csv", CsvOptions{';'});
   EXPECT_EQ(back.rows, table.rows);
+}
+
+// fuzz_job: for a job without quasi-identifiers, the search for the line of
+// 'attributes' assigned a YAML::Node (which writes into the node it refers
+// to) and so rewrote the root while iterating over it: a heap-use-after-free
+// that the sanitizer build (scripts/test.sh sanitize) reports.
+TEST(FuzzRegression, JobWithoutQuasiIdentifiersNamesTheAttributesLine) {
+  const std::string job =
+      "input: {path: data.csv}\n"
+      "attributes:\n"
+      "  name: {role: identifying}\n"
+      "privacy: [{k-anonymity: {k: 2}}]\n";
+  try {
+    parse_job(job, "job.yaml", "");
+    FAIL() << "a job without quasi-identifiers was accepted";
+  } catch (const JobError& e) {
+    EXPECT_EQ(e.where().line, 2u);
+    EXPECT_NE(e.problem().find("no quasi-identifying attribute"), std::string::npos) << e.problem();
+  }
 }
 
 }  // namespace
