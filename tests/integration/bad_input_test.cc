@@ -173,7 +173,7 @@ class BadInputBase : public ::testing::TestWithParam<Case> {
     // Outside the directory, so that the strict snapshot holds; a time limit,
     // so that a hang fails the case (exit 124) instead of the suite.
     const fs::path out = root / (c.name + ".stdout"), err = root / (c.name + ".stderr");
-    const std::string cmd = "cd '" + dir.string() + "' && timeout 120 '" + DEID_CLI_PATH + "' " + c.args + " >'" +
+    const std::string cmd = "cd '" + dir.string() + "' && timeout 60 '" + DEID_CLI_PATH + "' " + c.args + " >'" +
                             out.string() + "' 2>'" + err.string() + "'";
     const int status = std::system(cmd.c_str());
     const int code = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -828,7 +828,7 @@ std::vector<Case> output_file_cases() {
        {"link.html", "report", "hierarchy"}, link("hier/age.csv", "link.html", false)},
       {"output_and_result_are_one_file", {}, anonymize + " --output o.csv --result o.csv", 2,
        {"o.csv", "output table", "result"}},
-      {"risk_json_is_the_input", {}, "risk job.yaml --json data.csv", 2, {"data.csv", "input data"}},
+      {"risk_json_is_the_input", {}, "risk job.yaml --json data.csv", 2, {"data.csv", "risk JSON", "table to measure"}},
       {"risk_report_is_the_job_file", {}, "risk job.yaml --report job.yaml", 2, {"job.yaml", "job"}},
       {"suppress_output_is_the_input", {{"cs.yaml", cs_job("{k: 2}")}}, "suppress cs.yaml --output data.csv", 2,
        {"data.csv", "output table", "input data"}},
