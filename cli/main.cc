@@ -107,12 +107,14 @@ deid::cli::Command add_risk_command(CLI::App& app, const bool& quiet) {
                    "Population NAME=SIZE to estimate population uniques for (repeatable; replaces the list)");
   auto run = [opts, &quiet]() {
     // CLI::Range lets NaN through (every comparison with it is false).
-    if (opts->threshold && !(*opts->threshold >= 0.0 && *opts->threshold <= 1.0))
-      throw deid::JobError(deid::Location{}, fmt::format("--threshold {}: expected a number from 0 to 1",
+    // The same range as risk.threshold in a job: the attacks use
+    // k = ceil(1 / threshold), which must stay a count.
+    if (opts->threshold && !(*opts->threshold >= 1e-18 && *opts->threshold <= 1.0))
+      throw deid::JobError(deid::Location{}, fmt::format("--threshold {}: expected a number in (0, 1], at least 1e-18",
                                                          *opts->threshold));
     const deid::Job job = deid::read_job(opts->job);
     const std::string input = opts->input.empty() ? job.input.path : opts->input;
-    deid::check_files({{"job file", job.path}, {"table to measure", input}},
+    deid::check_files({{"job file", job.path}, {"input data", input}},
                       {{"risk JSON", opts->json}, {"HTML risk report", opts->report}});
     deid::RiskOptions options = deid::risk_options(job);
     if (opts->threshold) options.threshold = *opts->threshold;
@@ -125,9 +127,10 @@ deid::cli::Command add_risk_command(CLI::App& app, const bool& quiet) {
           size = eq == std::string::npos ? 0.0 : std::stod(p.substr(eq + 1));
         } catch (const std::exception&) {
         }
-        if (eq == std::string::npos || eq == 0 || !(size >= 1) || !std::isfinite(size))
-          throw deid::JobError(deid::Location{}, fmt::format("--population '{}': expected NAME=SIZE with SIZE >= 1, "
-                                                             "e.g. USA=318.9e6",
+        // The same range as risk.populations in a job.
+        if (eq == std::string::npos || eq == 0 || !(size >= 1 && size <= 1e12))
+          throw deid::JobError(deid::Location{}, fmt::format("--population '{}': expected NAME=SIZE with SIZE from 1 "
+                                                             "to 1e12, e.g. USA=318.9e6",
                                                              p));
         options.populations.emplace_back(p.substr(0, eq), size);
       }
@@ -185,6 +188,23 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // CLI11 says only "A subcommand is required" for `deid frobnicate`:
+    // name the word and the commands.
+    if (app.get_subcommands().empty() && e.get_exit_code() != 0) {
+      std::string commands;
+      for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+        commands += (commands.empty() ? "" : ", ") + sub->get_name();
+      for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "-j" || arg == "--threads") {
+          ++i;
+          continue;
+        }
+        if (arg.empty() || arg[0] == '-') continue;
+        fmt::print(stderr, "deid: error: unknown command '{}' (commands: {}; see deid --help)\n", arg, commands);
+        return kExitInvalid;
+      }
+    }
     const int code = app.exit(e);
     return code == 0 ? 0 : kExitInvalid;
   }

@@ -114,6 +114,7 @@ struct Job {
   struct Risk {
     std::optional<double> threshold;
     std::vector<std::pair<std::string, double>> populations;
+    std::uint64_t line = 0;  // of the section in the job file (0: none)
   } risk;
 
   // `deid suppress` (docs/cell-suppression.md): local cell suppression for

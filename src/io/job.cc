@@ -717,11 +717,12 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
 
   if (root["output"]) {
     const auto& o = root["output"];
-    ctx.keys(o, "output", {"path", "result", "report", "delimiter"});
+    ctx.keys(o, "output", {"path", "result", "report", "delimiter", "escape-formulas"});
     if (o["path"]) job.output.path = ctx.path(o["path"], "output.path");
     if (o["result"]) job.output.result = ctx.path(o["result"], "output.result");
     if (o["report"]) job.output.report = ctx.path(o["report"], "output.report");
     if (o["delimiter"]) job.output.delimiter = ctx.delimiter(o["delimiter"]);
+    if (o["escape-formulas"]) job.output.escape_formulas = ctx.boolean(o["escape-formulas"], "output.escape-formulas");
     // Each output goes to its own file, never over the input.
     std::vector<std::pair<std::string, std::string>> written;  // key, resolved path
     for (const char* key : {"path", "result", "report"}) {
@@ -738,6 +739,7 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
   // `deid risk` settings (docs/risk-models.md).
   if (root["risk"]) {
     const auto& r = root["risk"];
+    job.risk.line = static_cast<std::uint64_t>(r.Mark().line + 1);
     ctx.keys(r, "risk", {"threshold", "populations"});
     if (r["threshold"]) {
       // In (0, 1]; the attacks use k = ceil(1/threshold), which must stay a

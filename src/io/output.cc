@@ -61,9 +61,13 @@ void unregister_pending(int slot) {
 
 // The target with symbolic links resolved (as far as they exist).
 std::string resolve(const std::string& path) {
+  // Absolute first: weakly_canonical keeps a relative path relative when
+  // no prefix of it exists, and its parent would then be "".
   std::error_code ec;
-  fs::path p = fs::weakly_canonical(fs::path(path), ec);
-  if (ec) p = fs::absolute(fs::path(path), ec);
+  const fs::path absolute = fs::absolute(fs::path(path), ec);
+  if (ec) return path;
+  fs::path p = fs::weakly_canonical(absolute, ec);
+  if (ec) p = absolute.lexically_normal();
   return p.string();
 }
 

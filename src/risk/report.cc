@@ -116,6 +116,18 @@ RiskReport assess_risk(const Job& job, const std::string& input_path, const Risk
       if (!listed) opts.populations.emplace_back("job", pu->population_size);
     }
 
+  // A population contains the sample: one smaller than the table's records
+  // is a mistake in the job or on the command line, not a risk to report.
+  const std::uint64_t records = data.rows - suppressed;
+  for (const auto& [name, size] : opts.populations)
+    if (size < static_cast<double>(records)) {
+      const bool from_job = std::any_of(job.risk.populations.begin(), job.risk.populations.end(),
+                                        [&](const auto& p) { return p.first == name && p.second == size; });
+      throw JobError(from_job ? Location{job.path, job.risk.line, 0, {}} : Location{},
+                     fmt::format("population '{}' ({}={:g}) is smaller than the {} records of {}: a population "
+                                 "contains the table it is sampled from",
+                                 name, name, size, records, path));
+    }
   RiskReport r = assess_risk(ClassSizeFrequencies::from_class_sizes(sizes), opts);
   r.input = path;
   r.quasi_identifiers = names;

@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 
 #include <charconv>
+#include <cmath>
 #include <chrono>
 #include <ctime>
 #include <memory>
@@ -382,6 +383,15 @@ CellSuppressionRun run_cell_suppression(const Job& job) {
       col.dictionary = Dictionary();
     }
   const double encode_ms = ms_since(t0);
+
+  // Samples are drawn without overlap; checked before the long run.
+  std::uint64_t sample_rows = 0;  // rounded as draw_disjoint_samples rounds them
+  for (const auto& s : cs.samples)
+    sample_rows += static_cast<std::uint64_t>(std::floor(s.fraction * static_cast<double>(b.data.rows) + 0.5));
+  if (sample_rows > b.data.rows)
+    fail(job, cs.line, fmt::format("the {} samples need {} rows together, but the table has {} rows: lower their "
+                                   "fractions (samples are drawn without overlap)",
+                                   cs.samples.size(), sample_rows, b.data.rows));
 
   // Missingness entries name released columns (variable) and released or
   // copied columns (by); checked before the long run.

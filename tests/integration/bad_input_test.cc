@@ -828,7 +828,7 @@ std::vector<Case> output_file_cases() {
        {"link.html", "report", "hierarchy"}, link("hier/age.csv", "link.html", false)},
       {"output_and_result_are_one_file", {}, anonymize + " --output o.csv --result o.csv", 2,
        {"o.csv", "output table", "result"}},
-      {"risk_json_is_the_input", {}, "risk job.yaml --json data.csv", 2, {"data.csv", "risk JSON", "table to measure"}},
+      {"risk_json_is_the_input", {}, "risk job.yaml --json data.csv", 2, {"data.csv", "risk JSON", "input data"}},
       {"risk_report_is_the_job_file", {}, "risk job.yaml --report job.yaml", 2, {"job.yaml", "job"}},
       {"suppress_output_is_the_input", {{"cs.yaml", cs_job("{k: 2}")}}, "suppress cs.yaml --output data.csv", 2,
        {"data.csv", "output table", "input data"}},

@@ -136,6 +136,7 @@ TEST_F(InlineHierarchy, GivesTheSameResultAsTheFilesOfDeidHierarchy) {
     r->erase("time_ms");
     r->erase("peak_rss_bytes");
     (*r)["search"].erase("time_to_best_ms");
+    for (auto& f : (*r)["files"]) f.erase("path");  // different files, equal digests
   }
   EXPECT_EQ(files.dump(2), inl.dump(2));
   // Something was generalized, so the hierarchies were used.

@@ -29,7 +29,8 @@ class SafeOutput : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
-           ("deid_safe_output_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+           ("deid_safe_output_" + std::to_string(::getpid()) + "_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "out");
   }

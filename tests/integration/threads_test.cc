@@ -58,6 +58,7 @@ TEST(Threads, OutputAndResultAreIdenticalFor1And2And8Threads) {
     a.result.erase("time_ms");
     a.result.erase("peak_rss_bytes");
     a.result["search"].erase("time_to_best_ms");
+    for (auto& f : a.result["files"]) f.erase("path");  // one output per thread count, equal digests
     results.push_back(a.result.dump());
   }
   EXPECT_GT(outputs[0].size(), 1000000u);

@@ -20,7 +20,8 @@ class Output : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
-           ("deid_output_test_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+           ("deid_output_test_" + std::to_string(::getpid()) + "_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -102,6 +103,23 @@ TEST_F(Output, ReadOnlyExistingOutputIsRefused) {
   fs::permissions(path("out.csv"), fs::perms::owner_read);
   const std::string msg = error_of([&] { deid::check_files({}, {{"output table", path("out.csv")}}); });
   EXPECT_NE(msg.find("read-only"), std::string::npos) << msg;
+}
+
+TEST_F(Output, RelativeOutputPathsResolveAgainstTheWorkingDirectory) {
+  const fs::path cwd = fs::current_path();
+  fs::current_path(dir_);
+  std::string msg;
+  try {
+    deid::check_files({}, {{"output table", "new.csv"}});
+    deid::write_file_atomically("new.csv", "output table", "x\n", "output");
+    write("data.csv", "a\n");
+    deid::check_files({{"input data", "data.csv"}}, {{"output table", "./data.csv"}});
+  } catch (const deid::IoError& e) {
+    msg = e.what();
+  }
+  fs::current_path(cwd);
+  EXPECT_EQ(read("new.csv"), "x\n");
+  EXPECT_NE(msg.find("input data"), std::string::npos) << msg;
 }
 
 TEST_F(Output, CharacterDevicesMayBeSeveralOutputs) {
