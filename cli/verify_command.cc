@@ -106,15 +106,6 @@ Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies
     o.quasi_identifiers.push_back({column, hierarchies.name_of(a)});
     m.hierarchies.push_back(hierarchies.of(a));
   }
-  // Attributes of the job that are not input columns: the verifier names them.
-  for (const auto& a : job.attributes) {
-    if (std::find(input.header.begin(), input.header.end(), a.name) != input.header.end()) continue;
-    if (a.role == Role::identifying) o.identifying.push_back(a.name);
-    if (a.role == Role::quasi_identifying) {
-      o.quasi_identifiers.push_back({a.name, hierarchies.name_of(a)});
-      m.hierarchies.emplace_back();
-    }
-  }
   o.suppression_limit = job.suppression_limit;
   for (const auto& spec : job.privacy) {
     std::visit(
@@ -389,6 +380,10 @@ Command add_verify_command(CLI::App& app, const bool& quiet) {
     const char input_delimiter = job.input.delimiter ? *job.input.delimiter : file_delimiter(job.input.path, "input");
     const char output_delimiter = job.output.delimiter.value_or(input_delimiter);
     const verify::Table input = read_table(job.input.path, input_delimiter, true, "input");
+    for (const auto& a : job.attributes)
+      if (std::find(input.header.begin(), input.header.end(), a.name) == input.header.end())
+        throw JobError(Location{job.path, a.line, 0, {}},
+                       fmt::format("attribute '{}' is not a column of {}", a.name, job.input.path));
     Hierarchies hierarchies(job, job.input.path, input_delimiter);
     const verify::VerifiedFiles files{job.input.path, output};
 

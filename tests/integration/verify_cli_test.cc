@@ -564,6 +564,13 @@ TEST_F(VerifyCliAltered, BadInvocationsExitTwo) {
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("bogus"), std::string::npos) << bad.err;
   EXPECT_EQ(run_cli("verify " + q(*dir_ / "job.yaml") + " --result " + q(*dir_ / "missing.json"), *dir_).code, 2);
+  // A job that does not fit the data.
+  std::string job = deid::testing::slurp((*dir_ / "job.yaml").string());
+  job.replace(job.find("  workclass:"), 11, "  workclazz");
+  write_file(*dir_ / "misfit.yaml", job);
+  const CliRun misfit = run_cli("verify " + q(*dir_ / "misfit.yaml") + " --output " + q(*dir_ / "out.csv"), *dir_);
+  EXPECT_EQ(misfit.code, 2);
+  EXPECT_NE(misfit.err.find("'workclazz' is not a column"), std::string::npos) << misfit.err;
   // --json must not overwrite a file verify reads.
   EXPECT_EQ(run_cli("verify " + q(*dir_ / "job.yaml") + " --json " + q(*dir_ / "out.csv"), *dir_).code, 2);
 }
