@@ -144,6 +144,11 @@ void discard_unpublished_outputs() noexcept;
 // never escaped). docs/reliability.md, "Formulas".
 bool looks_like_formula(std::string_view cell);
 
+// Appends a cell of an output table as append_csv_field (csv.h) does; with
+// `escape_formulas` (output.escape-formulas), a cell that looks_like_formula
+// gets a leading "'" first.
+void append_output_field(std::string& out, std::string_view cell, char delimiter, bool escape_formulas);
+
 
 // Warnings, one per column of `data` whose written values a spreadsheet
 // would run as formulas (looks_like_formula, output.h). `written[c]`

@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "deid/csv.h"
 #include "deid/error.h"
 
 namespace deid {
@@ -363,6 +364,18 @@ FileDigest write_file_atomically(const std::string& path, const std::string& rol
 void discard_unpublished_outputs() noexcept {
   for (PendingSlot& s : g_pending)
     if (s.state.load() == 2) ::unlink(s.path);
+}
+
+void append_output_field(std::string& out, std::string_view cell, char delimiter, bool escape_formulas) {
+  if (escape_formulas && looks_like_formula(cell)) {
+    std::string escaped;
+    escaped.reserve(cell.size() + 1);
+    escaped.push_back('\'');
+    escaped += cell;
+    append_csv_field(out, escaped, delimiter);
+  } else {
+    append_csv_field(out, cell, delimiter);
+  }
 }
 
 bool looks_like_formula(std::string_view cell) {

@@ -27,16 +27,7 @@ void write_output(const PreparedJob& p, const Transformation& t, const Classes& 
   // formula gets a leading "'" (docs/reliability.md); otherwise every value
   // is written as it is.
   const bool escape = p.job.output.escape_formulas;
-  std::string escaped;
-  auto field = [&](std::string& out, const std::string& value) {
-    if (escape && looks_like_formula(value)) {
-      escaped.assign(1, '\'');
-      escaped += value;
-      append_csv_field(out, escaped, delim);
-    } else {
-      append_csv_field(out, value, delim);
-    }
-  };
+  auto field = [&](std::string& out, const std::string& value) { append_output_field(out, value, delim, escape); };
 
   // Generalized labels are looked up per class, not per row.
   std::string line;

@@ -120,16 +120,7 @@ const std::string& label(const Bound& b, std::size_t column, std::uint32_t code)
 // a formula gets a leading "'".
 void write_table(const Bound& b, const CellTable& t, const std::string& marker, char delim, bool escape,
                  std::ostream& out, const std::vector<std::uint64_t>* rows) {
-  std::string escaped;
-  auto field = [&](std::string& line, const std::string& value) {
-    if (escape && looks_like_formula(value)) {
-      escaped.assign(1, '\'');
-      escaped += value;
-      append_csv_field(line, escaped, delim);
-    } else {
-      append_csv_field(line, value, delim);
-    }
-  };
+  auto field = [&](std::string& line, const std::string& value) { append_output_field(line, value, delim, escape); };
   struct Out {
     int data_column = -1;     // copied column
     std::size_t table_column = 0;
