@@ -119,10 +119,12 @@ RiskReport assess_risk(const Job& job, const std::string& input_path, const Risk
   // A population contains the sample: one smaller than the table's records
   // is a mistake in the job or on the command line, not a risk to report.
   const std::uint64_t records = data.rows - suppressed;
-  for (const auto& [name, size] : opts.populations)
-    if (size < static_cast<double>(records)) {
+  for (const auto& population : opts.populations)
+    if (const auto& [name, size] = population; size < static_cast<double>(records)) {
+      // (A pair, not the structured binding, in the lambda: clang 14
+      // cannot capture bindings.)
       const bool from_job = std::any_of(job.risk.populations.begin(), job.risk.populations.end(),
-                                        [&](const auto& p) { return p.first == name && p.second == size; });
+                                        [&](const auto& p) { return p == population; });
       throw JobError(from_job ? Location{job.path, job.risk.line, 0, {}} : Location{},
                      fmt::format("population '{}' ({}={:g}) is smaller than the {} records of {}: a population "
                                  "contains the table it is sampled from",
