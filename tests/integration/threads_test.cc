@@ -53,7 +53,7 @@ TEST(Threads, OutputAndResultAreIdenticalFor1And2And8Threads) {
     ss << in.rdbuf();
     outputs.push_back(ss.str());
     // Large enough for the parallel histogram and the partitioned grouping
-    // (sources of 2^17 entries or more, src/check/checker.cc).
+    // (sources of 2^17 entries or more, src/check/partitioned.h).
     EXPECT_GE(a.result["check"]["histogram_entries"].get<std::uint64_t>(), std::uint64_t{1} << 17);
     a.result.erase("time_ms");
     a.result.erase("peak_rss_bytes");

@@ -167,7 +167,7 @@ TEST(RollUp, ParallelHistogramAndGroupingNumberLikeASequentialPass) {
 }
 
 // Sources of at least 2^17 members are grouped partitioned by Checker::check
-// (src/check/checker.cc): classes numbered partition by partition, members
+// (src/check/partitioned.h): classes numbered partition by partition, members
 // written afterwards, keys only when read. Its results, and checks rolled up
 // from its cached classes (keys) or merging their distributions (members),
 // must equal the ordered grouping's. The table: 140,000 distinct ids whose
@@ -245,7 +245,7 @@ TEST(RollUp, PartitionedGroupingOfLargeSourcesEqualsOrderedGrouping) {
 
 // Keys whose mixed-radix slot does not fit 63 bits (here 24 attributes of
 // up to 41 values at level 0) are grouped by a hash map on their codes
-// (src/check/checker.cc). Its classes must be those of a plain map from
+// (src/check/grouping.cc). Its classes must be those of a plain map from
 // generalized key to count, and checks rolled up from them must agree with
 // checks from the histogram.
 TEST(RollUp, KeysBeyondSixtyThreeBitSlotsGroupLikeAPlainMap) {
