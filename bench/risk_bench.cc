@@ -83,7 +83,7 @@ BENCHMARK(BM_SnbAdultInput)->Unit(benchmark::kMicrosecond);
 // the closed forms against the exact sums.
 void BM_PitmanClosedForms(benchmark::State& state) {
   const deid::ClassSizeFrequencies f = adult_input();
-  for (auto _ : state) benchmark::DoNotOptimize(deid::risk::pitman_fast(f, {90.0, 0.3}).f.x);
+  for (auto _ : state) benchmark::DoNotOptimize(deid::risk::pitman_closed(f, {90.0, 0.3}).f.x);
 }
 BENCHMARK(BM_PitmanClosedForms);
 

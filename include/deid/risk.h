@@ -21,8 +21,9 @@
 //
 // Pitman and SNB are fitted by Newton-Raphson. An estimate whose solver did
 // not converge is never reported as a number: `uniques` is then empty and
-// `status` says why. All functions are pure and thread-safe; the solver's
-// restarts use a fixed pseudo-random sequence, so results are deterministic.
+// `status` says why. All functions are pure and thread-safe; the solver is
+// ARX's, restarting from ARX's fixed start values, so results are
+// deterministic (src/risk/newton.h).
 #pragma once
 
 #include <cstdint>
@@ -53,17 +54,22 @@ struct ClassSizeFrequencies {
   bool empty() const { return sizes.empty(); }
 };
 
-// Newton-Raphson settings; the defaults are ARX's (ARXSolverConfiguration):
-// converged when both equations are within `accuracy` of 0; at most
-// `iterations_per_try` steps from one start, `iterations_total` steps over
-// all tries (the first try starts at the model's initial guess, later ones
-// at pseudo-random points in the box between 0 and it). ARX also stops after
-// 100 ms per try and 1 s in total; deid has no wall-clock limits, so that
-// results do not depend on the machine.
+// Newton-Raphson settings; the defaults are ARX's (ARXSolverConfiguration,
+// deterministic: the first try starts at the model's initial guess, later
+// ones at 16 fixed start values; src/risk/newton.h): converged when both
+// equations are within `accuracy` of 0; at most `iterations_per_try` steps
+// from one start and `iterations_total` evaluations in all (ARX configures
+// (16 + 1) x 1000). ARX also ends a try after 100 ms and a solve after 1 s;
+// deid counts the terms an evaluation by exact sums adds instead (about
+// u + n + the largest class), so that results do not depend on the machine:
+// `cost_per_try` and `cost_total` are those limits in terms, about what ARX
+// sums in 100 ms and 1 s (docs/risk-models.md, "Numerics").
 struct SolverOptions {
   double accuracy = 1e-6;
   int iterations_per_try = 1000;
-  int iterations_total = 10000;
+  int iterations_total = 17000;
+  double cost_per_try = 2.5e7;
+  double cost_total = 2.5e8;
 };
 
 using UniquenessEstimator = PopulationUniquenessSpec::Estimator;

@@ -9,6 +9,13 @@
 #include "risk/suppression.h"
 
 namespace deid {
+namespace {
+
+// At most this many frequencies-of-frequencies are remembered (each a few
+// hundred bytes at most: one pair per distinct class size).
+constexpr std::size_t kCacheEntries = 1 << 16;
+
+}  // namespace
 
 PopulationUniqueness::PopulationUniqueness(const PopulationUniquenessSpec& spec, SolverOptions solver)
     : spec_(spec), solver_(solver) {}
@@ -25,9 +32,17 @@ nlohmann::json PopulationUniqueness::to_json() const {
 }
 
 double PopulationUniqueness::estimated_fraction(const ClassSizeFrequencies& freq) const {
+  {
+    const std::lock_guard<std::mutex> lock(cache_mutex_);
+    if (const auto it = cache_.find(freq.sizes); it != cache_.end()) return it->second;
+  }
   // Dankar's rule without the Zayatz fallback, as ARX's criterion uses it.
   const UniquenessEstimate e = estimate_uniques(spec_.estimator, freq, spec_.population_size, solver_, false);
-  return e.uniques ? *e.uniques / spec_.population_size : 0.0;
+  const double fraction = e.uniques ? *e.uniques / spec_.population_size : 0.0;
+  const std::lock_guard<std::mutex> lock(cache_mutex_);
+  if (cache_.size() >= kCacheEntries) cache_.clear();  // bounded; results do not depend on it
+  cache_.emplace(freq.sizes, fraction);
+  return fraction;
 }
 
 bool PopulationUniqueness::fulfilled(const ClassSizeFrequencies& freq) const {

@@ -31,6 +31,13 @@
 // says nothing about x's specializations.
 #pragma once
 
+#include <absl/container/flat_hash_map.h>
+#include <absl/hash/hash.h>
+
+#include <mutex>
+#include <utility>
+#include <vector>
+
 #include "deid/privacy.h"
 #include "deid/risk.h"
 
@@ -55,6 +62,10 @@ class PopulationUniqueness final : public PrivacyModel {
   // see the header comment).
   bool fulfilled(const ClassSizeFrequencies& freq) const;
   // The estimate the model judges by: uniques / N, 0 when not available.
+  // Remembered per frequency-of-frequencies (the estimate is a function of
+  // them alone): the searches meet the same ones again and again (on cup's
+  // 1 % job half of 3,884 estimates repeat one already made, among them the
+  // costliest, the nearly unique tables). Thread-safe.
   double estimated_fraction(const ClassSizeFrequencies& freq) const;
 
   const PopulationUniquenessSpec& spec() const { return spec_; }
@@ -62,6 +73,9 @@ class PopulationUniqueness final : public PrivacyModel {
  private:
   PopulationUniquenessSpec spec_;
   SolverOptions solver_;
+  using Sizes = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+  mutable std::mutex cache_mutex_;
+  mutable absl::flat_hash_map<Sizes, double, absl::Hash<Sizes>> cache_;
 };
 
 }  // namespace deid

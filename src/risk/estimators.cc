@@ -2,14 +2,13 @@
 // definitions, starting values and solver settings of ARX 3.9.2
 // (org.deidentifier.arx.risk: ModelZayatz, ModelPitman, ModelSNB,
 // RiskModelPopulationUniqueness). docs/risk-models.md derives the formulas.
-#include <boost/math/special_functions/digamma.hpp>
 #include <boost/math/special_functions/gamma.hpp>
-#include <boost/math/special_functions/trigamma.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "risk/arx_gamma.h"
 #include "risk/models.h"
 
 namespace deid {
@@ -17,23 +16,15 @@ namespace deid {
 namespace bm = boost::math;
 namespace {
 
-// Polygamma values at poles or outside the domain become NaN or infinity
-// instead of exceptions: the solver treats a NaN step as the end of a try,
-// as ARX does. Double precision throughout (no promotion to long double):
-// the root is verified with the exact sums anyway.
+// Gamma values at poles or outside the domain become NaN or infinity
+// instead of exceptions (equation (1) then has no value, as in ARX).
 using Quiet = bm::policies::policy<bm::policies::domain_error<bm::policies::ignore_error>,
                                    bm::policies::pole_error<bm::policies::ignore_error>,
                                    bm::policies::overflow_error<bm::policies::ignore_error>,
                                    bm::policies::evaluation_error<bm::policies::ignore_error>,
                                    bm::policies::promote_double<false>>;
 
-double psi(double x) { return bm::digamma(x, Quiet()); }
-double psi1(double x) { return bm::trigamma(x, Quiet()); }
-
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-// Step 3 of the Pitman estimate after the closed forms found no root: the
-// exact sums get at most this many terms in total (estimate_pitman).
-constexpr double kExactTermsAfterNoRoot = 5e7;
 
 UniquenessEstimate no_sample_uniques(UniquenessEstimator e) {
   UniquenessEstimate out;
@@ -103,138 +94,40 @@ std::uint64_t ClassSizeFrequencies::of_size(std::uint64_t size) const {
 
 namespace risk {
 
-namespace {
-
-// The sums over 1..u-1 (p1, p2, q0, q1, q2 in models.h) by the exact loop.
-struct USums {
-  double p1 = 0, p2 = 0, q0 = 0, q1 = 0, q2 = 0;
-};
-USums u_sums_exact(std::uint64_t u, double t, double a) {
-  USums s;
-  for (std::uint64_t i = 1; i < u; ++i) {
-    const double di = static_cast<double>(i);
-    const double inv = 1.0 / (t + di * a);
-    const double inv2 = inv * inv;
-    s.p1 += inv;
-    s.p2 += di * inv;
-    s.q0 += inv2;
-    s.q1 += di * inv2;
-    s.q2 += di * di * inv2;
-  }
-  return s;
-}
-
-SystemValue pitman_polygamma(const ClassSizeFrequencies& freq, const Vec2& v, bool guarded) {
+// ARX's closed forms (ModelPitman.getMasterFunctionClosed) with ARX's
+// polygamma approximations, in ARX's order of operations: the equations
+// are the exact ones, the Jacobian is the one ARX steers by (arx_gamma.h).
+SystemValue pitman_closed(const ClassSizeFrequencies& freq, const Vec2& v) {
   const double t = v.x, a = v.y;
-  const std::uint64_t classes = freq.classes(), records = freq.records();
-  const double u = static_cast<double>(classes);
-  const double n = static_cast<double>(records);
-  const double r = t / a;
-  USums us;
-  // psi(u+r) - psi(1+r) is about (u-1)/r when r >> u: both terms are about
-  // log r, and the difference loses log10(r/u) digits, which the chains for
-  // p2, q1 and q2 amplify. Beyond r = 1000 u the guarded form sums exactly.
-  if (guarded && !(std::abs(r) <= 1000.0 * u)) {
-    us = u_sums_exact(classes, t, a);
-  } else {
-    // One evaluation of each polygamma at u + r and 1 + r serves all five
-    // sums over 1..u-1 (models.h).
-    const double psi_u = psi(u + r), psi_1 = psi(1.0 + r);
-    const double tri_u = psi1(u + r), tri_1 = psi1(1.0 + r);
-    us.p1 = (psi_u - psi_1) / a;
-    us.p2 = ((u - 1.0) - t * us.p1) / a;
-    us.q0 = (tri_1 - tri_u) / (a * a);
-    us.q1 = (us.p1 - t * us.q0) / a;
-    us.q2 = (us.p2 - t * us.q1) / a;
-  }
-  double h_n = 0, h2_n = 0;
-  if (guarded && !(std::abs(t) <= 1000.0 * n)) {
-    // The same cancellation for the sums over 1..n-1 when theta >> n.
-    for (std::uint64_t i = 1; i < records; ++i) {
-      const double inv = 1.0 / (t + static_cast<double>(i));
-      h_n += inv;
-      h2_n += inv * inv;
-    }
-  } else {
-    h_n = psi(n + t) - psi(1.0 + t);
-    h2_n = psi1(1.0 + t) - psi1(n + t);
-  }
-  const double psi_a = psi(1.0 - a), tri_a = psi1(1.0 - a);
-  double o4 = 0, d4 = 0;
+  const double u = static_cast<double>(freq.classes());
+  const double n = static_cast<double>(freq.records());
+  const double val0 = u - 1.0;
+  const double val1 = arx::digamma(val0 + (t / a) + 1.0);
+  const double val2 = arx::trigamma((a + t + (a * val0)) / a);
+  const double val3 = arx::trigamma((t / a) + 1.0);
+  const double val4 = arx::digamma((t / a) + 1.0);
+  const double val5 = a * a;
+  const double d1 = (val3 - val2) / val5;
+  const double d5 = (((a * val1) + (t * val2)) - (a * val4) - (t * val3)) / (val5 * a);
+  const double d3 =
+      (((((val5 * val0) - (t * t * val2)) + (t * t * val3)) - (2.0 * a * t * val1)) + (2.0 * a * t * val4)) /
+      (val5 * val5);
+  const double o1 = (val1 - val4) / a;
+  const double o3 = ((-t * val1) + (a * val0) + (t * val4)) / (a * a);
+  const double o2 = arx::digamma(n + t) - arx::digamma(t + 1.0);
+  const double d2 = arx::trigamma(t + 1.0) - arx::trigamma(n + t);
+  double d4 = 0, o4 = 0;
+  const double val6 = arx::digamma(1.0 - a), val7 = arx::trigamma(1.0 - a);
   for (const auto& [size, count] : freq.sizes) {
-    if (size < 2) continue;
-    const double k = static_cast<double>(size), s = static_cast<double>(count);
-    o4 += s * (psi(k - a) - psi_a);
-    d4 += s * (tri_a - psi1(k - a));
+    if (size == 1) continue;
+    const double key = static_cast<double>(size), value = static_cast<double>(count);
+    d4 += value * (val7 - arx::trigamma(key - a));
+    o4 += value * (arx::digamma(key - a) - val6);
   }
   SystemValue out;
-  out.f = {us.p1 - h_n, us.p2 - o4};
-  out.j = {h2_n - us.q0, -us.q1, -us.q1, -us.q2 - d4};
+  out.j = {d2 - d1, 0.0 - d5, 0.0 - d5, 0.0 - d3 - d4};
+  out.f = {o1 - o2, o3 - o4};
   return out;
-}
-
-}  // namespace
-
-SystemValue pitman_closed(const ClassSizeFrequencies& freq, const Vec2& v) { return pitman_polygamma(freq, v, false); }
-
-SystemValue pitman_fast(const ClassSizeFrequencies& freq, const Vec2& v) { return pitman_polygamma(freq, v, true); }
-
-namespace {
-
-// The sums over the class sizes: o4 = sum_k s_k H_k, d4 = sum_k s_k H2_k
-// with H_k = sum_{j=1}^{k-1} 1/(j-alpha) and H2_k its squares, cumulated in
-// one pass up to the largest size (sizes are ascending).
-void size_sums(const ClassSizeFrequencies& freq, double a, double& o4, double* d4) {
-  double h = 0, h2 = 0;
-  std::uint64_t j = 1;
-  for (const auto& [size, count] : freq.sizes) {
-    for (; j < size; ++j) {
-      const double inv = 1.0 / (static_cast<double>(j) - a);
-      h += inv;
-      if (d4) h2 += inv * inv;
-    }
-    if (size < 2) continue;
-    const double s = static_cast<double>(count);
-    o4 += s * h;
-    if (d4) *d4 += s * h2;
-  }
-}
-
-}  // namespace
-
-SystemValue pitman_exact(const ClassSizeFrequencies& freq, const Vec2& v) {
-  const double t = v.x, a = v.y;
-  const std::uint64_t n = freq.records();
-  const USums us = u_sums_exact(freq.classes(), t, a);
-  double o4 = 0, d4 = 0;
-  size_sums(freq, a, o4, &d4);
-  double h_n = 0, h2_n = 0;
-  for (std::uint64_t i = 1; i < n; ++i) {
-    const double inv = 1.0 / (t + static_cast<double>(i));
-    h_n += inv;
-    h2_n += inv * inv;
-  }
-  SystemValue out;
-  out.f = {us.p1 - h_n, us.p2 - o4};
-  out.j = {h2_n - us.q0, -us.q1, -us.q1, -us.q2 - d4};
-  return out;
-}
-
-Vec2 pitman_equations_exact(const ClassSizeFrequencies& freq, const Vec2& v) {
-  const double t = v.x, a = v.y;
-  const std::uint64_t u = freq.classes(), n = freq.records();
-  double p1 = 0, p2 = 0;
-  for (std::uint64_t i = 1; i < u; ++i) {
-    const double di = static_cast<double>(i);
-    const double inv = 1.0 / (t + di * a);
-    p1 += inv;
-    p2 += di * inv;
-  }
-  double o4 = 0;
-  size_sums(freq, a, o4, nullptr);
-  double h_n = 0;
-  for (std::uint64_t i = 1; i < n; ++i) h_n += 1.0 / (t + static_cast<double>(i));
-  return {p1 - h_n, p2 - o4};
 }
 
 Vec2 pitman_start(const ClassSizeFrequencies& freq) {
@@ -257,8 +150,13 @@ double pitman_uniques(const Vec2& theta_alpha, double population) {
   // Via log-gamma (defined here for positive arguments only, as in ARX)
   // and via gamma, which overflows for large theta.
   double via_log = kNaN;
-  if (t + 1.0 > 0 && t + a > 0)
-    via_log = in_range(std::exp(bm::lgamma(t + 1.0, Quiet()) - bm::lgamma(t + a, Quiet())) * scale);
+  if (t + 1.0 > 0 && t + a > 0) {
+    // Both large: ARX's own log-gamma (arx_gamma.h), whose rounding at
+    // large theta is ARX's; else Boost's.
+    const double lg1 = t + a > 8.0 ? arx::log_gamma_large(t + 1.0) : bm::lgamma(t + 1.0, Quiet());
+    const double lga = t + a > 8.0 ? arx::log_gamma_large(t + a) : bm::lgamma(t + a, Quiet());
+    via_log = in_range(std::exp(lg1 - lga) * scale);
+  }
   const double via_gamma = in_range(bm::tgamma(t + 1.0, Quiet()) / bm::tgamma(t + a, Quiet()) * scale);
   if (std::isnan(via_log)) return via_gamma;
   if (std::isnan(via_gamma)) return via_log;
@@ -363,23 +261,12 @@ UniquenessEstimate estimate_pitman(const ClassSizeFrequencies& freq, double popu
   const risk::Vec2 start = risk::pitman_start(freq);
   // ARX constrains theta to be non-negative.
   const risk::Constraint theta_positive = [](const risk::Vec2& v) { return v.x >= 0; };
-  // ARX restarts in the box between 0 and the initial guess, which holds no
-  // admissible alpha when the guess's alpha is negative (it often is);
-  // deid restarts with theta in [0, max(1, guess)] and alpha in [0, 1), the
-  // range of alpha in Pitman's model with a finite population share of
-  // uniques.
-  const risk::RestartBox box{{0.0, 0.0}, {std::isfinite(start.x) ? std::max(1.0, start.x) : 1.0, 1.0}};
-  // Far from the root the equations also vanish as theta and -alpha grow
-  // together without bound (every term 1/(theta + i alpha) tends to 0);
-  // Newton-Raphson from a guess with negative alpha often runs off there
-  // and "converges" to a point where equation (1) has no finite value. ARX
-  // then reports no estimate; deid rejects such a point and restarts.
-  const risk::Acceptance usable = [&](const risk::Vec2& v) {
-    return !std::isnan(risk::pitman_uniques(v, population));
-  };
-  // Step 1: solve with the closed forms (papers/002, VI-H).
-  risk::NewtonResult r = risk::solve_newton([&](const risk::Vec2& v) { return risk::pitman_fast(freq, v); },
-                                            start, box, options, theta_positive, usable);
+  // Step 1 (papers/002, VI-H; ARX's ModelPitman): solve with the closed
+  // forms. Their evaluations cost a few polygamma values per class size,
+  // which ARX's time limits never reach: no budget.
+  risk::NewtonResult r =
+      risk::solve_newton([&](const risk::Vec2& v) { return risk::pitman_closed(freq, v); }, start, options, 0.0,
+                         theta_positive);
   out.iterations = r.iterations;
   bool verified = false;
   if (r.converged) {
@@ -388,26 +275,13 @@ UniquenessEstimate estimate_pitman(const ClassSizeFrequencies& freq, double popu
     verified = std::abs(check.x) <= options.accuracy && std::abs(check.y) <= options.accuracy;
   }
   if (!verified) {
-    // Step 3: solve again with the exact sums. After a root that failed
-    // verification, with the whole budget. After no root at all, with a
-    // budget of kExactTermsAfterNoRoot terms summed (papers/002 bounds this
-    // step by time, ARX by 100 ms per try and 1 s in total; counting terms
-    // keeps deid deterministic). An exact evaluation sums about u + n +
-    // (largest class) terms, so on nearly unique tables (u close to n) the
-    // full 10000 steps cost 10000 (u + n) terms: on cup's population-
-    // uniqueness job 98 % of the CPU time went there (bench/README.md).
-    // The budget keeps every root the full budget found there (the largest
-    // took 2.5e7 terms).
-    SolverOptions exact = options;
-    if (!r.converged) {
-      const double terms = static_cast<double>(freq.classes() + freq.records() +
-                                               (freq.sizes.empty() ? 0 : freq.sizes.back().first));
-      const double steps = std::floor(kExactTermsAfterNoRoot / std::max(1.0, terms));
-      exact.iterations_total = static_cast<int>(std::min(static_cast<double>(options.iterations_total), steps));
-      exact.iterations_per_try = std::min(options.iterations_per_try, exact.iterations_total);
-    }
-    r = risk::solve_newton([&](const risk::Vec2& v) { return risk::pitman_exact(freq, v); }, start, box, exact,
-                           theta_positive, usable);
+    // Step 3: solve again with the exact sums, from the same start. An
+    // evaluation sums about u + n + the largest class terms; the budgets
+    // stand for ARX's time limits (include/deid/risk.h).
+    const double terms = static_cast<double>(freq.classes() + freq.records() +
+                                             (freq.sizes.empty() ? 0 : freq.sizes.back().first));
+    r = risk::solve_newton([&](const risk::Vec2& v) { return risk::pitman_exact(freq, v); }, start, options, terms,
+                           theta_positive);
     out.iterations += r.iterations;
     out.exact_sums = true;
   }
@@ -432,10 +306,10 @@ UniquenessEstimate estimate_snb(const ClassSizeFrequencies& freq, double populat
   const double f = static_cast<double>(freq.records()) / population;
   const double k = risk::snb_classes(freq, f);
   const double s1 = static_cast<double>(freq.of_size(1)), s2 = static_cast<double>(freq.of_size(2));
-  // ARX starts at alpha = beta = 1 and restarts in [0, 1] x [0, 1].
-  const risk::NewtonResult r =
-      risk::solve_newton([&](const risk::Vec2& v) { return risk::snb_system(k, f, s1, s2, v); }, {1.0, 1.0},
-                         risk::RestartBox{{0.0, 0.0}, {1.0, 1.0}}, options);
+  // ARX starts at alpha = beta = 1 (NewtonRaphson2D.solve()), then at its
+  // prepared start values; no constraint.
+  const risk::NewtonResult r = risk::solve_newton(
+      [&](const risk::Vec2& v) { return risk::snb_system(k, f, s1, s2, v); }, {1.0, 1.0}, options);
   out.iterations = r.iterations;
   if (!r.converged) {
     out.status = UniquenessEstimate::Status::not_converged;

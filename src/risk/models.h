@@ -27,21 +27,18 @@ namespace deid::risk {
 //   sum_{i=1}^{n-1} 1/(theta+i)^2 = psi'(1+theta) - psi'(n+theta)
 //   sum_{j=1}^{k-1} 1/(j-alpha)   = psi(k-alpha) - psi(1-alpha)
 //   sum_{j=1}^{k-1} 1/(j-alpha)^2 = psi'(1-alpha) - psi'(k-alpha)
-// in one fused pass: the four polygamma values of u+r and 1+r serve all of
-// p1, p2, q0, q1, q2. Cost: O(number of distinct class sizes).
+// ARX evaluates them in one pass (ModelPitman.getMasterFunctionClosed):
+// the polygamma values of u+r and 1+r serve all of p1, p2, q0, q1, q2.
+// Cost: O(number of distinct class sizes). deid computes them as ARX does,
+// with ARX's approximations of psi and psi' (arx_gamma.h), whose trigamma
+// is not psi' below 12: the equations are exact (to ARX's digamma), the
+// Jacobian is the one ARX steers Newton-Raphson by. Where r >> u the
+// differences lose about log10(r/u) digits, as in ARX; the estimator
+// verifies every root with the exact sums.
 SystemValue pitman_closed(const ClassSizeFrequencies& freq, const Vec2& v);
-// The closed forms lose digits where a difference of two polygamma values
-// is much smaller than either: psi(u+r) - psi(1+r) when r >> u, and
-// psi(n+theta) - psi(1+theta) when theta >> n (about log10(r/u) digits,
-// amplified in p2, q1, q2). What the estimator solves with: the closed
-// forms, except that beyond r = 1000 u (resp. theta = 1000 n) those sums
-// are summed exactly. Such points are far from the roots of real tables
-// (there r/u is in the tens), so this costs nothing in practice and keeps
-// the iterates' steps accurate where Newton-Raphson wanders.
-SystemValue pitman_fast(const ClassSizeFrequencies& freq, const Vec2& v);
-// The same by the exact sums, fused into one loop over 1..u-1, one over the
-// class sizes (the inner sums cumulated up to the largest size) and one over
-// 1..n-1. Cost: O(u + n + largest class size).
+// The same by the exact sums (ARX's getMasterFunctionIterative): one loop
+// over 1..u-1, one over the class sizes (the inner sums cumulated up to the
+// largest size) and one over 1..n-1. Cost: O(u + n + largest class size).
 SystemValue pitman_exact(const ClassSizeFrequencies& freq, const Vec2& v);
 // f1 and f2 alone by the exact sums (the verification of papers/002, VI-H).
 Vec2 pitman_equations_exact(const ClassSizeFrequencies& freq, const Vec2& v);

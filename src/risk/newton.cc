@@ -5,69 +5,57 @@
 namespace deid::risk {
 namespace {
 
-// SplitMix64: a small, fixed pseudo-random sequence for the restarts. ARX
-// draws them from Math.random(), which makes its results vary between runs
-// when the first try fails; a fixed sequence keeps deid deterministic.
-class Restarts {
- public:
-  double next() {
-    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    z ^= z >> 31;
-    return static_cast<double>(z >> 11) * 0x1.0p-53;  // uniform in [0, 1)
-  }
-
- private:
-  std::uint64_t state_ = 0x5EED;
-};
-
 bool is_nan(const Vec2& v) { return std::isnan(v.x) || std::isnan(v.y); }
 
 }  // namespace
 
-NewtonResult solve_newton(const System& system, Vec2 start, const RestartBox& box, const SolverOptions& options,
-                          const Constraint& constraint, const Acceptance& accept) {
+const std::array<Vec2, 16>& arx_start_values() {
+  static const std::array<Vec2, 16> values = [] {
+    std::array<Vec2, 16> out;
+    std::size_t i = 0;
+    // The accumulated steps give ARX's doubles (0.99 is 0.9900000000000001).
+    for (double x = 0; x < 1; x += 0.33)
+      for (double y = 0; y < 1; y += 0.33) out[i++] = {x, y};
+    return out;
+  }();
+  return values;
+}
+
+NewtonResult solve_newton(const System& system, Vec2 start, const SolverOptions& options, double cost,
+                          const Constraint& constraint) {
   NewtonResult out;
-  Restarts restarts;
-  // The loop structure (when iterations are counted, when a try ends) is
-  // ARX's, so that the same limits give the same verdicts.
+  const auto& prepared = arx_start_values();
+  std::size_t next_start = 0;
+  // The loop's structure (when an evaluation is counted, in which order the
+  // ends of a try are tested) is ARX's, so that the same limits give the
+  // same verdicts.
   while (out.iterations <= options.iterations_total) {
-    Vec2 v = start;
-    if (out.tries > 0) {
-      const double rx = restarts.next(), ry = restarts.next();
-      v = {box.lower.x + rx * (box.upper.x - box.lower.x), box.lower.y + ry * (box.upper.y - box.lower.y)};
-    }
+    Vec2 v = out.tries == 0 ? start : prepared[next_start++];
     ++out.tries;
     int steps = 0;
+    double try_cost = 0;
     while (true) {
       ++out.iterations;
+      out.cost += cost;
+      try_cost += cost;
       const SystemValue s = system(v);
       if (std::abs(s.f.x) <= options.accuracy && std::abs(s.f.y) <= options.accuracy) {
-        if (!accept || accept(v)) {
-          out.converged = true;
-          out.root = v;
-          return out;
-        }
-        break;  // a root the model cannot use: try elsewhere
+        out.converged = true;
+        out.root = v;
+        return out;
       }
-      // v -= J^-1 f, with the inverse of the 2x2 Jacobian written out.
+      // v -= J^-1 f, J^-1 = (1/det) (y2 -x2; -y1 x1), as ARX rounds it.
       const Jacobian2& j = s.j;
-      const double det = j.x1 * j.y2 - j.x2 * j.y1;
-      const double dx = (j.y2 * s.f.x - j.x2 * s.f.y) / det;
-      const double dy = (-j.y1 * s.f.x + j.x1 * s.f.y) / det;
-      Vec2 next{v.x - dx, v.y - dy};
-      if (is_nan(next)) break;
-      if (constraint) {
-        double scale = 1.0;
-        for (int halvings = 0; !constraint(next) && halvings < 40; ++halvings) {
-          scale /= 2;
-          next = {v.x - scale * dx, v.y - scale * dy};
-        }
-        if (!constraint(next)) break;
-      }
-      v = next;
-      if (is_nan(v) || steps++ > options.iterations_per_try) break;
+      const double inv_det = 1.0 / (j.x1 * j.y2 - j.x2 * j.y1);
+      const double i11 = j.y2 * inv_det, i12 = -j.x2 * inv_det, i21 = -j.y1 * inv_det, i22 = j.x1 * inv_det;
+      const double dx = i11 * s.f.x + i12 * s.f.y;
+      const double dy = i21 * s.f.x + i22 * s.f.y;
+      v = {v.x - dx, v.y - dy};
+      if (cost > 0 && out.cost > options.cost_total) return out;  // ARX: 1 s in total
+      if (next_start == prepared.size()) return out;              // the last start value had its step
+      if (constraint && !constraint(v)) break;
+      if (is_nan(v) || steps++ >= options.iterations_per_try) break;
+      if (cost > 0 && try_cost > options.cost_per_try) break;  // ARX: 100 ms per try
     }
   }
   return out;

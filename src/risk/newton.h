@@ -1,16 +1,30 @@
 // Two-dimensional Newton-Raphson, the solver behind Pitman's and the SNB
 // model (papers/002, VI-D and VI-H). Internal to risk/.
 //
-// It follows the solver ARX uses (de.linearbits.newtonraphson.NewtonRaphson2D
-// with ARX's default configuration, include/deid/risk.h SolverOptions):
-// a system is evaluated together with its Jacobian in one call (so that
-// shared terms are computed once); converged when both equations are within
-// the accuracy of 0; a try ends after too many steps, on NaN or when the
-// iterate cannot be kept in the model's domain (a constraint); later tries
-// start at pseudo-random points of a box. The pseudo-random sequence is
-// fixed, so the solver is deterministic.
+// It is the solver ARX 3.9.2 uses (de.linearbits.newtonraphson 0.0.1,
+// NewtonRaphson2D, configured by ARXSolverConfiguration's defaults), step
+// for step, so that deid reaches ARX's verdicts (root or none) on the same
+// tables:
+//
+//  - a system is evaluated together with its Jacobian in one call;
+//    converged when both equations are within the accuracy of 0;
+//  - the first try starts at the model's initial guess, later tries at
+//    ARX's 16 prepared start values (arx_start_values(), its deterministic
+//    default) in order; the solver gives up after the first step from the
+//    16th;
+//  - a step is v - J^-1 f with J^-1 = (1/det) (y2 -x2; -y1 x1), in ARX's
+//    order of operations;
+//  - a try ends when the iterate leaves the constraint (theta >= 0 for
+//    Pitman), is NaN, or after `iterations_per_try` steps, and the solver
+//    ends after `iterations_total` evaluations;
+//  - ARX also ends a try after 100 ms and the solve after 1 s. deid counts
+//    instead: each evaluation costs what the system declares (the terms an
+//    exact-sum evaluation adds), a try ends when its cost exceeds
+//    `cost_per_try` and the solve when the total exceeds `cost_total`
+//    (include/deid/risk.h), so results do not depend on the machine.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 
@@ -34,31 +48,24 @@ struct SystemValue {
 
 using System = std::function<SystemValue(const Vec2&)>;
 using Constraint = std::function<bool(const Vec2&)>;
-// Whether a root is one the model can use; a try that ends at a root that
-// is not acceptable counts as failed, and the solver restarts.
-using Acceptance = std::function<bool(const Vec2&)>;
 
 struct NewtonResult {
   bool converged = false;
   Vec2 root;          // when converged
   int iterations = 0; // evaluations of the system, over all tries
   int tries = 0;
+  double cost = 0;    // the evaluations' cost, over all tries
 };
 
-// Where tries after the first start: uniformly at random in the box
-// [lower, upper] (componentwise).
-struct RestartBox {
-  Vec2 lower, upper;
-};
+// ARX's prepared start values (ARXSolverConfiguration.getDefaultStartValues):
+// x and y each 0, 0.33, 0.66, 0.99 (accumulated in steps of 0.33, as ARX
+// does), x in the outer loop.
+const std::array<Vec2, 16>& arx_start_values();
 
-// Solves system(v) = 0 from `start`. `constraint` (optional) must hold for
-// every iterate: a step that leaves it is halved until the iterate
-// satisfies it (at most 40 times, then the try ends). ARX ends the try at
-// once; backtracking finds the root from ARX's starting point in cases
-// where ARX's path, computed with its approximate polygamma functions,
-// happens to stay feasible (docs/risk-models.md, "Numerics").
-NewtonResult solve_newton(const System& system, Vec2 start, const RestartBox& restarts,
-                          const SolverOptions& options, const Constraint& constraint = {},
-                          const Acceptance& accept = {});
+// Solves system(v) = 0 from `start`; every evaluation costs `cost` against
+// the options' budgets (0: no budget applies). `constraint` (optional) must
+// hold after every step, or the try ends.
+NewtonResult solve_newton(const System& system, Vec2 start, const SolverOptions& options, double cost = 0,
+                          const Constraint& constraint = {});
 
 }  // namespace deid::risk
