@@ -45,8 +45,10 @@ namespace deid {
 struct ClassSizeFrequencies {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> sizes;
 
-  // From the size of every class (zeros are skipped).
-  static ClassSizeFrequencies from_class_sizes(std::span<const std::uint64_t> class_sizes);
+  // From the size of every class (zeros are skipped), and of every class c
+  // with !skip[c] (skip, when not empty, has one flag per class).
+  static ClassSizeFrequencies from_class_sizes(std::span<const std::uint64_t> class_sizes,
+                                               std::span<const std::uint8_t> skip = {});
 
   std::uint64_t records() const;   // n: sum of size * count
   std::uint64_t classes() const;   // u: sum of count

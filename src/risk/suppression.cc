@@ -41,15 +41,21 @@ std::vector<std::uint32_t> suppression_order(const Problem& problem, const Trans
 }
 
 std::vector<std::uint32_t> first_for_suppression(const Problem& problem, const Transformation& t,
-                                                 const Classes& classes, std::size_t prefix) {
+                                                 const Classes& classes, std::size_t prefix,
+                                                 std::optional<std::uint64_t> known_boundary) {
   std::vector<std::uint32_t> out;
   if (prefix == 0) return out;
-  std::vector<std::uint64_t> sizes;
-  for (std::size_t c = 0; c < classes.size(); ++c)
-    if (!classes.suppressed[c] && classes.counts[c] > 0) sizes.push_back(classes.counts[c]);
-  // The size of the last class selected.
-  std::nth_element(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(prefix - 1), sizes.end());
-  const std::uint64_t boundary = sizes[prefix - 1];
+  std::uint64_t boundary = 0;  // the size of the last class selected
+  if (known_boundary) {
+    boundary = *known_boundary;
+  } else {
+    std::vector<std::uint64_t> sizes;
+    for (std::size_t c = 0; c < classes.size(); ++c)
+      if (!classes.suppressed[c] && classes.counts[c] > 0) sizes.push_back(classes.counts[c]);
+    std::nth_element(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(prefix - 1), sizes.end());
+    boundary = sizes[prefix - 1];
+  }
+  out.reserve(prefix);
   std::vector<std::uint32_t> ties;
   for (std::size_t c = 0; c < classes.size(); ++c) {
     if (classes.suppressed[c] || classes.counts[c] == 0) continue;

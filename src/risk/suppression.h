@@ -36,7 +36,10 @@ std::vector<std::uint32_t> suppression_order(const Problem& problem, const Trans
 // size the first ones by (information loss, index). Information losses are
 // computed only for the classes of that one size. The result is in no
 // particular order. REQUIRES: prefix <= the number of classes not suppressed.
+// `boundary`, when the caller knows it (from the class-size frequencies),
+// is the size of the last class selected.
 std::vector<std::uint32_t> first_for_suppression(const Problem& problem, const Transformation& t,
-                                                 const Classes& classes, std::size_t prefix);
+                                                 const Classes& classes, std::size_t prefix,
+                                                 std::optional<std::uint64_t> boundary = std::nullopt);
 
 }  // namespace deid::risk

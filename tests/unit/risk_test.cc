@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <boost/math/special_functions/digamma.hpp>
@@ -145,12 +146,17 @@ TEST(ArxGamma, StrictLogIsJavas) {
     EXPECT_NEAR(deid::risk::arx::strict_log(x), std::log(x), 2.3e-16 * std::abs(std::log(x)) + 1e-300) << x;
 }
 
-// The vectorized exact sums (pitman_sums.cc) add the terms in ARX's order:
-// bit for bit the plain loops, on one core and on two.
-TEST(PitmanNumerics, ExactSumsAreThePlainLoopsBitForBit) {
-  for (const auto& [u, n] : {std::pair<std::uint64_t, std::uint64_t>{700, 2100}, {40000, 40100}}) {
+// The exact sums (pitman_sums.cc) are added in ARX's order, bit for bit the
+// plain loops, on one core and on two; from 2^18 records on, the sums over
+// 1..n-1 are taken from polygamma values (theta <= 1000 n) or
+// Euler-Maclaurin (beyond), the sums over 1..u-1 in two halves, and all
+// equal the loops to 1e-13.
+TEST(PitmanNumerics, ExactSumsAreThePlainLoops) {
+  for (const auto& [u, n] :
+       {std::pair<std::uint64_t, std::uint64_t>{700, 2100}, {40000, 40100}, {20, 40}, {70000, 300000}}) {
+    const bool closed = n >= (1u << 18);
     const ClassSizeFrequencies f = synthetic(u, n);
-    for (const Vec2 v : {Vec2{3.0, 0.2}, Vec2{8000.0, -0.3}, Vec2{0.5, 0.9}}) {
+    for (const Vec2 v : {Vec2{3.0, 0.2}, Vec2{8000.0, -0.3}, Vec2{0.5, 0.9}, Vec2{2e9, 0.4}, Vec2{3e6, 0.7}}) {
       double d1 = 0, d3 = 0, d5 = 0, o1 = 0, o3 = 0, d2 = 0, o2 = 0;
       for (std::uint64_t i = 1; i < f.classes(); ++i) {
         const double di = static_cast<double>(i), val0 = v.x + di * v.y;
@@ -179,14 +185,26 @@ TEST(PitmanNumerics, ExactSumsAreThePlainLoopsBitForBit) {
         d4 += static_cast<double>(count) * h2;
       }
       const auto s = deid::risk::pitman_exact(f, v);
-      EXPECT_EQ(s.f.x, o1 - o2);
-      EXPECT_EQ(s.f.y, o3 - o4);
-      EXPECT_EQ(s.j.x1, d2 - d1);
-      EXPECT_EQ(s.j.x2, 0.0 - d5);
-      EXPECT_EQ(s.j.y2, 0.0 - d3 - d4);
+      const std::string at = "u=" + std::to_string(u) + " t=" + std::to_string(v.x);
+      if (closed) {
+        EXPECT_NEAR(s.f.x, o1 - o2, 1e-13 * std::max(o1, o2)) << at;
+        EXPECT_NEAR(s.j.x1, d2 - d1, 1e-13 * std::max(d1, d2)) << at;
+      } else {
+        EXPECT_EQ(s.f.x, o1 - o2) << at;
+        EXPECT_EQ(s.j.x1, d2 - d1) << at;
+      }
       const Vec2 eq = deid::risk::pitman_equations_exact(f, v);
-      EXPECT_EQ(eq.x, o1 - o2);
-      EXPECT_EQ(eq.y, o3 - o4);
+      EXPECT_EQ(eq.x, s.f.x) << at;
+      EXPECT_EQ(eq.y, s.f.y) << at;
+      if (closed) {  // and the u-sums in two halves
+        EXPECT_NEAR(s.f.y, o3 - o4, 1e-13 * std::max(std::abs(o3), std::abs(o4))) << at;
+        EXPECT_NEAR(s.j.x2, 0.0 - d5, 1e-13 * std::abs(d5)) << at;
+        EXPECT_NEAR(s.j.y2, 0.0 - d3 - d4, 1e-13 * std::abs(d3 + d4)) << at;
+      } else {
+        EXPECT_EQ(s.f.y, o3 - o4) << at;
+        EXPECT_EQ(s.j.x2, 0.0 - d5) << at;
+        EXPECT_EQ(s.j.y2, 0.0 - d3 - d4) << at;
+      }
     }
   }
 }
