@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -73,7 +74,13 @@ struct CheckStatistics {
   std::uint64_t grouped = 0;        // source classes or entries grouped, over all checks
   std::uint64_t cached_snapshots = 0;      // snapshots held now
   std::uint64_t largest_cache_words = 0;   // peak size of the cache, in 32-bit key words
+  std::uint64_t speculative = 0;       // checks computed ahead of time (Checker::prefetch)
+  std::uint64_t speculative_used = 0;  // of those, taken by check() (counted in `checks`)
 };
+
+namespace check_internal {
+struct Snapshot;
+}
 
 // Checks transformations of one Problem.
 //
@@ -89,7 +96,20 @@ struct CheckStatistics {
 // (the classes may come out in another order; tests assert that rolled-up
 // and from-histogram checks agree).
 //
-// Not thread-safe: each thread uses its own Checker (they share the
+// Checks computed ahead of time: prefetch() computes the checks of several
+// transformations at once, concurrently on the threads oneTBB allows (a
+// lane, with its own grouping buffers, per check running at that moment),
+// while the cache stays as it is; a later check() of one of them takes its
+// result. Statistics count a check and its snapshot enters the cache only
+// when check() takes it, in the order of the check() calls, and the source
+// of every check is chosen at a fixed point of the call sequence (the
+// check() call, or the prefetch() that computed it); the result of a check
+// does not depend on the lane that ran it. So results and statistics depend
+// only on the sequence of prefetch() and check() calls, never on the number
+// of threads.
+//
+// Not thread-safe: one thread calls a Checker (it uses several internally
+// in prefetch(); each Checker is used by one thread, and they share the
 // Problem). Small sources are grouped sequentially; sources of 2^17 members
 // or more are grouped radix-partitioned, the partitions in parallel, with
 // chunks, partitions and class numbering fixed by the source alone, so
@@ -102,10 +122,22 @@ class Checker {
  public:
   explicit Checker(const Problem& problem);
   ~Checker();
+  Checker(const Checker&) = delete;
+  Checker& operator=(const Checker&) = delete;
 
-  // Checks `t`. When `classes` is given, it receives the classes with the
-  // suppressed ones flagged, grouped from the histogram (entry_class filled).
+  // Checks `t`: takes its prefetched result when there is one (and
+  // `classes` is null), else computes it. When `classes` is given, it
+  // receives the classes with the suppressed ones flagged, grouped from the
+  // histogram (entry_class filled).
   CheckResult check(const Transformation& t, Classes* classes = nullptr);
+
+  // Computes the checks of `ts` ahead of time, concurrently (see above), and
+  // keeps their results for check(); results prefetched before and not in
+  // `ts` are dropped, those in `ts` kept. Sources are chosen in the order
+  // of `ts`. Nothing is counted.
+  void prefetch(std::span<const Transformation> ts);
+  // Whether check(t) would take a prefetched result.
+  bool prefetched(const Transformation& t) const;
 
   // Groups the histogram by `t` into `out` (nothing suppressed yet).
   void group(const Transformation& t, Classes& out);
@@ -113,17 +145,22 @@ class Checker {
   const CheckStatistics& statistics() const { return stats_; }
 
   struct HashState;
+  struct Pending;
+  struct Shared;
 
  private:
-  // Keeps the classes of `t` for later roll-ups (takes their buffers).
-  void remember(const Transformation& t, Classes& cls, std::vector<Histogram::Sensitive>& dists);
+  // Computes the check of `t` from `from` (nullptr: the histogram) in
+  // `lane` into `out` (counts nothing, changes no cache). Safe to run for
+  // several transformations at once in different lanes.
+  void compute(HashState& lane, const Transformation& t, const check_internal::Snapshot* from, Classes* classes_out,
+               Pending& out) const;
+  // Counts `p` and caches its snapshot.
+  void commit(Pending& p);
 
-  struct Impl;
   CheckStatistics stats_;
   const Problem& problem_;
-  Classes scratch_;
-  std::vector<ClassView::Distribution> dist_scratch_;
-  HashState* hash_;
+  std::unique_ptr<Shared> shared_;
+  std::unique_ptr<Pending> current_;  // the check computed on the spot
 };
 
 }  // namespace deid

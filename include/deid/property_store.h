@@ -65,6 +65,9 @@ class PropertyStore {
   // or x ≤ y (specializations). A stored element equal to x counts.
   // REQUIRES: x is a transformation of the lattice.
   bool contains(const Transformation& x);
+  // contains() without counting the query: for look-ahead (speculative
+  // checks) that must leave the statistics as they are.
+  bool peek(const Transformation& x);
 
   // Records that `x` has the property. Returns false and changes nothing
   // when the store already implies it; otherwise removes the stored

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,14 @@ class Evaluator {
 
   // Checks `t` (every call is one check) and updates the best solution.
   const CheckResult& check(const Transformation& t);
+  // Speculation: computes the checks of `ts` ahead of time, concurrently
+  // (Checker::prefetch), at most as many as the budget of checks has left.
+  // A later check() of one of them takes its result and counts it then;
+  // the others cost time only: counts, statistics and the best solution
+  // change only through check(), in the algorithm's order, so they are the
+  // same for any number of threads. Replaces the previous speculation.
+  void prefetch(std::span<const Transformation> ts);
+  bool prefetched(const Transformation& t) const { return checker_.prefetched(t); }
   // True once the time limit or the budget of checks is used up.
   bool exhausted() const;
   const std::optional<CheckResult>& best() const { return best_; }

@@ -1,11 +1,15 @@
 // The check of one transformation (see check.h): choose the source (a cached
 // snapshot or the histogram), group it into classes, ask the privacy models
 // which classes hold, suppress the others within the limit, and measure the
-// quality; then cache the classes for later roll-ups. How the classes are
+// quality; then cache the classes for later roll-ups; and the checks
+// computed ahead of time, concurrently (Checker::prefetch). How the classes are
 // grouped is in grouping.h and partitioned.h, the cache in
 // snapshot_cache.h, the roll-up of sensitive distributions in
 // distributions.h.
 #include "deid/check.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <vector>
@@ -30,21 +34,36 @@ bool Problem::monotonic() const {
 
 using check_internal::cached_source;
 using check_internal::ClassDistributions;
+using check_internal::fill_snapshot;
 using check_internal::group_source;
+using check_internal::insert_snapshot;
 using check_internal::materialize_keys;
 using check_internal::roll_up_distributions;
 using check_internal::Snapshot;
 using check_internal::Source;
+using check_internal::worth_keeping;
 
-Checker::Checker(const Problem& problem) : problem_(problem), hash_(new HashState) {
+namespace {
+
+// Keeps the buffers of a snapshot that is no longer needed for reuse (at
+// most two, as the cache keeps of evicted ones).
+void recycle(Checker::Shared& sh, Snapshot& sn) {
+  if (sh.spare.size() < 2 && sn.keys.capacity() > 0) sh.spare.push_back(std::move(sn));
+  sn = Snapshot{};
+}
+
+}  // namespace
+
+Checker::Checker(const Problem& problem) : problem_(problem), shared_(new Shared), current_(new Pending) {
+  Shared& sh = *shared_;
   // Level-to-level maps, from the data codes' maps (hierarchy validation
   // guarantees that a level-a value has one ancestor at every level b > a).
-  hash_->up.resize(problem.hierarchies.size());
+  sh.up.resize(problem.hierarchies.size());
   for (std::size_t q = 0; q < problem.hierarchies.size(); ++q) {
     const Generalization& g = problem.hierarchies[q];
     const int H = g.height();
     const std::size_t n = g.map(0).size();
-    auto& up = hash_->up[q];
+    auto& up = sh.up[q];
     up.resize(static_cast<std::size_t>(H));
     for (int a = 0; a < H; ++a) {
       up[a].resize(static_cast<std::size_t>(H));
@@ -58,49 +77,73 @@ Checker::Checker(const Problem& problem) : problem_(problem), hash_(new HashStat
   // The cache may hold about 8 times the histogram's keys, at least 4 Mi and
   // at most 16 Mi words (64 MiB): on the 1.2 M-row survey table, 8 times the
   // keys (266 MB) put the whole job at 1.2 GB peak.
-  hash_->budget_words = std::clamp<std::uint64_t>(8 * problem.histogram.keys.size(), 1u << 22, 1u << 24);
+  sh.budget_words = std::clamp<std::uint64_t>(8 * problem.histogram.keys.size(), 1u << 22, 1u << 24);
+  sh.lanes.push_back(std::make_unique<HashState>());
+  sh.lanes[0]->up = &sh.up;
+  sh.idle.push_back(sh.lanes[0].get());
 }
 
-Checker::~Checker() { delete hash_; }
+Checker::~Checker() = default;
 
-CheckResult Checker::check(const Transformation& t, Classes* classes_out) {
-  Classes& cls = classes_out ? *classes_out : scratch_;
-  HashState& hs = *hash_;
+Checker::HashState& Checker::Shared::lane0() { return *lanes[0]; }
+
+Checker::HashState* Checker::Shared::acquire_lane() {
+  const std::lock_guard<std::mutex> lock(lanes_mutex);
+  if (idle.empty()) {
+    lanes.push_back(std::make_unique<HashState>());
+    lanes.back()->up = &up;
+    return lanes.back().get();
+  }
+  HashState* lane = idle.back();
+  idle.pop_back();
+  return lane;
+}
+
+void Checker::Shared::release_lane(HashState* lane) {
+  const std::lock_guard<std::mutex> lock(lanes_mutex);
+  idle.push_back(lane);
+}
+
+void Checker::group(const Transformation& t, Classes& out) {
   const Histogram& hist = problem_.histogram;
+  HashState& hs = shared_->lane0();
+  group_source(problem_, hs, Source{hist.keys.data(), hist.counts.data(), hist.size(), nullptr}, t, out, true, true);
+  out.entry_class = hs.member;
+}
 
-  // The source: the smallest cached specialization of t, else the histogram.
-  // A caller that wants the classes gets them from the histogram, with
-  // entry_class filled.
-  Snapshot* from = classes_out ? nullptr : cached_source(hs, t, hist.size());
+void Checker::compute(HashState& hs, const Transformation& t, const Snapshot* from, Classes* classes_out,
+                      Pending& p) const {
+  Classes& cls = classes_out ? *classes_out : hs.classes;
+  const Histogram& hist = problem_.histogram;
   std::uint64_t min_size = 1;
   bool need_dist = false;
   for (const auto& m : problem_.privacy) {
     min_size = std::max(min_size, m->minimal_class_size());
     need_dist = need_dist || m->needs_distributions();
   }
-  ++stats_.checks;
-  stats_.grouped += from ? from->counts.size() : hist.size();
+  p.rolled_up = from != nullptr;
+  p.grouped = from ? from->counts.size() : hist.size();
+  p.keep = false;
   if (from) {
-    ++stats_.rolled_up;
     group_source(problem_, hs, Source{from->keys.data(), from->counts.data(), from->counts.size(), &from->levels}, t,
                  cls, need_dist, false);
   } else if (classes_out) {
-    ++stats_.from_histogram;
-    group(t, cls);
+    group_source(problem_, hs, Source{hist.keys.data(), hist.counts.data(), hist.size(), nullptr}, t, cls, true, true);
+    cls.entry_class = hs.member;
   } else {
-    ++stats_.from_histogram;
     group_source(problem_, hs, Source{hist.keys.data(), hist.counts.data(), hist.size(), nullptr}, t, cls, need_dist,
                  false);
   }
 
-  CheckResult r;
-  r.transformation = t;
+  CheckResult& r = p.result;  // `t` may be r.transformation (prefetch)
+  if (&r.transformation != &t) r.transformation = t;
+  r.quality = QualityValue{};
   r.classes = cls.size();
 
   std::vector<ClassDistributions> dists;
-  if (need_dist)
-    dists = roll_up_distributions(problem_, from ? from->dists : problem_.histogram.sensitive, hs.member, cls.size());
-  dist_scratch_.resize(dists.size());
+  if (need_dist) dists = roll_up_distributions(problem_, from ? from->dists : hist.sensitive, hs.member, cls.size());
+  auto& dist_scratch = hs.dist_scratch;
+  dist_scratch.resize(dists.size());
 
   std::uint64_t suppressed = 0;
   for (std::size_t c = 0; c < cls.size(); ++c) {
@@ -112,10 +155,10 @@ CheckResult Checker::check(const Transformation& t, Classes* classes_out) {
         for (std::size_t s = 0; s < dists.size(); ++s) {
           const auto& d = dists[s];
           const auto b = d.offsets[c], e = d.offsets[c + 1];
-          dist_scratch_[s] = {std::span<const std::uint32_t>(d.codes.data() + b, e - b),
-                              std::span<const std::uint64_t>(d.counts.data() + b, e - b)};
+          dist_scratch[s] = {std::span<const std::uint32_t>(d.codes.data() + b, e - b),
+                             std::span<const std::uint64_t>(d.counts.data() + b, e - b)};
         }
-        view.sensitive = dist_scratch_;
+        view.sensitive = dist_scratch;
       }
       for (const auto& m : problem_.privacy)
         if (!m->holds(view)) {
@@ -134,7 +177,7 @@ CheckResult Checker::check(const Transformation& t, Classes* classes_out) {
   bool dataset_models_hold = true;
   if (suppressed <= problem_.max_suppressed) {
     // Dataset-level models and the quality of a solution may read keys;
-    // otherwise only remember() does (lower bounds never read them).
+    // otherwise only a snapshot does (lower bounds never read them).
     materialize_keys(hs.partitions, cls);
     cls.suppressed_records = suppressed;
     for (const auto& m : problem_.privacy)
@@ -156,8 +199,98 @@ CheckResult Checker::check(const Transformation& t, Classes* classes_out) {
   cls.suppressed.swap(flags);
   cls.suppressed_records = suppressed;
   if (r.solution) r.quality = problem_.quality->evaluate(problem_, t, cls);
-  if (!classes_out) remember(t, cls, dists);
-  return r;
+  if (!classes_out && worth_keeping(*shared_, cls.size(), cls.width, hist.size())) {
+    materialize_keys(hs.partitions, cls);
+    fill_snapshot(p.snapshot, t, cls, dists);
+    p.keep = true;
+  }
+}
+
+void Checker::commit(Pending& p) {
+  ++stats_.checks;
+  ++(p.rolled_up ? stats_.rolled_up : stats_.from_histogram);
+  stats_.grouped += p.grouped;
+  if (p.keep) insert_snapshot(*shared_, p.snapshot, stats_);
+  p.keep = false;
+}
+
+CheckResult Checker::check(const Transformation& t, Classes* classes_out) {
+  Shared& sh = *shared_;
+  if (!classes_out) {
+    const auto it = std::find_if(sh.pending.begin(), sh.pending.end(),
+                                 [&](const Pending& p) { return p.result.transformation == t; });
+    if (it != sh.pending.end()) {
+      Pending p = std::move(*it);
+      sh.pending.erase(it);
+      ++stats_.speculative_used;
+      commit(p);
+      recycle(sh, p.snapshot);
+      return std::move(p.result);
+    }
+  }
+  // The source: the smallest cached specialization of t, else the histogram.
+  // A caller that wants the classes gets them from the histogram, with
+  // entry_class filled.
+  const Snapshot* from = classes_out ? nullptr : cached_source(sh, t, problem_.histogram.size());
+  compute(sh.lane0(), t, from, classes_out, *current_);
+  commit(*current_);
+  return current_->result;
+}
+
+bool Checker::prefetched(const Transformation& t) const {
+  return std::any_of(shared_->pending.begin(), shared_->pending.end(),
+                     [&](const Pending& p) { return p.result.transformation == t; });
+}
+
+void Checker::prefetch(std::span<const Transformation> ts) {
+  Shared& sh = *shared_;
+  const std::size_t entries = problem_.histogram.size();
+  std::vector<Pending> next;
+  next.reserve(ts.size());
+  struct Todo {
+    std::size_t pending;
+    const Snapshot* from;
+  };
+  std::vector<Todo> small, large;
+  for (const Transformation& t : ts) {
+    const auto same = [&](const Pending& p) { return p.result.transformation == t; };
+    if (std::any_of(next.begin(), next.end(), same)) continue;
+    const auto it = std::find_if(sh.pending.begin(), sh.pending.end(), same);
+    if (it != sh.pending.end()) {
+      next.push_back(std::move(*it));
+      sh.pending.erase(it);
+      continue;
+    }
+    next.emplace_back();
+    next.back().result.transformation = t;
+    if (!sh.spare.empty()) {
+      next.back().snapshot = std::move(sh.spare.back());
+      sh.spare.pop_back();
+    }
+    // Sources are chosen here, in the order of `ts`, while the cache holds
+    // still.
+    const Snapshot* from = cached_source(sh, t, entries);
+    const std::size_t size = from ? from->counts.size() : entries;
+    (size < check_internal::kPartitionMinSource ? small : large).push_back({next.size() - 1, from});
+  }
+  for (Pending& p : sh.pending) recycle(sh, p.snapshot);
+  sh.pending = std::move(next);
+  stats_.speculative += small.size() + large.size();
+  // Small sources concurrently, a lane per running check; large ones one
+  // after the other in lane 0, their grouping being parallel itself (and a
+  // second lane sized for them would cost their buffers twice).
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, small.size(), 1), [&](const tbb::blocked_range<std::size_t>& r) {
+    HashState* lane = sh.acquire_lane();
+    for (std::size_t i = r.begin(); i != r.end(); ++i) {
+      Pending& p = sh.pending[small[i].pending];
+      compute(*lane, p.result.transformation, small[i].from, nullptr, p);
+    }
+    sh.release_lane(lane);
+  });
+  for (const Todo& todo : large) {
+    Pending& p = sh.pending[todo.pending];
+    compute(sh.lane0(), p.result.transformation, todo.from, nullptr, p);
+  }
 }
 
 }  // namespace deid

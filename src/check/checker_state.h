@@ -1,6 +1,8 @@
-// Internal to src/check: what a Checker keeps across checks (its grouping
-// tables and buffers, the level-to-level maps, the snapshot cache), shared
-// by the files of src/check.
+// Internal to src/check: what a Checker keeps across checks, shared by the
+// files of src/check: per lane (one check at a time) its grouping tables and
+// buffers; for all lanes the level-to-level maps and the snapshot cache; and
+// the checks computed ahead of time (Checker::prefetch) until they are
+// counted.
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
@@ -8,9 +10,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "check/distributions.h"
 #include "check/grouping.h"
 #include "check/partitioned.h"
 #include "check/snapshot_cache.h"
@@ -18,14 +22,23 @@
 
 namespace deid {
 
-// Grouping state kept across checks to avoid reallocating the hash tables.
+namespace check_internal {
+
+// up[q][a][b]: code at level a → code at level b (a < b) of attribute q.
+using LevelMaps = std::vector<std::vector<std::vector<std::vector<std::uint32_t>>>>;
+
+}  // namespace check_internal
+
+// The grouping state of one lane, kept across its checks to avoid
+// reallocating the hash tables: a lane runs one check at a time. Lane 0 runs
+// every check that is not computed ahead of time; further lanes exist only
+// while prefetched checks run concurrently (Checker::prefetch).
 struct Checker::HashState {
+  const check_internal::LevelMaps* up = nullptr;  // the Checker's, read-only
   check_internal::SlotTable slot_table;  // grouping by slot
   check_internal::PartitionScratch partitions;  // partitioned grouping of large sources
   // Grouping of keys whose mixed-radix slot does not fit 63 bits.
   absl::flat_hash_map<std::string, std::uint32_t> wide_index;
-  // up[q][a][b]: code at level a → code at level b (a < b) of attribute q.
-  std::vector<std::vector<std::vector<std::vector<std::uint32_t>>>> up;
   std::vector<std::uint32_t> member;  // source class → class of the check
   // Direct-addressed grouping (see group_source): slot → class, all unused
   // slots kMissing; `used` lists the slots to reset after a check.
@@ -36,9 +49,38 @@ struct Checker::HashState {
   std::unique_ptr<std::uint64_t[]> count_buffer;   // grouping output, room for buffer_classes
   std::size_t buffer_classes = 0;
   std::size_t last_classes = 0;  // classes of the last hashed grouping
+  Classes classes;  // the classes of the lane's current check
+  std::vector<ClassView::Distribution> dist_scratch;
+};
+
+// One check computed but not yet counted: its result, where its classes came
+// from (for the statistics) and, when they are to be cached, their snapshot.
+struct Checker::Pending {
+  CheckResult result;
+  std::uint64_t grouped = 0;  // source members grouped
+  bool rolled_up = false;     // from a snapshot, else from the histogram
+  bool keep = false;          // `snapshot` goes into the cache
+  check_internal::Snapshot snapshot;
+};
+
+// What the lanes share: the level maps (read-only), the snapshot cache (read
+// during concurrent checks, changed only between them) and the lanes not in
+// use.
+struct Checker::Shared {
+  check_internal::LevelMaps up;
   std::vector<check_internal::Snapshot> cache;
-  std::vector<check_internal::Snapshot> spare;        // evicted snapshots, their buffers reused
+  std::vector<check_internal::Snapshot> spare;  // evicted snapshots, their buffers reused
   std::uint64_t cache_words = 0, budget_words = 0, tick = 0;
+  std::vector<Pending> pending;  // prefetched, in prefetch order
+  // The lanes (lanes[0] runs every check computed on the spot) and those
+  // not running a check; a concurrent check takes an idle one or a new one.
+  std::mutex lanes_mutex;
+  std::vector<std::unique_ptr<HashState>> lanes;
+  std::vector<HashState*> idle;
+
+  HashState& lane0();
+  HashState* acquire_lane();
+  void release_lane(HashState* lane);
 };
 
 }  // namespace deid

@@ -139,7 +139,7 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
     const int from = src.levels ? (*src.levels)[q] : 0;
     maps[q] = from == t[q] ? nullptr
               : from == 0  ? problem.hierarchies[q].map(t[q]).data()
-                           : hs.up[q][from][t[q]].data();
+                           : (*hs.up)[q][from][t[q]].data();
   }
 
   // Mixed-radix slot of a generalized key, when the domains at t's levels
@@ -264,13 +264,5 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
 }
 
 }  // namespace check_internal
-
-void Checker::group(const Transformation& t, Classes& out) {
-  const Histogram& hist = problem_.histogram;
-  check_internal::group_source(problem_, *hash_,
-                               check_internal::Source{hist.keys.data(), hist.counts.data(), hist.size(), nullptr}, t,
-                               out, true, true);
-  out.entry_class = hash_->member;
-}
 
 }  // namespace deid

@@ -70,11 +70,15 @@ bool PropertyStore::covered() const {
 }
 
 bool PropertyStore::contains(const Transformation& x) {
-  load(x);
   ++stats_.queries;
-  const bool hit = covered();
+  const bool hit = peek(x);
   if (hit) ++stats_.hits;
   return hit;
+}
+
+bool PropertyStore::peek(const Transformation& x) {
+  load(x);
+  return covered();
 }
 
 std::int32_t PropertyStore::allocate(std::uint8_t level, int rank) {

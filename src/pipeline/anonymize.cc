@@ -136,6 +136,8 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
                 {"grouped", cs.grouped},
                 {"cached_snapshots", cs.cached_snapshots},
                 {"largest_cache_bytes", cs.largest_cache_words * sizeof(std::uint32_t)},
+                {"speculative", cs.speculative},
+                {"speculative_used", cs.speculative_used},
                 {"histogram_entries", pr.histogram.size()}};
   return a;
 }

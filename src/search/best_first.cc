@@ -23,6 +23,11 @@
 // when its canonical parent was pruned by insufficient quality, which it
 // then inherits.
 //
+// The checks without a path probe are computed ahead of time, with those of
+// the next queue heads that would be checked likewise, concurrently
+// (speculate(), Evaluator::prefetch); results are taken in the order of the
+// search, so its checks and statistics do not depend on the thread count.
+//
 // Run to the end it is optimal. As a heuristic it stops when the evaluator
 // is exhausted (search.time-limit, search.max-checks) and returns the best
 // solution so far, not proven optimal; it finds good solutions early
@@ -53,6 +58,8 @@ struct After {
   }
 };
 
+using Queue = std::priority_queue<Entry, std::vector<Entry>, After>;
+
 class BestFirstSearch final : public SearchAlgorithm {
  public:
   std::string name() const override { return "best-first"; }
@@ -64,7 +71,7 @@ class BestFirstSearch final : public SearchAlgorithm {
     SearchOutcome out;
     out.algorithm = name();
 
-    std::priority_queue<Entry, std::vector<Entry>, After> queue;
+    Queue queue;
     std::uint64_t largest_queue = 1, popped = 0;
     std::vector<Transformation> path;
     bool stopped = !search_internal::greedy_ascent(props, ev);
@@ -102,6 +109,7 @@ class BestFirstSearch final : public SearchAlgorithm {
               stopped = true;
               break;
             }
+            if (!ev.prefetched(t)) speculate(props, ev, queue, t);
             bound = props.check(t).lower_bound;
           }
           if (props.not_better_than_best(*bound, t)) continue;
@@ -127,6 +135,33 @@ class BestFirstSearch final : public SearchAlgorithm {
     out.statistics["dequeued"] = popped;
     return out;
   }
+
+ private:
+  // Computes the check of `t` ahead of time together with those of the next
+  // queue heads that would be checked without a path probe if they came up
+  // now (kSpeculation in all, among the next 2 kSpeculation heads). The
+  // children of t (and of the heads) may come first, and a check may prune a
+  // head; its result is then kept only while it stays among the next heads.
+  // The heads are taken from the queue and put back: entries are distinct
+  // and the order total, so the order of the heads does not change.
+  void speculate(PredictiveProperties& props, Evaluator& ev, Queue& queue, const Transformation& t) {
+    const Lattice& lattice = props.lattice();
+    ahead_.assign(1, t);
+    heads_.clear();
+    while (!queue.empty() && heads_.size() < 2 * search_internal::kSpeculation &&
+           ahead_.size() < search_internal::kSpeculation) {
+      const Entry h = queue.top();
+      queue.pop();
+      heads_.push_back(h);
+      Transformation u = lattice.at(h.index);
+      if (!props.not_better_than_best(h.key, u) && props.unresolved_ahead(u, true)) ahead_.push_back(std::move(u));
+    }
+    for (const Entry& h : heads_) queue.push(h);
+    ev.prefetch(ahead_);
+  }
+
+  std::vector<Transformation> ahead_;
+  std::vector<Entry> heads_;
 };
 
 }  // namespace

@@ -37,6 +37,14 @@ void Evaluator::keep_best_solutions(std::size_t n) {
   if (best_solutions_.size() > n) best_solutions_.resize(n);
 }
 
+void Evaluator::prefetch(std::span<const Transformation> ts) {
+  if (limits_.max_checks) {
+    const std::uint64_t left = *limits_.max_checks > checked_ ? *limits_.max_checks - checked_ : 0;
+    if (ts.size() > left) ts = ts.first(static_cast<std::size_t>(left));
+  }
+  checker_.prefetch(ts);
+}
+
 const CheckResult& Evaluator::check(const Transformation& t) {
   last_ = checker_.check(t);
   ++checked_;

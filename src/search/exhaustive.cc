@@ -1,7 +1,12 @@
+#include <algorithm>
+
 #include "deid/search.h"
+#include "search/predictive.h"
 
 namespace deid {
 namespace {
+
+constexpr LatticeIndex kBatch = search_internal::kSpeculation;
 
 class ExhaustiveSearch final : public SearchAlgorithm {
  public:
@@ -12,12 +17,20 @@ class ExhaustiveSearch final : public SearchAlgorithm {
     SearchOutcome out;
     out.algorithm = name();
     const double total = static_cast<double>(lattice.size());
+    std::vector<Transformation> ahead;
     for (LatticeIndex i = 0; i < lattice.size(); ++i) {
       if (ev.exhausted()) {
         out.stopped_by_limit = true;
         break;
       }
       ev.set_fraction_done(static_cast<double>(i) / total);
+      // Checked ahead of time in batches, concurrently (Evaluator::prefetch).
+      if (i % kBatch == 0) {
+        ahead.clear();
+        for (LatticeIndex j = i; j < std::min<LatticeIndex>(i + kBatch, lattice.size()); ++j)
+          ahead.push_back(lattice.at(j));
+        ev.prefetch(ahead);
+      }
       ev.check(lattice.at(i));
     }
     out.best = ev.best();

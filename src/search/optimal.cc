@@ -22,6 +22,12 @@
 // still unresolved. Without monotonicity the sweep checks every
 // transformation that insufficient quality does not prune.
 //
+// Checks the sweep makes without a path probe are computed ahead of time in
+// batches of kSpeculation, concurrently (speculate(), Evaluator::prefetch):
+// a result is taken, and counted, only when the sweep reaches that
+// transformation and it is still unresolved, so the checks, their order and
+// the search's statistics are those of a sweep without speculation.
+//
 // The sweep enumerates the lattice, so its time (not its memory) grows with
 // the lattice: make_search() uses it up to kOptimalMaxLattice.
 #include "deid/search.h"
@@ -70,13 +76,29 @@ class OptimalSearch final : public SearchAlgorithm {
           return false;
         if (props.checked(t) || props.pruned(t, true)) continue;
         if (ev.exhausted()) return false;
+        if (!ev.prefetched(t)) speculate(props, ev, t);
         props.check(t);
       }
     }
     return true;
   }
 
+  // Computes the checks of `t` and of the next transformations of its rank
+  // that the sweep will check without a path probe unless a check before
+  // them prunes them (unpruned now, and with monotonic models known
+  // solutions), kSpeculation in all, ahead of time. Transformations of one
+  // rank are incomparable, so none of them could roll up from another.
+  void speculate(PredictiveProperties& props, Evaluator& ev, const Transformation& t) {
+    const Lattice& lattice = props.lattice();
+    ahead_.assign(1, t);
+    Transformation u = t;
+    while (ahead_.size() < search_internal::kSpeculation && lattice.next_of_rank(u))
+      if (props.unresolved_ahead(u, true)) ahead_.push_back(u);
+    ev.prefetch(ahead_);
+  }
+
   std::vector<Transformation> path_;
+  std::vector<Transformation> ahead_;
   std::uint64_t swept_ = 0;
 };
 

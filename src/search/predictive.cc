@@ -67,6 +67,12 @@ bool PredictiveProperties::pruned(const Transformation& t, bool count) {
   return false;
 }
 
+bool PredictiveProperties::unresolved_ahead(const Transformation& t, bool known_solution) {
+  if (checked(t) || quality_.peek(t)) return false;
+  if (!monotonic_) return true;
+  return !protection_.peek(t) && (!known_solution || solutions_.peek(t));
+}
+
 // The best improved: checked transformations whose bound was fine before may
 // now have insufficient quality.
 void PredictiveProperties::on_new_best() {
@@ -117,7 +123,15 @@ bool greedy_ascent(PredictiveProperties& props, Evaluator& ev) {
     std::optional<Transformation> next;
     bool next_solution = false;
     double next_bound = 0;
-    for (const Transformation& s : lattice.successors(x)) {
+    // The unresolved successors are checked ahead of time, concurrently; a
+    // check below may still prune the later ones (a new best), which then
+    // are not checked, as without speculation.
+    const std::vector<Transformation> successors = lattice.successors(x);
+    std::vector<Transformation> ahead;
+    for (const Transformation& s : successors)
+      if (props.unresolved_ahead(s, false)) ahead.push_back(s);
+    ev.prefetch(ahead);
+    for (const Transformation& s : successors) {
       if (props.checked(s) || props.pruned(s, false)) continue;
       if (ev.exhausted()) return false;
       const CheckResult& r = props.check(s);

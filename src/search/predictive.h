@@ -80,6 +80,13 @@ class PredictiveProperties {
   // protection. With `count`, a hit is counted against its property.
   bool pruned(const Transformation& t, bool count);
 
+  // Look-ahead for speculative checks (Evaluator::prefetch): whether `t` is
+  // unchecked and no store prunes it, and with `known_solution` (monotonic
+  // models) also whether it is a known solution, checked for its loss
+  // without a path probe. Counts no store query, so statistics stay those
+  // of the search without speculation.
+  bool unresolved_ahead(const Transformation& t, bool known_solution);
+
   // Counters of transformations an algorithm skipped because a store query
   // hit (the algorithm counts; each skipped transformation once).
   std::uint64_t pruned_quality = 0;
@@ -111,9 +118,17 @@ class PredictiveProperties {
   std::vector<Pending> pending_;
 };
 
+// How many checks the searches compute ahead of time at once
+// (Evaluator::prefetch): the next transformations they will check unless a
+// check before them prunes them. Fixed, never the number of threads, so the
+// checks computed and the sources they roll up from are the same for any
+// thread count; 8 keeps two cores busy when check times vary and wastes
+// little when a new best prunes some of them.
+inline constexpr std::size_t kSpeculation = 8;
+
 // Phase 1 of the pruning searches, for a good solution early: a greedy
 // ascent from the bottom. At a transformation that is no solution, check
-// its unpruned, unchecked successors and move to a solution among them with
+// (all ahead of time, Evaluator::prefetch) its unpruned, unchecked successors and move to a solution among them with
 // the smallest bound, else to the non-solution with the smallest bound. Ends
 // at a solution, or where no successor is left. Returns false when a limit
 // stopped it.
