@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Runs one de-identification job in ARX (built against ARX 3.9.2's public API) and prints one JSON line:
+// the median wall time (and the JVM's CPU time) of ARX's anonymize() over --runs runs (after --warmup
+// unmeasured runs, in one JVM), the transformations ARX checked, the optimum's levels by attribute, its
+// information loss and the suppressed records. bench/compare-arx.sh translates a deid job file into these options and compiles
+// this file; it is not part of deid.
+//
+//   java -cp libarx-3.9.2.jar:DIR ArxRun --data FILE [--delimiter C]
+//       --qi NAME HIERARCHY ...           quasi-identifier with its hierarchy (ARX CSV, delimiter detected)
+//       --sensitive NAME ...              sensitive attribute
+//       --sensitive-hierarchy NAME FILE   hierarchy of a sensitive attribute (hierarchical t-closeness)
+//       --identifying NAME ...            identifying attribute (removed)
+//       --insensitive NAME ...            insensitive attribute (also the default of unnamed columns)
+//       --order NAME FILE                 total order of a sensitive attribute's values, one per line
+//       --k K                             k-anonymity
+//       --ldiv NAME distinct|entropy|recursive L C    (C is '-' unless recursive)
+//       --tclose NAME equal|hierarchical|ordered T
+//       --pu THRESHOLD POPULATION dankar|pitman|zayatz|snb
+//       --suppression LIMIT               fraction of records that may be suppressed (default 0)
+//       --quality loss|entropy|precision|height|discernability|aecs
+//       --aggregate geometric-mean|arithmetic-mean|sum|max    (default: ARX's default of the model)
+//       --gs-factor X                     loss only (default 0.5)
+//       --runs N (default 3)  --warmup W (default 1)
+//
+// Exit codes: 0 done (also when no transformation is a solution: "solution_found": false), 2 bad arguments
+// or files, 3 ARX failed.
+
+import java.io.File;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import org.deidentifier.arx.ARXAnonymizer;
+import org.deidentifier.arx.ARXConfiguration;
+import org.deidentifier.arx.ARXLattice.ARXNode;
+import org.deidentifier.arx.ARXPopulationModel;
+import org.deidentifier.arx.ARXResult;
+import org.deidentifier.arx.AttributeType;
+import org.deidentifier.arx.AttributeType.Hierarchy;
+import org.deidentifier.arx.Data;
+import org.deidentifier.arx.DataHandle;
+import org.deidentifier.arx.DataType;
+import org.deidentifier.arx.criteria.DistinctLDiversity;
+import org.deidentifier.arx.criteria.EntropyLDiversity;
+import org.deidentifier.arx.criteria.EqualDistanceTCloseness;
+import org.deidentifier.arx.criteria.HierarchicalDistanceTCloseness;
+import org.deidentifier.arx.criteria.KAnonymity;
+import org.deidentifier.arx.criteria.OrderedDistanceTCloseness;
+import org.deidentifier.arx.criteria.PopulationUniqueness;
+import org.deidentifier.arx.criteria.PrivacyCriterion;
+import org.deidentifier.arx.criteria.RecursiveCLDiversity;
+import org.deidentifier.arx.metric.InformationLoss;
+import org.deidentifier.arx.metric.Metric;
+import org.deidentifier.arx.metric.Metric.AggregateFunction;
+import org.deidentifier.arx.risk.RiskModelPopulationUniqueness.PopulationUniquenessModel;
+
+public final class ArxRun {
+
+    /** A bad command line or input file: exit code 2. */
+    static final class UsageError extends Exception {
+        UsageError(String message) { super(message); }
+    }
+
+    // The job, as given on the command line.
+    private String dataPath;
+    private Character dataDelimiter;
+    private final Map<String, String> qis = new LinkedHashMap<>();              // name -> hierarchy file
+    private final List<String> sensitive = new ArrayList<>();
+    private final Map<String, String> sensitiveHierarchies = new LinkedHashMap<>();
+    private final List<String> identifying = new ArrayList<>();
+    private final List<String> insensitive = new ArrayList<>();
+    private final Map<String, String> orders = new LinkedHashMap<>();           // name -> file of values
+    private Integer k;
+    private final List<String[]> ldiv = new ArrayList<>();                      // name, variant, l, c
+    private final List<String[]> tclose = new ArrayList<>();                    // name, distance, t
+    private String[] pu;                                                        // threshold, size, estimator
+    private double suppression = 0d;
+    private String quality = "loss";
+    private String aggregate;
+    private Double gsFactor;
+    private int runs = 3;
+    private int warmup = 1;
+
+    public static void main(String[] args) {
+        ArxRun run = new ArxRun();
+        try {
+            run.parse(args);
+            System.out.println(run.execute());
+        } catch (UsageError e) {
+            System.err.println("ArxRun: error: " + e.getMessage());
+            System.exit(2);
+        } catch (IOException e) {
+            System.err.println("ArxRun: error: " + e.getMessage());
+            System.exit(2);
+        } catch (RuntimeException e) {
+            System.err.println("ArxRun: ARX failed: " + e);
+            e.printStackTrace(System.err);
+            System.exit(3);
+        }
+    }
+
+    // ------------------------------------------------------------------ command line
+
+    private void parse(String[] args) throws UsageError {
+        int i = 0;
+        while (i < args.length) {
+            String option = args[i++];
+            switch (option) {
+            case "--data": dataPath = take(args, i++, option); break;
+            case "--delimiter": dataDelimiter = oneChar(take(args, i++, option), option); break;
+            case "--qi": qis.put(take(args, i, option), take(args, i + 1, option)); i += 2; break;
+            case "--sensitive": sensitive.add(take(args, i++, option)); break;
+            case "--sensitive-hierarchy":
+                sensitiveHierarchies.put(take(args, i, option), take(args, i + 1, option)); i += 2; break;
+            case "--identifying": identifying.add(take(args, i++, option)); break;
+            case "--insensitive": insensitive.add(take(args, i++, option)); break;
+            case "--order": orders.put(take(args, i, option), take(args, i + 1, option)); i += 2; break;
+            case "--k": k = positiveInt(take(args, i++, option), option); break;
+            case "--ldiv":
+                ldiv.add(new String[] {take(args, i, option), take(args, i + 1, option), take(args, i + 2, option),
+                                       take(args, i + 3, option)});
+                i += 4; break;
+            case "--tclose":
+                tclose.add(new String[] {take(args, i, option), take(args, i + 1, option), take(args, i + 2, option)});
+                i += 3; break;
+            case "--pu":
+                pu = new String[] {take(args, i, option), take(args, i + 1, option), take(args, i + 2, option)};
+                i += 3; break;
+            case "--suppression": suppression = number(take(args, i++, option), option); break;
+            case "--quality": quality = take(args, i++, option); break;
+            case "--aggregate": aggregate = take(args, i++, option); break;
+            case "--gs-factor": gsFactor = number(take(args, i++, option), option); break;
+            case "--runs": runs = positiveInt(take(args, i++, option), option); break;
+            case "--warmup": warmup = Integer.parseInt(take(args, i++, option)); break;
+            default: throw new UsageError("unknown option '" + option + "'");
+            }
+        }
+        if (dataPath == null) throw new UsageError("--data FILE is required");
+        if (qis.isEmpty()) throw new UsageError("at least one --qi NAME HIERARCHY is required");
+        if (k == null && ldiv.isEmpty() && tclose.isEmpty() && pu == null) {
+            throw new UsageError("no privacy model (--k, --ldiv, --tclose, --pu)");
+        }
+        if (suppression < 0d || suppression > 1d) throw new UsageError("--suppression must be in [0, 1]");
+        if (warmup < 0) throw new UsageError("--warmup must be >= 0");
+    }
+
+    private static String take(String[] args, int i, String option) throws UsageError {
+        if (i >= args.length) throw new UsageError(option + " needs more arguments");
+        return args[i];
+    }
+
+    private static char oneChar(String s, String option) throws UsageError {
+        if (s.equals("\\t") || s.equals("tab")) return '\t';
+        if (s.length() != 1) throw new UsageError(option + " must be one character, got '" + s + "'");
+        return s.charAt(0);
+    }
+
+    private static int positiveInt(String s, String option) throws UsageError {
+        try {
+            int v = Integer.parseInt(s);
+            if (v < 1) throw new NumberFormatException();
+            return v;
+        } catch (NumberFormatException e) {
+            throw new UsageError(option + " must be a positive integer, got '" + s + "'");
+        }
+    }
+
+    private static double number(String s, String option) throws UsageError {
+        try {
+            double v = Double.parseDouble(s);
+            if (Double.isNaN(v) || Double.isInfinite(v)) throw new NumberFormatException();
+            return v;
+        } catch (NumberFormatException e) {
+            throw new UsageError(option + " must be a number, got '" + s + "'");
+        }
+    }
+
+    // ------------------------------------------------------------------ the job in ARX
+
+    /** The delimiter of a CSV file as deid detects it: the most frequent of ; , tab | on its first line, the
+     *  earlier in that list on a tie, ',' when none occurs. */
+    private static char detectDelimiter(String path) throws IOException {
+        String first;
+        try (java.io.BufferedReader r = Files.newBufferedReader(new File(path).toPath(), StandardCharsets.UTF_8)) {
+            first = r.readLine();
+        }
+        if (first == null) throw new IOException(path + ": empty file");
+        char best = ',';
+        long bestCount = 0;
+        for (char c : new char[] {';', ',', '\t', '|'}) {
+            long count = first.chars().filter(x -> x == c).count();
+            if (count > bestCount) { best = c; bestCount = count; }
+        }
+        return best;
+    }
+
+    private Hierarchy readHierarchy(String path) throws IOException {
+        if (!new File(path).isFile()) throw new IOException("hierarchy " + path + " not found");
+        return Hierarchy.create(path, StandardCharsets.UTF_8, detectDelimiter(path));
+    }
+
+    /** Reads the data and sets every attribute's role (and data type for ordered t-closeness). */
+    private Data load(Map<String, Hierarchy> hierarchies, char delimiter) throws IOException, UsageError {
+        Data data = Data.create(dataPath, StandardCharsets.UTF_8, delimiter);
+        DataHandle handle = data.getHandle();
+        List<String> columns = new ArrayList<>();
+        for (int c = 0; c < handle.getNumColumns(); c++) columns.add(handle.getAttributeName(c));
+        List<String> named = new ArrayList<>();
+        named.addAll(qis.keySet());
+        named.addAll(sensitive);
+        named.addAll(identifying);
+        named.addAll(insensitive);
+        for (String name : named) {
+            if (!columns.contains(name)) throw new UsageError("attribute '" + name + "' is not a column of " + dataPath);
+        }
+        for (String column : columns) {
+            data.getDefinition().setAttributeType(column, AttributeType.INSENSITIVE_ATTRIBUTE);
+        }
+        for (String name : identifying) {
+            data.getDefinition().setAttributeType(name, AttributeType.IDENTIFYING_ATTRIBUTE);
+        }
+        for (String name : sensitive) {
+            data.getDefinition().setAttributeType(name, AttributeType.SENSITIVE_ATTRIBUTE);
+        }
+        for (Map.Entry<String, String> qi : qis.entrySet()) {
+            data.getDefinition().setAttributeType(qi.getKey(), hierarchies.get(qi.getKey()));
+        }
+        for (String[] t : tclose) {
+            if (t[1].equals("ordered")) data.getDefinition().setDataType(t[0], orderedType(handle, columns, t[0]));
+        }
+        return data;
+    }
+
+    /** The data type that orders an attribute: its --order list, else integer or decimal when all values are. */
+    private DataType<?> orderedType(DataHandle handle, List<String> columns, String name) throws IOException, UsageError {
+        if (orders.containsKey(name)) {
+            List<String> values = new ArrayList<>();
+            for (String line : Files.readAllLines(new File(orders.get(name)).toPath(), StandardCharsets.UTF_8)) {
+                values.add(line);
+            }
+            return DataType.createOrderedString(values);
+        }
+        int column = columns.indexOf(name);
+        boolean integers = true;
+        for (int row = 0; row < handle.getNumRows(); row++) {
+            String value = handle.getValue(row, column);
+            try {
+                Long.parseLong(value.trim());
+            } catch (NumberFormatException e) {
+                integers = false;
+                try {
+                    Double.parseDouble(value.trim());
+                } catch (NumberFormatException e2) {
+                    throw new UsageError("t-closeness with ordered distance on '" + name + "': value '" + value
+                                         + "' is not a number and no --order is given");
+                }
+            }
+        }
+        return integers ? DataType.INTEGER : DataType.DECIMAL;
+    }
+
+    private AggregateFunction aggregateFunction() throws UsageError {
+        switch (aggregate) {
+        case "geometric-mean": return AggregateFunction.GEOMETRIC_MEAN;
+        case "arithmetic-mean": return AggregateFunction.ARITHMETIC_MEAN;
+        case "sum": return AggregateFunction.SUM;
+        case "max": return AggregateFunction.MAXIMUM;
+        default: throw new UsageError("unknown --aggregate '" + aggregate + "'");
+        }
+    }
+
+    /** ARX's quality model of deid's name, with ARX's factory defaults (docs/quality-models.md). */
+    private Metric<?> metric() throws UsageError {
+        if (gsFactor != null && !quality.equals("loss")) throw new UsageError("--gs-factor applies to loss only");
+        if (aggregate != null && (quality.equals("discernability") || quality.equals("aecs"))) {
+            throw new UsageError("--aggregate does not apply to " + quality);
+        }
+        double gs = gsFactor == null ? 0.5d : gsFactor;
+        switch (quality) {
+        case "loss":
+            return aggregate == null ? Metric.createLossMetric(gs) : Metric.createLossMetric(gs, aggregateFunction());
+        case "entropy":
+            return aggregate == null ? Metric.createEntropyMetric(false)
+                                     : Metric.createEntropyMetric(false, aggregateFunction());
+        case "precision":
+            return aggregate == null ? Metric.createPrecisionMetric(false)
+                                     : Metric.createPrecisionMetric(false, aggregateFunction());
+        case "height":
+            return aggregate == null ? Metric.createHeightMetric() : Metric.createHeightMetric(aggregateFunction());
+        case "discernability": return Metric.createDiscernabilityMetric(false);
+        case "aecs": return Metric.createAECSMetric();
+        default: throw new UsageError("unknown --quality '" + quality + "'");
+        }
+    }
+
+    private List<PrivacyCriterion> criteria(Map<String, Hierarchy> sensitiveH) throws UsageError {
+        List<PrivacyCriterion> result = new ArrayList<>();
+        if (k != null) result.add(new KAnonymity(k));
+        for (String[] l : ldiv) {
+            double value = number(l[2], "--ldiv l");
+            switch (l[1]) {
+            case "distinct": result.add(new DistinctLDiversity(l[0], (int) value)); break;
+            case "entropy": result.add(new EntropyLDiversity(l[0], value)); break;
+            case "recursive":
+                result.add(new RecursiveCLDiversity(l[0], number(l[3], "--ldiv c"), (int) value));
+                break;
+            default: throw new UsageError("unknown l-diversity variant '" + l[1] + "'");
+            }
+            if ((l[1].equals("distinct") || l[1].equals("recursive")) && value != Math.rint(value)) {
+                throw new UsageError("l of " + l[1] + " l-diversity must be an integer");
+            }
+        }
+        for (String[] t : tclose) {
+            double value = number(t[2], "--tclose t");
+            switch (t[1]) {
+            case "equal": result.add(new EqualDistanceTCloseness(t[0], value)); break;
+            case "ordered": result.add(new OrderedDistanceTCloseness(t[0], value)); break;
+            case "hierarchical":
+                if (!sensitiveH.containsKey(t[0])) {
+                    throw new UsageError("hierarchical t-closeness on '" + t[0] + "' needs --sensitive-hierarchy");
+                }
+                result.add(new HierarchicalDistanceTCloseness(t[0], value, sensitiveH.get(t[0])));
+                break;
+            default: throw new UsageError("unknown t-closeness distance '" + t[1] + "'");
+            }
+        }
+        if (pu != null) {
+            double threshold = number(pu[0], "--pu threshold");
+            double size = number(pu[1], "--pu population");
+            if (size != Math.rint(size) || size < 1) throw new UsageError("--pu population must be a positive integer");
+            PopulationUniquenessModel model;
+            switch (pu[2]) {
+            case "dankar": model = PopulationUniquenessModel.DANKAR; break;
+            case "pitman": model = PopulationUniquenessModel.PITMAN; break;
+            case "zayatz": model = PopulationUniquenessModel.ZAYATZ; break;
+            case "snb": model = PopulationUniquenessModel.SNB; break;
+            default: throw new UsageError("unknown population-uniqueness estimator '" + pu[2] + "'");
+            }
+            result.add(new PopulationUniqueness(threshold, model, ARXPopulationModel.create((long) size)));
+        }
+        return result;
+    }
+
+    private ARXConfiguration configuration(Map<String, Hierarchy> sensitiveH) throws UsageError {
+        ARXConfiguration config = ARXConfiguration.create();
+        for (PrivacyCriterion c : criteria(sensitiveH)) config.addPrivacyModel(c);
+        config.setSuppressionLimit(suppression);
+        config.setQualityModel(metric());
+        // Globally optimal search (FLASH) whatever the lattice's size: ARX would switch to a heuristic above
+        // its threshold of 100,000 transformations.
+        config.setAlgorithm(ARXConfiguration.AnonymizationAlgorithm.OPTIMAL);
+        config.setHeuristicSearchThreshold(Integer.MAX_VALUE);
+        return config;
+    }
+
+    // ------------------------------------------------------------------ running and reporting
+
+    private String execute() throws IOException, UsageError {
+        char delimiter = dataDelimiter != null ? dataDelimiter : detectDelimiter(dataPath);
+        if (!new File(dataPath).isFile()) throw new IOException("data " + dataPath + " not found");
+        long loadStart = System.nanoTime();
+        Map<String, Hierarchy> hierarchies = new LinkedHashMap<>();
+        for (Map.Entry<String, String> qi : qis.entrySet()) hierarchies.put(qi.getKey(), readHierarchy(qi.getValue()));
+        Map<String, Hierarchy> sensitiveH = new LinkedHashMap<>();
+        for (Map.Entry<String, String> s : sensitiveHierarchies.entrySet()) {
+            sensitiveH.put(s.getKey(), readHierarchy(s.getValue()));
+        }
+        double hierarchyMs = (System.nanoTime() - loadStart) / 1e6;
+
+        List<Double> anonymizeMs = new ArrayList<>();
+        List<Double> anonymizeCpuMs = new ArrayList<>();
+        List<Double> loadMs = new ArrayList<>();
+        ARXResult result = null;
+        Data data = null;
+        for (int run = 0; run < warmup + runs; run++) {
+            if (data != null) data.getHandle().release();
+            long t0 = System.nanoTime();
+            data = load(hierarchies, delimiter);
+            long t1 = System.nanoTime();
+            long c1 = processCpuNanos();
+            ARXAnonymizer anonymizer = new ARXAnonymizer();
+            result = anonymizer.anonymize(data, configuration(sensitiveH));
+            long t2 = System.nanoTime();
+            long c2 = processCpuNanos();
+            if (run >= warmup) {
+                loadMs.add((t1 - t0) / 1e6);
+                anonymizeMs.add((t2 - t1) / 1e6);
+                if (c1 >= 0 && c2 >= 0) anonymizeCpuMs.add((c2 - c1) / 1e6);
+            }
+        }
+        return json(result, data, anonymizeMs, anonymizeCpuMs, loadMs, hierarchyMs);
+    }
+
+    /** CPU time of the whole JVM (all threads: ARX's, the garbage collector's, the compiler's), or -1. */
+    private static long processCpuNanos() {
+        java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        if (os instanceof com.sun.management.OperatingSystemMXBean) {
+            return ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime();
+        }
+        return -1;
+    }
+
+    private static double median(List<Double> values) {
+        double[] v = values.stream().mapToDouble(Double::doubleValue).toArray();
+        Arrays.sort(v);
+        int n = v.length;
+        return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2d;
+    }
+
+    /** An information loss as a number: the aggregate of multi-dimensional models, the value of the others. */
+    private static double lossValue(InformationLoss<?> loss) {
+        Object value = loss.getValue();
+        if (value instanceof Double) return (Double) value;
+        return Double.parseDouble(loss.toString());   // AbstractILMultiDimensionalReduced prints its aggregate
+    }
+
+    private String json(ARXResult result, Data data, List<Double> anonymizeMs, List<Double> anonymizeCpuMs,
+                        List<Double> loadMs, double hierarchyMs) {
+        StringBuilder out = new StringBuilder();
+        out.append("{\"tool\": \"ARX ").append(jsonString(arxVersion())).append("\"");
+        out.append(", \"java\": \"").append(jsonString(System.getProperty("java.version"))).append("\"");
+        out.append(", \"runs\": ").append(anonymizeMs.size()).append(", \"warmup\": ").append(warmup);
+        out.append(", \"anonymize_ms_median\": ").append(fmt(median(anonymizeMs)));
+        out.append(", \"anonymize_ms\": [");
+        for (int i = 0; i < anonymizeMs.size(); i++) out.append(i == 0 ? "" : ", ").append(fmt(anonymizeMs.get(i)));
+        out.append("], \"anonymize_cpu_ms_median\": ")
+           .append(anonymizeCpuMs.isEmpty() ? "null" : fmt(median(anonymizeCpuMs)));
+        out.append(", \"load_ms_median\": ").append(fmt(median(loadMs)));
+        out.append(", \"hierarchies_ms\": ").append(fmt(hierarchyMs));
+
+        // ARX's own count (its GUI's "transformations checked"): nodes of the lattice that were checked or
+        // whose information loss is known exactly (lowest bound == highest bound); and the nodes that the
+        // checker evaluated (ARXNode.isChecked()).
+        long checkedNodes = 0;
+        long materialized = 0;
+        for (ARXNode[] level : result.getLattice().getLevels()) {
+            for (ARXNode node : level) {
+                materialized++;
+                if (node.isChecked()) checkedNodes++;
+            }
+        }
+        out.append(", \"checks\": ").append(result.getProcessStatistics().getTransformationsChecked());
+        out.append(", \"checked_nodes\": ").append(checkedNodes);
+        out.append(", \"lattice_nodes\": ").append(materialized);
+        out.append(", \"lattice_size\": ").append(result.getLattice().getVirtualSize());
+        out.append(", \"records\": ").append(data.getHandle().getNumRows());
+        out.append(", \"quality_model\": \"").append(jsonString(result.getConfiguration().getQualityModel().toString()))
+           .append("\"");
+
+        ARXNode optimum = result.getGlobalOptimum();
+        out.append(", \"solution_found\": ").append(optimum != null);
+        out.append(", \"optimal\": ").append(result.getOptimumFound());
+        if (optimum == null) {
+            out.append(", \"transformation\": null, \"information_loss\": null, \"suppressed_records\": null}");
+            return out.toString();
+        }
+        out.append(", \"transformation\": {");
+        String[] names = optimum.getQuasiIdentifyingAttributes();
+        for (int i = 0; i < names.length; i++) {
+            out.append(i == 0 ? "" : ", ").append('"').append(jsonString(names[i])).append("\": ")
+               .append(optimum.getGeneralization(names[i]));
+        }
+        out.append("}");
+        InformationLoss<?> loss = optimum.getHighestScore();
+        out.append(", \"information_loss\": ").append(fmt(lossValue(loss)));
+        out.append(", \"information_loss_text\": \"").append(jsonString(loss.toString())).append("\"");
+        DataHandle output = result.getOutput(optimum, false);
+        int suppressed = 0;
+        for (int row = 0; row < output.getNumRows(); row++) {
+            if (output.isOutlier(row)) suppressed++;
+        }
+        out.append(", \"suppressed_records\": ").append(suppressed);
+        out.append("}");
+        return out.toString();
+    }
+
+    /** ARXAnonymizer.VERSION of the jar on the class path (read at run time: the constant would be inlined). */
+    private static String arxVersion() {
+        try {
+            return String.valueOf(ARXAnonymizer.class.getField("VERSION").get(null));
+        } catch (ReflectiveOperationException e) {
+            return "(unknown version)";
+        }
+    }
+
+    private static String fmt(double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) return "null";
+        if (v == Math.rint(v) && Math.abs(v) < 1e15) return String.format(Locale.ROOT, "%.1f", v);
+        return Double.toString(v);   // shortest representation that reads back to the same double
+    }
+
+    private static String jsonString(String s) {
+        StringBuilder b = new StringBuilder();
+        for (char c : s.toCharArray()) {
+            if (c == '"' || c == '\\') b.append('\\').append(c);
+            else if (c < 0x20) b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+            else b.append(c);
+        }
+        return b.toString();
+    }
+}
