@@ -77,14 +77,33 @@ struct USums {
 
 // sum_{i=1}^{u-1} of 1/(t+ia)^2 (d1), i^2/(t+ia)^2 (d3), i/(t+ia)^2 (d5),
 // 1/(t+ia) (o1), i/(t+ia) (o3); only o1 and o3 when !jacobian.
-// Over i = first .. last-1 only, for the halves of a long sum.
-USums u_sums(std::uint64_t first, std::uint64_t last, double t, double a, bool jacobian) {
+// Over i = first .. last-1 only, for the halves of a long sum. `lanes`: in
+// four interleaved partial sums, added at the end (the adds vectorize);
+// only where ARX's order is not kept anyway (tables of 2^18 records or
+// more, see all_sums()).
+USums u_sums(std::uint64_t first, std::uint64_t last, double t, double a, bool jacobian, bool lanes = false) {
   USums s;
   std::array<double, kBlock> r1, r2, ir2, iir2, ir1;
+  std::array<double, 4> d1{}, d3{}, d5{}, o1{}, o3{};
   for (std::uint64_t i = first; i < last; i += kBlock) {
     const int count = static_cast<int>(std::min<std::uint64_t>(kBlock, last - i));
     u_terms(t, a, static_cast<double>(i), count, r1.data(), r2.data(), ir2.data(), iir2.data(), ir1.data());
-    if (jacobian) {
+    if (lanes) {
+      // count is a multiple of 4 except in the last block; pad it with zeros.
+      const int padded = (count + 3) & ~3;
+      for (int k = count; k < padded; ++k) r1[k] = r2[k] = ir2[k] = iir2[k] = ir1[k] = 0.0;
+      for (int k = 0; k < padded; k += 4) {
+        for (int l = 0; l < 4; ++l) {
+          if (jacobian) {
+            d1[l] += r2[k + l];
+            d5[l] += ir2[k + l];
+            d3[l] += iir2[k + l];
+          }
+          o1[l] += r1[k + l];
+          o3[l] += ir1[k + l];
+        }
+      }
+    } else if (jacobian) {
       for (int k = 0; k < count; ++k) {
         s.d1 += r2[k];
         s.d5 += ir2[k];
@@ -98,6 +117,10 @@ USums u_sums(std::uint64_t first, std::uint64_t last, double t, double a, bool j
         s.o3 += ir1[k];
       }
     }
+  }
+  if (lanes) {
+    auto total = [](const std::array<double, 4>& x) { return (x[0] + x[1]) + (x[2] + x[3]); };
+    s = {total(d1), total(d3), total(d5), total(o1), total(o3)};
   }
   return s;
 }
@@ -179,7 +202,8 @@ struct AllSums {
 // u-sums and the rest (the n-sums and the class sizes) on two cores when
 // both are long; on tables of 2^18 records or more, where the n-sums are
 // closed forms, the u-sums split in two halves instead (summed on two
-// cores, then added: not ARX's order, which such tables no longer keep).
+// cores in four lanes each, then added: not ARX's order, which such tables
+// no longer keep).
 AllSums all_sums(const ClassSizeFrequencies& freq, double t, double a, bool jacobian) {
   const std::uint64_t u = freq.classes(), n = freq.records();
   AllSums s;
@@ -191,9 +215,9 @@ AllSums all_sums(const ClassSizeFrequencies& freq, double t, double a, bool jaco
   if (n >= kClosedNSums && u >= 2 * kParallelTerms) {
     const std::uint64_t mid = 1 + (u - 1) / 2;
     USums low, high;
-    tbb::parallel_invoke([&] { low = u_sums(1, mid, t, a, jacobian); },
+    tbb::parallel_invoke([&] { low = u_sums(1, mid, t, a, jacobian, true); },
                          [&] {
-                           high = u_sums(mid, u, t, a, jacobian);
+                           high = u_sums(mid, u, t, a, jacobian, true);
                            rest();
                          });
     s.u = {low.d1 + high.d1, low.d3 + high.d3, low.d5 + high.d5, low.o1 + high.o1, low.o3 + high.o3};
