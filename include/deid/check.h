@@ -64,6 +64,7 @@ struct CheckResult {
   std::uint64_t classes = 0;        // classes of the generalized data, before suppression
   QualityValue quality;             // of the output; meaningful when solution
   double lower_bound = 0;           // loss from generalization alone
+  bool complete = true;             // false: stopped early (Checker::set_stop_early), not a solution
 };
 
 // How the classes of the checks so far were computed.
@@ -72,6 +73,8 @@ struct CheckStatistics {
   std::uint64_t rolled_up = 0;      // from the cached classes of a specialization
   std::uint64_t from_histogram = 0; // from the histogram entries ("from rows")
   std::uint64_t grouped = 0;        // source classes or entries grouped, over all checks
+  std::uint64_t ranged = 0;         // checks grouped range by range from the histogram (of from_histogram)
+  std::uint64_t stopped_early = 0;  // of those, stopped once they could not be a solution
   std::uint64_t cached_snapshots = 0;      // snapshots held now
   std::uint64_t largest_cache_words = 0;   // peak size of the cache, in 32-bit key words
   std::uint64_t speculative = 0;       // checks computed ahead of time (Checker::prefetch)
@@ -110,7 +113,9 @@ struct Snapshot;
 //
 // Not thread-safe: one thread calls a Checker (it uses several internally
 // in prefetch(); each Checker is used by one thread, and they share the
-// Problem). Small sources are grouped sequentially; sources of 2^17 members
+// Problem). Checks from the histogram under k-anonymity group it range by
+// range of a lead attribute (src/check/ranges.h); other small sources are
+// grouped sequentially; sources of 2^15 members
 // or more are grouped radix-partitioned, the partitions in parallel, with
 // chunks, partitions and class numbering fixed by the source alone, so
 // results never depend on the number of threads. (A former parallel path
@@ -139,6 +144,19 @@ class Checker {
   // Whether check(t) would take a prefetched result.
   bool prefetched(const Transformation& t) const;
 
+  // Lets a check that cannot be a solution stop as soon as that is certain
+  // (off by default): a check grouped range by range from the histogram
+  // (docs/architecture.md) stops after the range at which the records of
+  // classes that violate the privacy models exceed the suppression limit.
+  // Its result then has solution false, suppressed_records above the limit
+  // and `classes` and `suppressed_records` counting only the classes grouped
+  // (complete false); the lower bound is exact. Only with privacy models
+  // that judge each class by its size alone and quality models whose
+  // bound does not read the classes (QualityModel::bound_reads_classes);
+  // otherwise checks run to the end. For searches, which need no more of a
+  // check that fails.
+  void set_stop_early(bool on) { stop_early_ = on; }
+
   // Groups the histogram by `t` into `out` (nothing suppressed yet).
   void group(const Transformation& t, Classes& out);
 
@@ -158,6 +176,7 @@ class Checker {
   void commit(Pending& p);
 
   CheckStatistics stats_;
+  bool stop_early_ = false;
   const Problem& problem_;
   std::unique_ptr<Shared> shared_;
   std::unique_ptr<Pending> current_;  // the check computed on the spot

@@ -42,6 +42,9 @@ class QualityModel {
   // Lower bound of evaluate() for `t` and every generalization of `t`:
   // the loss from generalization alone. `classes` are those of `t`.
   virtual double lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const = 0;
+  // Whether lower_bound() reads `classes` beyond their width (a check that
+  // stops early, Checker::set_stop_early, has only some of its classes).
+  virtual bool bound_reads_classes() const { return true; }
   // Information loss of class `c` of `classes` (classes of `t`) alone, as
   // ARX's model measures one equivalence class
   // (Metric.getInformationLoss(transformation, entry)). Used only to order

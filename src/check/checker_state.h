@@ -17,6 +17,7 @@
 #include "check/distributions.h"
 #include "check/grouping.h"
 #include "check/partitioned.h"
+#include "check/ranges.h"
 #include "check/snapshot_cache.h"
 #include "deid/check.h"
 
@@ -59,6 +60,7 @@ struct Checker::Pending {
   CheckResult result;
   std::uint64_t grouped = 0;  // source members grouped
   bool rolled_up = false;     // from a snapshot, else from the histogram
+  bool ranged = false;        // from the histogram, range by range (ranges.h)
   bool keep = false;          // `snapshot` goes into the cache
   check_internal::Snapshot snapshot;
 };
@@ -68,6 +70,13 @@ struct Checker::Pending {
 // use.
 struct Checker::Shared {
   check_internal::LevelMaps up;
+  // Whether the privacy models judge classes by size alone (no
+  // distributions, no dataset-level model): checks from the histogram may
+  // then group by ranges of the leads, the histogram sorted by lead
+  // attributes (ranges.h).
+  bool ranged_models = false;
+  bool leads_built = false;  // built at the first check that may use them
+  std::vector<check_internal::LeadOrder> leads;
   std::vector<check_internal::Snapshot> cache;
   std::vector<check_internal::Snapshot> spare;  // evicted snapshots, their buffers reused
   std::uint64_t cache_words = 0, budget_words = 0, tick = 0;
@@ -79,6 +88,9 @@ struct Checker::Shared {
   std::vector<HashState*> idle;
 
   HashState& lane0();
+  // Builds the leads (once; not from concurrent checks) and charges them
+  // to the cache's budget.
+  void build_leads(const Problem& problem);
   HashState* acquire_lane();
   void release_lane(HashState* lane);
 };

@@ -16,10 +16,6 @@ namespace deid {
 namespace check_internal {
 namespace {
 
-// Direct addressing is used when the generalized domains at t's levels
-// multiply to at most this many slots (1 MiB of uint32, so that the table
-// stays in the L2 cache); larger products hash the slot.
-constexpr std::uint64_t kDenseSlots = std::uint64_t{1} << 18;
 
 // The grouping loop of the sequential path, specialized on the number of
 // quasi-identifiers W (0: any, read from `w`) so that the slot sum is
@@ -29,9 +25,16 @@ constexpr std::uint64_t kDenseSlots = std::uint64_t{1} << 18;
 // used[c]; member[i] (when not null) receives the class of source member
 // i. Returns the classes. REQUIRES: room for n classes in out_keys and
 // out_counts.
-template <int W, bool Dense>
+template <int W, bool Dense, class Key>
 std::uint32_t group_slots(const GroupArgs& a) {
   const std::uint32_t width = W > 0 ? static_cast<std::uint32_t>(W) : a.w;
+  const Key* const keys = [&] {
+    if constexpr (sizeof(Key) == 2) {
+      return a.keys16;
+    } else {
+      return a.keys;
+    }
+  }();
   const std::uint64_t* const* tab = a.tab;
   const std::uint32_t* const* codes = a.codes;
   std::uint32_t* const dense = a.dense;
@@ -45,7 +48,7 @@ std::uint32_t group_slots(const GroupArgs& a) {
   std::size_t cell[kBlock];
   for (std::size_t first = 0; first < a.n; first += kBlock) {
     const std::size_t m = std::min(kBlock, a.n - first);
-    const std::uint32_t* key = a.keys + first * width;
+    const Key* key = keys + first * width;
     for (std::size_t j = 0; j < m; ++j, key += width) {
       std::uint64_t s = 0;
       for (std::uint32_t q = 0; q < width; ++q) s += tab[q][key[q]];
@@ -64,7 +67,7 @@ std::uint32_t group_slots(const GroupArgs& a) {
         for (std::size_t j = 0; j < m; ++j) cell[j] = table->cell_of(slot[j]);
       }
     }
-    key = a.keys + first * width;
+    key = keys + first * width;
     for (std::size_t j = 0; j < m; ++j, key += width) {
       std::uint32_t cls;
       bool inserted;
@@ -91,11 +94,11 @@ std::uint32_t group_slots(const GroupArgs& a) {
   return classes;
 }
 
-template <bool Dense>
+template <bool Dense, class Key = std::uint32_t>
 std::uint32_t group_slots_any(const GroupArgs& a) {
 #define DEID_GROUP_CASE(N) \
   case N:                  \
-    return group_slots<N, Dense>(a);
+    return group_slots<N, Dense, Key>(a);
   switch (a.w) {
     DEID_GROUP_CASE(1)
     DEID_GROUP_CASE(2)
@@ -114,12 +117,78 @@ std::uint32_t group_slots_any(const GroupArgs& a) {
     DEID_GROUP_CASE(15)
     DEID_GROUP_CASE(16)
     default:
-      return group_slots<0, Dense>(a);
+      return group_slots<0, Dense, Key>(a);
   }
 #undef DEID_GROUP_CASE
 }
 
 }  // namespace
+
+std::uint32_t group_sequential(const GroupArgs& a, bool dense) {
+  if (a.keys16) return dense ? group_slots_any<true, std::uint16_t>(a) : group_slots_any<false, std::uint16_t>(a);
+  return dense ? group_slots_any<true>(a) : group_slots_any<false>(a);
+}
+
+bool slot_tables(const Problem& problem, Checker::HashState& hs, const Transformation* levels,
+                 const Transformation& t, std::vector<const std::uint32_t*>& maps, SlotTables& out) {
+  const std::uint32_t w = problem.histogram.width;
+  // Per attribute: the map from the source's level to t's (nullptr: same level).
+  maps.assign(w, nullptr);
+  for (std::uint32_t q = 0; q < w; ++q) {
+    const int from = levels ? (*levels)[q] : 0;
+    maps[q] = from == t[q] ? nullptr
+              : from == 0  ? problem.hierarchies[q].map(t[q]).data()
+                           : (*hs.up)[q][from][t[q]].data();
+  }
+
+  // Mixed-radix slot of a generalized key, when the domains at t's levels
+  // multiply to less than 2^63 (always, unless the domains are huge).
+  std::vector<std::uint64_t> stride(w);
+  std::uint64_t slots = 1;
+  for (std::uint32_t q = w; q-- > 0;) {
+    stride[q] = slots;
+    const std::uint64_t d =
+        t[q] == 0 ? problem.hierarchies[q].map(0).size() : problem.hierarchies[q].domain_size(t[q]);
+    if (d != 0 && slots > (std::uint64_t{1} << 63) / d) return false;
+    slots *= d;
+  }
+  out.slots = slots;
+  // Hand-written hot path: per attribute a table code → generalized code ×
+  // stride, built once per check (domains are small), so a class's slot
+  // is a sum of one load per attribute. The slot is then looked up
+  // directly when the slots fit a table that stays in cache, else hashed
+  // (the slot is a unique 64-bit key). On adult (optimal search, 1,086
+  // checks) grouping took 2.7 G instructions with absl::flat_hash_map on
+  // packed keys; a 16 MiB direct table spent a third of the grouping time
+  // on cache misses (perf annotate), so direct addressing is now limited
+  // to tables of at most kDenseSlots entries.
+  hs.scaled.resize(w);
+  hs.codes.resize(w);
+  out.tab.resize(w);
+  out.codes.resize(w);
+  for (std::uint32_t q = 0; q < w; ++q) {
+    const int from = levels ? (*levels)[q] : 0;
+    const std::size_t domain =
+        from == 0 ? problem.hierarchies[q].map(0).size() : problem.hierarchies[q].domain_size(from);
+    auto& table = hs.scaled[q];
+    table.resize(domain);
+    for (std::size_t c = 0; c < domain; ++c) table[c] = (maps[q] ? maps[q][c] : c) * stride[q];
+    out.tab[q] = table.data();
+    if (maps[q]) {
+      out.codes[q] = maps[q];
+    } else {
+      // Same level: the identity on the source's codes.
+      auto& identity = hs.codes[q];
+      if (identity.size() < domain) {
+        const std::size_t old = identity.size();
+        identity.resize(domain);
+        for (std::size_t c = old; c < domain; ++c) identity[c] = static_cast<std::uint32_t>(c);
+      }
+      out.codes[q] = identity.data();
+    }
+  }
+  return true;
+}
 
 void group_source(const Problem& problem, Checker::HashState& hs, const Source& src, const Transformation& t,
                   Classes& out, bool want_members, bool ordered) {
@@ -133,67 +202,15 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
   hs.member.resize(src.size);
   hs.partitions.keys_pending = false;
 
-  // Per attribute: the map from the source's level to t's (nullptr: same level).
-  std::vector<const std::uint32_t*> maps(w);
-  for (std::uint32_t q = 0; q < w; ++q) {
-    const int from = src.levels ? (*src.levels)[q] : 0;
-    maps[q] = from == t[q] ? nullptr
-              : from == 0  ? problem.hierarchies[q].map(t[q]).data()
-                           : (*hs.up)[q][from][t[q]].data();
-  }
-
-  // Mixed-radix slot of a generalized key, when the domains at t's levels
-  // multiply to less than 2^63 (always, unless the domains are huge).
-  std::vector<std::uint64_t> stride(w);
-  std::uint64_t slots = 1;
-  bool fits = true;
-  for (std::uint32_t q = w; q-- > 0;) {
-    stride[q] = slots;
-    const std::uint64_t d =
-        t[q] == 0 ? problem.hierarchies[q].map(0).size() : problem.hierarchies[q].domain_size(t[q]);
-    if (d != 0 && slots > (std::uint64_t{1} << 63) / d) {
-      fits = false;
-      break;
-    }
-    slots *= d;
-  }
+  std::vector<const std::uint32_t*> maps;
+  SlotTables st;
+  const bool fits = slot_tables(problem, hs, src.levels, t, maps, st);
+  const std::uint64_t slots = st.slots;
+  std::vector<const std::uint64_t*>& tables = st.tab;
+  std::vector<const std::uint32_t*>& codes = st.codes;
   if (fits) {
     // Sequential for any source size (see check.h: the parallel chunked
     // grouping below cost 3 times the CPU on the survey table).
-    // Hand-written hot path: per attribute a table code → generalized code ×
-    // stride, built once per check (domains are small), so a class's slot
-    // is a sum of one load per attribute. The slot is then looked up
-    // directly when the slots fit a table that stays in cache, else hashed
-    // (the slot is a unique 64-bit key). On adult (optimal search, 1,086
-    // checks) grouping took 2.7 G instructions with absl::flat_hash_map on
-    // packed keys; a 16 MiB direct table spent a third of the grouping time
-    // on cache misses (perf annotate), so direct addressing is now limited
-    // to tables of at most kDenseSlots entries.
-    hs.scaled.resize(w);
-    hs.codes.resize(w);
-    std::vector<const std::uint64_t*> tables(w);
-    std::vector<const std::uint32_t*> codes(w);
-    for (std::uint32_t q = 0; q < w; ++q) {
-      const int from = src.levels ? (*src.levels)[q] : 0;
-      const std::size_t domain =
-          from == 0 ? problem.hierarchies[q].map(0).size() : problem.hierarchies[q].domain_size(from);
-      auto& table = hs.scaled[q];
-      table.resize(domain);
-      for (std::size_t c = 0; c < domain; ++c) table[c] = (maps[q] ? maps[q][c] : c) * stride[q];
-      tables[q] = table.data();
-      if (maps[q]) {
-        codes[q] = maps[q];
-      } else {
-        // Same level: the identity on the source's codes.
-        auto& identity = hs.codes[q];
-        if (identity.size() < domain) {
-          const std::size_t old = identity.size();
-          identity.resize(domain);
-          for (std::size_t c = old; c < domain; ++c) identity[c] = static_cast<std::uint32_t>(c);
-        }
-        codes[q] = identity.data();
-      }
-    }
     // Room for the worst case (every member its own class), uninitialized
     // (a zero-filled vector of that size cost a memset per check).
     if (hs.used.size() < src.size) hs.used.resize(src.size);
@@ -210,6 +227,7 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
       out.keys.resize(src.size * w);
     }
     GroupArgs args{src.keys,
+                   nullptr,
                    src.counts,
                    src.size,
                    w,

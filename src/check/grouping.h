@@ -36,8 +36,11 @@ class SlotTable {
  public:
   static constexpr std::size_t kInitialCells = std::size_t{1} << 12;
 
-  // Starts a grouping expected to make about `classes` classes.
-  void prepare(std::size_t classes) { resize_to(std::bit_ceil(std::max(kInitialCells, 2 * classes))); }
+  // Starts a grouping expected to make about `classes` classes, in a table
+  // of at least `min_cells` cells.
+  void prepare(std::size_t classes, std::size_t min_cells = kInitialCells) {
+    resize_to(std::bit_ceil(std::max(min_cells, 2 * classes)));
+  }
   std::size_t cells() const { return mask_ + 1; }
   std::size_t cell_of(std::uint64_t slot) const {
     return static_cast<std::size_t>((slot * 0x9E3779B97F4A7C15ull) >> shift_);
@@ -108,6 +111,7 @@ class SlotTable {
 // table to look slots up in, and where the classes go.
 struct GroupArgs {
   const std::uint32_t* keys;
+  const std::uint16_t* keys16;        // the keys in two bytes per code instead (ranges.h), or null
   const std::uint64_t* counts;
   std::size_t n;
   std::uint32_t w;
@@ -127,6 +131,31 @@ struct GroupArgs {
 // (the lookup's load was 36 % of the check's samples on the synthetic
 // 10-attribute search before).
 constexpr std::size_t kBlock = 16;
+
+// Direct addressing is used when the generalized domains at t's levels
+// multiply to at most this many slots (1 MiB of uint32, so that the table
+// stays in the L2 cache); larger products hash the slot.
+constexpr std::uint64_t kDenseSlots = std::uint64_t{1} << 18;
+
+// The per-check tables of a grouping by `t` of a source at `levels`
+// (nullptr: the histogram, all levels 0): per attribute the source code's
+// slot contribution (generalized code × stride) and its generalized code,
+// and the number of slots.
+struct SlotTables {
+  std::vector<const std::uint64_t*> tab;
+  std::vector<const std::uint32_t*> codes;
+  std::uint64_t slots = 0;
+};
+// Fills `out` (the tables live in hs) and `maps` (per attribute, source
+// code → t's code, null when the levels are equal). Returns false, leaving
+// `out` unfilled, when the slots do not fit 63 bits.
+bool slot_tables(const Problem& problem, Checker::HashState& hs, const Transformation* levels,
+                 const Transformation& t, std::vector<const std::uint32_t*>& maps, SlotTables& out);
+
+// The sequential grouping loop over a.n members (see grouping.cc): with
+// direct addressing (a.dense) or the slot table (a.table). Returns the
+// classes.
+std::uint32_t group_sequential(const GroupArgs& a, bool dense);
 
 // Sources of grouping: the histogram (levels 0) or a snapshot.
 struct Source {

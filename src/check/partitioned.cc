@@ -4,22 +4,59 @@
 // read.
 #include "check/partitioned.h"
 
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
 
 #include <algorithm>
+#include <bit>
 
 #include "util/huge_pages.h"
 
 namespace deid::check_internal {
 namespace {
 
-constexpr std::size_t kPartitionBits = 8;
-constexpr std::size_t kPartitions = std::size_t{1} << kPartitionBits;
-constexpr std::size_t kPartitionChunk = std::size_t{1} << 15;
+// The layout of a partitioned grouping, fixed by the source's size alone
+// (so results do not depend on the thread count): about kMembersPerPartition
+// members per partition (their table of a few KiB stays in the L1 cache), at
+// most 2^kMaxPartitionBits partitions; passes 1 and 2 cut the source into
+// chunks of about n / kChunks members, at least kMinChunk.
+constexpr int kMaxPartitionBits = 8;
+constexpr std::size_t kMembersPerPartition = 256;
+constexpr std::size_t kChunks = 8;
+constexpr std::size_t kMinChunk = std::size_t{1} << 12;
 
-inline std::size_t partition_of(std::uint64_t slot) {
-  // Another multiplier than SlotTable's, whose top bits pick the cell.
-  return static_cast<std::size_t>((slot * 0xD6E8FEB86659FD93ull) >> (64 - kPartitionBits));
+struct Layout {
+  int bits;                // partitions: 1 << bits
+  std::size_t partitions;
+  std::size_t chunk;       // members per chunk (the last may have fewer)
+  std::size_t chunks;
+
+  explicit Layout(std::size_t n) {
+    bits = std::clamp(static_cast<int>(std::bit_width(n / kMembersPerPartition)), 1, kMaxPartitionBits);
+    partitions = std::size_t{1} << bits;
+    chunk = std::max(kMinChunk, (n + kChunks - 1) / kChunks);
+    chunks = (n + chunk - 1) / chunk;
+  }
+  std::size_t partition_of(std::uint64_t slot) const {
+    // Another multiplier than SlotTable's, whose top bits pick the cell.
+    return static_cast<std::size_t>((slot * 0xD6E8FEB86659FD93ull) >> (64 - bits));
+  }
+};
+
+// Runs body(i) for i in [0, n), the range split evenly among the threads
+// once (tbb::static_partitioner): the passes below are short and even, and
+// work stealing over many small tasks cost more than it balanced (on cup,
+// 63 k members per check, TBB's scheduling took half of the CPU of a
+// two-thread run with the default partitioner).
+template <class F>
+void for_each_index(std::size_t n, const F& body) {
+  tbb::parallel_for(
+      tbb::blocked_range<std::size_t>(0, n),
+      [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t i = r.begin(); i != r.end(); ++i) body(i);
+      },
+      tbb::static_partitioner());
 }
 
 }  // namespace
@@ -27,46 +64,48 @@ inline std::size_t partition_of(std::uint64_t slot) {
 std::uint32_t group_partitioned(const GroupArgs& a, PartitionScratch& ps) {
   const std::size_t n = a.n;
   const std::uint32_t w = a.w;
-  const std::size_t chunks = (n + kPartitionChunk - 1) / kPartitionChunk;
+  const Layout layout(n);
+  const std::size_t chunks = layout.chunks, chunk = layout.chunk, partitions = layout.partitions;
+  ps.partitions = partitions;
   const auto room = [n](auto& v) {
     util::reserve_huge(v, n);
     v.resize(n);
   };
   for (auto* v : {&ps.slot, &ps.pslot, &ps.pcount, &ps.sum}) room(*v);
   for (auto* v : {&ps.pindex, &ps.rep}) room(*v);
-  ps.chunk_counts.assign(chunks * kPartitions, 0);
+  ps.chunk_counts.assign(chunks * partitions, 0);
   // Pass 1: slots and per-chunk partition sizes.
-  tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t c) {
-    const std::size_t first = c * kPartitionChunk, last = std::min(n, first + kPartitionChunk);
-    std::uint32_t* count = ps.chunk_counts.data() + c * kPartitions;
+  for_each_index(chunks, [&](std::size_t c) {
+    const std::size_t first = c * chunk, last = std::min(n, first + chunk);
+    std::uint32_t* count = ps.chunk_counts.data() + c * partitions;
     for (std::size_t i = first; i < last; ++i) {
       const std::uint32_t* key = a.keys + i * w;
       std::uint64_t s = 0;
       for (std::uint32_t q = 0; q < w; ++q) s += a.tab[q][key[q]];
       ps.slot[i] = s;
-      ++count[partition_of(s)];
+      ++count[layout.partition_of(s)];
     }
   });
   // Write positions: partition-major, chunks in order within a partition
   // (a stable scatter: each partition keeps the source order).
-  ps.start.assign(kPartitions + 1, 0);
+  ps.start.assign(partitions + 1, 0);
   std::uint32_t pos = 0;
-  for (std::size_t p = 0; p < kPartitions; ++p) {
+  for (std::size_t p = 0; p < partitions; ++p) {
     ps.start[p] = pos;
     for (std::size_t c = 0; c < chunks; ++c) {
-      const std::uint32_t k = ps.chunk_counts[c * kPartitions + p];
-      ps.chunk_counts[c * kPartitions + p] = pos;
+      const std::uint32_t k = ps.chunk_counts[c * partitions + p];
+      ps.chunk_counts[c * partitions + p] = pos;
       pos += k;
     }
   }
-  ps.start[kPartitions] = pos;
+  ps.start[partitions] = pos;
   // Pass 2: scatter.
-  tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t c) {
-    const std::size_t first = c * kPartitionChunk, last = std::min(n, first + kPartitionChunk);
-    std::uint32_t* next = ps.chunk_counts.data() + c * kPartitions;
+  for_each_index(chunks, [&](std::size_t c) {
+    const std::size_t first = c * chunk, last = std::min(n, first + chunk);
+    std::uint32_t* next = ps.chunk_counts.data() + c * partitions;
     for (std::size_t i = first; i < last; ++i) {
       const std::uint64_t s = ps.slot[i];
-      const std::uint32_t at = next[partition_of(s)]++;
+      const std::uint32_t at = next[layout.partition_of(s)]++;
       ps.pslot[at] = s;
       ps.pcount[at] = a.counts[i];
       ps.pindex[at] = static_cast<std::uint32_t>(i);
@@ -76,8 +115,8 @@ std::uint32_t group_partitioned(const GroupArgs& a, PartitionScratch& ps) {
   // range starting at start[p] (the worst case, every member its own class)
   // until their final offsets are known. pslot[at] is reused for the
   // member's class within its partition.
-  ps.classes.assign(kPartitions + 1, 0);
-  tbb::parallel_for(std::size_t{0}, kPartitions, [&](std::size_t p) {
+  ps.classes.assign(partitions + 1, 0);
+  for_each_index(partitions, [&](std::size_t p) {
     const std::uint32_t first = ps.start[p], last = ps.start[p + 1];
     if (first == last) return;
     SlotTable& table = ps.tables.local();
@@ -115,13 +154,13 @@ std::uint32_t group_partitioned(const GroupArgs& a, PartitionScratch& ps) {
   });
   // Final class offsets, then keys, counts and members in parallel.
   std::uint32_t total = 0;
-  for (std::size_t p = 0; p < kPartitions; ++p) {
+  for (std::size_t p = 0; p < partitions; ++p) {
     const std::uint32_t k = ps.classes[p];
     ps.classes[p] = total;
     total += k;
   }
-  ps.classes[kPartitions] = total;
-  tbb::parallel_for(std::size_t{0}, kPartitions, [&](std::size_t p) {
+  ps.classes[partitions] = total;
+  for_each_index(partitions, [&](std::size_t p) {
     const std::uint32_t first = ps.start[p], offset = ps.classes[p];
     const std::uint32_t k = ps.classes[p + 1] - offset;
     for (std::uint32_t c = 0; c < k; ++c) a.out_counts[offset + c] = ps.sum[first + c];
@@ -149,7 +188,8 @@ void partitioned_keys(PartitionScratch& ps, std::uint32_t* out) {
   const std::uint32_t w = ps.width;
   const std::uint32_t* const keys = ps.source_keys;
   const std::uint32_t* const* codes = ps.codes.data();
-  tbb::parallel_for(std::size_t{0}, kPartitions, [&](std::size_t p) {
+  const std::size_t partitions = ps.partitions;
+  for_each_index(partitions, [&](std::size_t p) {
     const std::uint32_t first = ps.start[p], offset = ps.classes[p];
     const std::uint32_t k = ps.classes[p + 1] - offset;
     std::uint32_t* out_key = out + std::size_t{offset} * w;

@@ -27,7 +27,7 @@ namespace deid::check_internal {
 // Sources of at least this many members are grouped partitioned (when the
 // slots do not fit a direct table and the classes need not come in order
 // of first appearance; see group_source).
-constexpr std::size_t kPartitionMinSource = std::size_t{1} << 17;
+constexpr std::size_t kPartitionMinSource = std::size_t{1} << 15;
 
 // What a partitioned grouping keeps between checks (its arrays, the
 // per-thread tables) and until its keys are written.
@@ -37,6 +37,7 @@ struct PartitionScratch {
   std::vector<std::uint64_t> pcount;
   std::vector<std::uint32_t> pindex;
   std::vector<std::uint32_t> chunk_counts;      // [chunk][partition], then write positions
+  std::size_t partitions = 0;                   // of the last grouping
   std::vector<std::uint32_t> start;             // partition p: [start[p], start[p + 1])
   std::vector<std::uint32_t> classes;           // classes of partition p, then their offsets
   std::vector<std::uint32_t> rep;               // per class of the partition layout: first member

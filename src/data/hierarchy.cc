@@ -101,9 +101,24 @@ Generalization Generalization::build(const HierarchyTable& table, const Column& 
   g.labels_.resize(height);
   g.leaves_.resize(height);
 
-  // Per level, the code of each hierarchy row's value (codes dense per level).
-  std::vector<std::vector<std::uint32_t>> row_code(height, std::vector<std::uint32_t>(nrows));
-  for (std::size_t level = 0; level < height; ++level) {
+  // Level 0: the row of each original value (listed once). Its codes are
+  // the column's (bound below), so no level-0 codes or labels are made here.
+  absl::flat_hash_map<absl::string_view, std::size_t> row_of;
+  row_of.reserve(nrows);
+  for (std::size_t r = 0; r < nrows; ++r) {
+    const std::string& v = table.rows[r][0];
+    const auto [it, inserted] = row_of.try_emplace(absl::string_view(v), r);
+    if (!inserted)
+      throw InputError(Location{table.source, line_of(table, r), 1, {}},
+                       fmt::format("attribute '{}': original value '{}' is listed twice in the hierarchy "
+                                   "(lines {} and {})",
+                                   column.name, v, line_of(table, it->second), line_of(table, r)));
+  }
+  // Levels 1 and up: the code of each hierarchy row's value (codes dense
+  // per level, in order of first appearance).
+  std::vector<std::vector<std::uint32_t>> row_code(height);
+  for (std::size_t level = 1; level < height; ++level) {
+    row_code[level].resize(nrows);
     absl::flat_hash_map<absl::string_view, std::uint32_t> codes;
     for (std::size_t r = 0; r < nrows; ++r) {
       const std::string& v = table.rows[r][level];
@@ -111,14 +126,6 @@ Generalization Generalization::build(const HierarchyTable& table, const Column& 
       if (inserted) {
         g.labels_[level].push_back(v);
         g.leaves_[level].push_back(0);
-      } else if (level == 0) {
-        // Find the first row with this value for the message.
-        std::size_t first = 0;
-        while (table.rows[first][0] != v) ++first;
-        throw InputError(Location{table.source, line_of(table, r), 1, {}},
-                         fmt::format("attribute '{}': original value '{}' is listed twice in the hierarchy "
-                                     "(lines {} and {})",
-                                     column.name, v, line_of(table, first), line_of(table, r)));
       }
       row_code[level][r] = it->second;
       ++g.leaves_[level][it->second];
@@ -148,12 +155,14 @@ Generalization Generalization::build(const HierarchyTable& table, const Column& 
 
   // Bind to the column: level 0 keeps the column's own codes.
   const std::uint32_t n = column.dictionary.size();
-  absl::flat_hash_map<absl::string_view, std::size_t> row_of;
-  for (std::size_t r = 0; r < nrows; ++r) row_of.emplace(absl::string_view(table.rows[r][0]), r);
+  std::vector<std::size_t> row(n, nrows);  // nrows: not in the hierarchy
   std::size_t missing = 0;
   std::int64_t first_missing = -1;
   for (std::uint32_t c = 0; c < n; ++c) {
-    if (!row_of.contains(absl::string_view(column.dictionary.value(c)))) {
+    const auto it = row_of.find(absl::string_view(column.dictionary.value(c)));
+    if (it != row_of.end()) {
+      row[c] = it->second;
+    } else {
       ++missing;
       if (first_missing < 0 || data_line(column, c) < data_line(column, static_cast<std::uint32_t>(first_missing)))
         first_missing = c;
@@ -176,21 +185,20 @@ Generalization Generalization::build(const HierarchyTable& table, const Column& 
                                  missing == 1 ? "" : "s", hint));
   }
   for (std::size_t level = 0; level < height; ++level) g.map_[level].resize(n);
+  std::vector<std::uint8_t> bound(nrows, 0);
   for (std::uint32_t c = 0; c < n; ++c) {
-    const std::size_t r = row_of.at(absl::string_view(column.dictionary.value(c)));
+    const std::size_t r = row[c];
+    bound[r] = 1;
     g.map_[0][c] = c;
     for (std::size_t level = 1; level < height; ++level) g.map_[level][c] = row_code[level][r];
   }
   // Level 0 is indexed by column codes; hierarchy rows absent from the data
   // keep codes after them, so that leaves and labels cover the whole file.
   std::vector<std::string> labels(n);
-  std::vector<std::uint32_t> leaves(n, 1u);
   for (std::uint32_t c = 0; c < n; ++c) labels[c] = column.dictionary.value(c);
   for (std::size_t r = 0; r < nrows; ++r)
-    if (column.dictionary.find(table.rows[r][0]) < 0) {
-      labels.push_back(table.rows[r][0]);
-      leaves.push_back(1u);
-    }
+    if (!bound[r]) labels.push_back(table.rows[r][0]);
+  std::vector<std::uint32_t> leaves(labels.size(), 1u);
   g.labels_[0] = std::move(labels);
   g.leaves_[0] = std::move(leaves);
   return g;

@@ -133,6 +133,8 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
   r["check"] = {{"checks", cs.checks},
                 {"rolled_up", cs.rolled_up},
                 {"from_histogram", cs.from_histogram},
+                {"ranged", cs.ranged},
+                {"stopped_early", cs.stopped_early},
                 {"grouped", cs.grouped},
                 {"cached_snapshots", cs.cached_snapshots},
                 {"largest_cache_bytes", cs.largest_cache_words * sizeof(std::uint32_t)},

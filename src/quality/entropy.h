@@ -40,6 +40,7 @@ class EntropyModel final : public QualityModel {
   std::string describe() const override { return "Non-monotonic non-uniform entropy"; }
   QualityValue evaluate(const Problem& problem, const Transformation& t, const Classes& classes) const override;
   double lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const override;
+  bool bound_reads_classes() const override { return false; }
   // ARX (MetricMDNUEntropyPrecomputed): the class's size per attribute.
   double class_loss(const Problem& problem, const Transformation& t, const Classes& classes,
                     std::size_t c) const override;

@@ -21,6 +21,7 @@ class HeightModel final : public QualityModel {
   std::string describe() const override { return "Height"; }
   QualityValue evaluate(const Problem& problem, const Transformation& t, const Classes& classes) const override;
   double lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const override;
+  bool bound_reads_classes() const override { return false; }
   // ARX (MetricMDHeight): the class's size per attribute, aggregated.
   double class_loss(const Problem& problem, const Transformation& t, const Classes& classes,
                     std::size_t c) const override;

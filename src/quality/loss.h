@@ -51,6 +51,7 @@ class LossModel final : public QualityModel {
   std::string describe() const override;
   QualityValue evaluate(const Problem& problem, const Transformation& t, const Classes& classes) const override;
   double lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const override;
+  bool bound_reads_classes() const override { return false; }
   // ARX (MetricMDNMLoss for one entry): per quasi-identifier count * share,
   // not normalized, without the gs weights, aggregated.
   double class_loss(const Problem& problem, const Transformation& t, const Classes& classes,

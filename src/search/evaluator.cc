@@ -20,7 +20,11 @@ Evaluator::Evaluator(const Problem& problem, SearchLimits limits, ProgressFn pro
       progress_(std::move(progress)),
       checker_(problem),
       start_(std::chrono::steady_clock::now()),
-      last_report_(start_) {}
+      last_report_(start_) {
+  // The searches read only whether a check is a solution, its bound, and
+  // a solution's figures.
+  checker_.set_stop_early(true);
+}
 
 double Evaluator::elapsed_seconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();

@@ -293,5 +293,80 @@ TEST(RollUp, KeysBeyondSixtyThreeBitSlotsGroupLikeAPlainMap) {
   fs::remove_all(rj.dir);
 }
 
+// Grouping the histogram range by range of its lead attribute
+// (src/check/ranges.h): a job whose first attributes have up to 300 values,
+// so that some attribute splits the histogram into many ranges at its lower
+// levels. Every check of the lattice must equal the ordered grouping's, and
+// with early stopping (what the searches use) a check may only end early
+// when it cannot be a solution: same verdict and bound, and a solution's
+// figures unchanged.
+TEST(Ranges, RangedChecksEqualOrderedGroupingAndStopOnlyWhenNoSolution) {
+  std::mt19937_64 rng(23);
+  for (int round = 0; round < 6; ++round) {
+    RandomJob rj = make_random_job(rng, 3 + round % 2, 3000 + 1000 * round, 300, false, 2 + round % 3);
+    rj.job.quality.model = round % 3 == 2 ? "height" : "loss";
+    auto prepared = prepare(rj.job, read_dataset_text(rj.csv, "random.csv", CsvOptions{','}));
+    const Problem& pr = prepared->problem;
+    const Lattice lattice = pr.lattice();
+    Checker full(pr), early(pr);
+    early.set_stop_early(true);
+    for (LatticeIndex i = 0; i < lattice.size(); ++i) {
+      const Transformation t = lattice.at(i);
+      Checker cold(pr);
+      Classes ordered;
+      const CheckResult want = cold.check(t, &ordered);
+      const CheckResult got = full.check(t);
+      EXPECT_TRUE(got.complete);
+      expect_same(got, want);
+      const CheckResult fast = early.check(t);
+      EXPECT_EQ(fast.solution, want.solution) << to_string(t);
+      EXPECT_DOUBLE_EQ(fast.lower_bound, want.lower_bound) << to_string(t);
+      if (fast.complete) {
+        expect_same(fast, want);
+      } else {
+        EXPECT_FALSE(want.solution) << to_string(t);
+        EXPECT_GT(fast.suppressed_records, pr.max_suppressed) << to_string(t);
+        EXPECT_LE(fast.suppressed_records, want.suppressed_records) << to_string(t);
+        EXPECT_LT(fast.classes, want.classes) << to_string(t);
+      }
+    }
+    EXPECT_GT(full.statistics().ranged, 0u) << "the test must exercise ranged grouping";
+    EXPECT_EQ(full.statistics().stopped_early, 0u) << "checks stop early only when asked to";
+    EXPECT_GT(early.statistics().stopped_early, 0u) << "the test must exercise early stops";
+    EXPECT_LT(early.statistics().grouped, full.statistics().grouped);
+    fs::remove_all(rj.dir);
+  }
+}
+
+// Early stopping needs a bound that does not read the classes and models
+// that judge a class by its size: with discernability (whose bound sums
+// the squared class sizes) checks run to the end, and with l-diversity
+// (which reads distributions) the histogram is not grouped by ranges.
+TEST(Ranges, NoEarlyStopWhenTheBoundOrTheModelsReadTheClasses) {
+  std::mt19937_64 rng(29);
+  for (const bool sensitive : {false, true}) {
+    RandomJob rj = make_random_job(rng, 3, 4000, 300, sensitive, 3);
+    if (!sensitive) rj.job.quality.model = "discernability";
+    auto prepared = prepare(rj.job, read_dataset_text(rj.csv, "random.csv", CsvOptions{','}));
+    const Problem& pr = prepared->problem;
+    const Lattice lattice = pr.lattice();
+    Checker early(pr);
+    early.set_stop_early(true);
+    for (LatticeIndex i = 0; i < lattice.size(); ++i) {
+      const Transformation t = lattice.at(i);
+      Checker cold(pr);
+      Classes ordered;
+      expect_same(early.check(t), cold.check(t, &ordered));
+    }
+    EXPECT_EQ(early.statistics().stopped_early, 0u);
+    if (sensitive) {
+      EXPECT_EQ(early.statistics().ranged, 0u);
+    } else {
+      EXPECT_GT(early.statistics().ranged, 0u);
+    }
+    fs::remove_all(rj.dir);
+  }
+}
+
 }  // namespace
 }  // namespace deid

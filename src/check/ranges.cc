@@ -1,0 +1,239 @@
+// Grouping the histogram range by range of its lead attribute (see
+// ranges.h): the sorted copy, and the grouping with its early stop.
+#include "check/ranges.h"
+
+#include <algorithm>
+#include <numeric>
+#include <utility>
+
+#include "check/checker_state.h"
+
+namespace deid::check_internal {
+namespace {
+
+// A level counts at most one range per this many entries when the lead is
+// chosen: finer ranges than that do not make the tables smaller in cache.
+constexpr std::size_t kMinRangeEntries = 64;
+
+// The first position of each run of equal values of `code_at(i)`, i in
+// [0, n), then n.
+template <class F>
+std::vector<std::uint32_t> run_starts(std::size_t n, const F& code_at) {
+  std::vector<std::uint32_t> starts;
+  for (std::size_t i = 0; i < n; ++i)
+    if (i == 0 || code_at(i) != code_at(i - 1)) starts.push_back(static_cast<std::uint32_t>(i));
+  starts.push_back(static_cast<std::uint32_t>(n));
+  return starts;
+}
+
+// The observed level-0 codes of attribute q.
+std::vector<std::uint8_t> seen_codes(const Histogram& hist, std::uint32_t q, std::size_t domain) {
+  std::vector<std::uint8_t> seen(domain, 0);
+  for (std::size_t e = 0; e < hist.size(); ++e) seen[hist.keys[e * hist.width + q]] = 1;
+  return seen;
+}
+
+}  // namespace
+
+void LeadOrder::build(const Problem& problem, std::uint32_t q) {
+  const Histogram& hist = problem.histogram;
+  const std::size_t n = hist.size();
+  const std::uint32_t w = hist.width;
+  const Generalization& g = problem.hierarchies[q];
+  lead = static_cast<int>(q);
+
+  // The rank of each level-0 code in hierarchy order: codes sorted by their
+  // value at the top level below suppression, then the next level down,
+  // ..., then the code (a value has one ancestor per level, so every
+  // level's values then cover contiguous runs of ranks). Only the codes
+  // that occur (a ZIP hierarchy may list 100,000 values).
+  const std::size_t domain = g.map(0).size();
+  const std::vector<std::uint8_t> seen = seen_codes(hist, q, domain);
+  std::vector<std::uint32_t> sorted;
+  for (std::uint32_t c = 0; c < domain; ++c)
+    if (seen[c]) sorted.push_back(c);
+  std::sort(sorted.begin(), sorted.end(), [&](std::uint32_t a, std::uint32_t b) {
+    for (int level = g.height() - 1; level > 0; --level) {
+      const std::uint32_t x = g.map(level)[a], y = g.map(level)[b];
+      if (x != y) return x < y;
+    }
+    return a < b;
+  });
+  std::vector<std::uint32_t> rank(domain, 0);
+  for (std::size_t r = 0; r < sorted.size(); ++r) rank[sorted[r]] = static_cast<std::uint32_t>(r);
+
+  // Entries in rank order (a stable counting sort: entries of equal codes
+  // keep the histogram's order).
+  std::vector<std::uint32_t> start(domain + 1, 0);
+  for (std::size_t e = 0; e < n; ++e) ++start[rank[hist.keys[e * w + q]] + 1];
+  std::partial_sum(start.begin(), start.end(), start.begin());
+  entry.assign(n, 0);
+  for (std::size_t e = 0; e < n; ++e) entry[start[rank[hist.keys[e * w + q]]]++] = static_cast<std::uint32_t>(e);
+
+  starts.clear();
+  largest.clear();
+  visit.clear();
+  for (int level = 0; level < g.height(); ++level) {
+    const auto& map = g.map(level);
+    starts.push_back(run_starts(n, [&](std::size_t i) { return map[hist.keys[std::size_t{entry[i]} * w + q]]; }));
+    std::uint32_t most = 0;
+    for (std::size_t r = 0; r + 1 < starts.back().size(); ++r)
+      most = std::max(most, starts.back()[r + 1] - starts.back()[r]);
+    largest.push_back(most);
+    const auto& st = starts.back();
+    std::vector<std::uint32_t> by_size(st.size() - 1);
+    std::iota(by_size.begin(), by_size.end(), 0u);
+    std::stable_sort(by_size.begin(), by_size.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return st[a + 1] - st[a] < st[b + 1] - st[b]; });
+    visit.push_back(std::move(by_size));
+  }
+  // The copy's keys in two bytes per code when every domain fits (half the
+  // memory of the histogram's own keys), else four.
+  keys.clear();
+  keys16.clear();
+  if (narrow_keys(problem)) {
+    keys16.resize(n * w);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::uint32_t a = 0; a < w; ++a)
+        keys16[i * w + a] = static_cast<std::uint16_t>(hist.keys[std::size_t{entry[i]} * w + a]);
+  } else {
+    keys.resize(n * w);
+    for (std::size_t i = 0; i < n; ++i)
+      std::copy_n(hist.keys.data() + std::size_t{entry[i]} * w, w, keys.data() + i * w);
+  }
+  counts.resize(n);
+  for (std::size_t i = 0; i < n; ++i) counts[i] = hist.counts[entry[i]];
+  entry.clear();
+  entry.shrink_to_fit();
+}
+
+bool LeadOrder::narrow_keys(const Problem& problem) {
+  for (const Generalization& g : problem.hierarchies)
+    if (g.map(0).size() > 0x10000) return false;
+  return true;
+}
+
+std::vector<LeadOrder> build_leads(const Problem& problem) {
+  const Histogram& hist = problem.histogram;
+  const std::size_t n = hist.size();
+  const std::uint32_t w = hist.width;
+  std::vector<LeadOrder> leads;
+  if (n == 0 || w == 0) return leads;
+  // Each attribute's score: the ranges its levels below the top split the
+  // histogram into (sorted by its hierarchy, a level's ranges are its
+  // distinct values among the entries), each level counting at most one
+  // range per kMinRangeEntries entries; only levels of kMinRanges ranges
+  // or more count.
+  const std::size_t cap = std::max<std::size_t>(kMinRanges, n / kMinRangeEntries);
+  std::vector<std::pair<std::size_t, std::uint32_t>> scored;
+  for (std::uint32_t q = 0; q < w; ++q) {
+    const Generalization& g = problem.hierarchies[q];
+    if (g.height() < 2) continue;
+    const std::vector<std::uint8_t> seen = seen_codes(hist, q, g.map(0).size());
+    std::size_t score = 0;
+    for (int level = 0; level + 1 < g.height(); ++level) {
+      std::vector<std::uint8_t> value(g.domain_size(level), 0);
+      std::size_t r = 0;
+      for (std::size_t c = 0; c < seen.size(); ++c)
+        if (seen[c] && !value[g.map(level)[c]]) {
+          value[g.map(level)[c]] = 1;
+          ++r;
+        }
+      if (r >= kMinRanges) score += std::min(r, cap);
+    }
+    if (score > 0) scored.emplace_back(score, q);
+  }
+  // Best first (ties: the earlier attribute); the first always, more while
+  // all copies together stay within kExtraLeadBytes.
+  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  const std::size_t copy_bytes = n * (w * (LeadOrder::narrow_keys(problem) ? 2 : 4) + sizeof(std::uint64_t));
+  for (const auto& [score, q] : scored) {
+    if (!leads.empty() && (leads.size() + 1) * copy_bytes > kExtraLeadBytes) break;
+    leads.emplace_back();
+    leads.back().build(problem, q);
+  }
+  return leads;
+}
+
+const LeadOrder* best_lead(const std::vector<LeadOrder>& leads, const Transformation& t) {
+  const LeadOrder* best = nullptr;
+  for (const LeadOrder& lead : leads)
+    if (lead.usable(t) && (!best || lead.largest[t[lead.lead]] < best->largest[t[best->lead]])) best = &lead;
+  return best;
+}
+
+std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs, const LeadOrder& order, const Transformation& t,
+                  Classes& out, const EarlyStop* stop, std::uint64_t& grouped) {
+  const std::uint32_t w = problem.histogram.width;
+  const std::size_t n = order.counts.size();
+  std::vector<const std::uint32_t*> maps;
+  SlotTables st;
+  if (!slot_tables(problem, hs, nullptr, t, maps, st)) return std::nullopt;
+  out.width = w;
+  out.keys.clear();
+  out.counts.clear();
+  out.suppressed.clear();
+  out.entry_class.clear();
+  out.suppressed_records = 0;
+  hs.partitions.keys_pending = false;
+
+  if (hs.used.size() < n) hs.used.resize(n);
+  if (hs.buffer_classes < n) {
+    hs.count_buffer.reset(new std::uint64_t[n]);
+    hs.buffer_classes = n;
+  }
+  const bool dense = st.slots <= kDenseSlots;
+  if (dense && hs.dense.size() < st.slots) hs.dense.assign(st.slots, kMissing);
+
+  const std::vector<std::uint32_t>& starts = order.starts[static_cast<std::size_t>(t[order.lead])];
+  std::uint32_t classes = 0;
+  std::uint64_t violating = 0;
+  bool complete = true;
+  grouped = 0;
+  const std::vector<std::uint32_t>& sequence = order.visit[static_cast<std::size_t>(t[order.lead])];
+  for (std::size_t i = 0; i < sequence.size(); ++i) {
+    const std::uint32_t first = starts[sequence[i]], last = starts[sequence[i] + 1];
+    // Room for every member of the range its own class (uninitialized, see
+    // Classes::keys); the classes of all ranges are often far fewer than
+    // the entries, so the room grows with them (a table of 925 k entries
+    // would take 30 MB of keys at once).
+    const std::size_t room = (std::size_t{classes} + (last - first)) * w;
+    if (out.keys.size() < room) out.keys.resize(std::max(room, std::min(n * w, 2 * out.keys.size())));
+    GroupArgs args{order.keys16.empty() ? order.keys.data() + std::size_t{first} * w : nullptr,
+                   order.keys16.empty() ? nullptr : order.keys16.data() + std::size_t{first} * w,
+                   order.counts.data() + first,
+                   last - first,
+                   w,
+                   st.tab.data(),
+                   st.codes.data(),
+                   dense ? hs.dense.data() : nullptr,
+                   &hs.slot_table,
+                   hs.used.data() + classes,
+                   nullptr,
+                   out.keys.data() + std::size_t{classes} * w,
+                   hs.count_buffer.get() + classes};
+    if (!dense) hs.slot_table.prepare(last - first, 64);
+    const std::uint32_t k = group_sequential(args, dense);
+    if (dense) {
+      for (std::uint32_t c = classes; c < classes + k; ++c) hs.dense[hs.used[c]] = kMissing;
+    } else {
+      hs.slot_table.reset(hs.used.data() + classes, k);
+    }
+    grouped += last - first;
+    if (stop) {
+      for (std::uint32_t c = classes; c < classes + k; ++c)
+        if (!stop->holds(hs.count_buffer[c])) violating += hs.count_buffer[c];
+    }
+    classes += k;
+    if (stop && violating > stop->max_suppressed && i + 1 < sequence.size()) {
+      complete = false;
+      break;
+    }
+  }
+  out.keys.resize(std::size_t{classes} * w);
+  out.counts.assign(hs.count_buffer.get(), hs.count_buffer.get() + classes);
+  out.suppressed.assign(classes, 0);
+  return complete;
+}
+
+}  // namespace deid::check_internal
