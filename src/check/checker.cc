@@ -95,12 +95,11 @@ void Checker::Shared::build_leads(const Problem& problem) {
   leads_built = true;
   if (!ranged_models) return;
   leads = check_internal::build_leads(problem);
-  // The leads' sorted copies count against the cache's budget (up to half
-  // of it): with ranges, fewer checks roll up (the survey table: 15 instead
-  // of 92), and the copies would otherwise have raised its peak by 14 %.
-  std::uint64_t lead_words = 0;
-  for (const auto& lead : leads) lead_words += lead.bytes() / sizeof(std::uint32_t);
-  budget_words -= std::min(budget_words / 2, lead_words);
+  // With leads no snapshot is cached (compute): checks from the histogram
+  // by ranges stop early or group cache-sized ranges, and rolled up only 4
+  // of adult's 1,086 checks, 12 of cup's 1,434 and 26 of the survey table's
+  // 2,482, while filling the cache cost more CPU than that saved and 90 MB
+  // of the survey table's peak (334 -> 244 MB without it).
 }
 
 Checker::HashState& Checker::Shared::lane0() { return *lanes[0]; }
@@ -232,16 +231,23 @@ void Checker::compute(HashState& hs, const Transformation& t, const Snapshot* fr
   r.solution = complete && dataset_models_hold && suppressed <= problem_.max_suppressed;
   r.complete = complete;
 
-  // The bound is the loss with nothing suppressed.
-  std::vector<std::uint8_t> flags;
-  flags.swap(cls.suppressed);
-  cls.suppressed.assign(cls.size(), 0);
-  cls.suppressed_records = 0;
-  r.lower_bound = problem_.quality->lower_bound(problem_, t, cls);
-  cls.suppressed.swap(flags);
-  cls.suppressed_records = suppressed;
+  // The bound is the loss with nothing suppressed. The flags are set aside
+  // in the lane's buffer (a fresh vector per check was 9 % of an adult run
+  // in memset and page faults), and not at all for a bound that does not
+  // read the classes.
+  if (problem_.quality->bound_reads_classes()) {
+    std::vector<std::uint8_t>& flags = hs.flags;
+    flags.swap(cls.suppressed);
+    cls.suppressed.assign(cls.size(), 0);
+    cls.suppressed_records = 0;
+    r.lower_bound = problem_.quality->lower_bound(problem_, t, cls);
+    cls.suppressed.swap(flags);
+    cls.suppressed_records = suppressed;
+  } else {
+    r.lower_bound = problem_.quality->lower_bound(problem_, t, cls);
+  }
   if (r.solution) r.quality = problem_.quality->evaluate(problem_, t, cls);
-  if (!classes_out && complete && worth_keeping(*shared_, cls.size(), cls.width, hist.size())) {
+  if (!classes_out && complete && shared_->leads.empty() && worth_keeping(*shared_, cls.size(), cls.width, hist.size())) {
     materialize_keys(hs.partitions, cls);
     fill_snapshot(p.snapshot, t, cls, dists);
     p.keep = true;

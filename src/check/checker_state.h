@@ -52,6 +52,7 @@ struct Checker::HashState {
   std::size_t last_classes = 0;  // classes of the last hashed grouping
   Classes classes;  // the classes of the lane's current check
   std::vector<ClassView::Distribution> dist_scratch;
+  std::vector<std::uint8_t> flags;  // a check's suppression flags, set aside for the bound
 };
 
 // One check computed but not yet counted: its result, where its classes came
@@ -88,8 +89,8 @@ struct Checker::Shared {
   std::vector<HashState*> idle;
 
   HashState& lane0();
-  // Builds the leads (once; not from concurrent checks) and charges them
-  // to the cache's budget.
+  // Builds the leads (once; not from concurrent checks). With leads, no
+  // snapshots are cached.
   void build_leads(const Problem& problem);
   HashState* acquire_lane();
   void release_lane(HashState* lane);

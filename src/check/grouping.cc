@@ -243,7 +243,7 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
     if (partitioned) {
       classes = group_partitioned(args, hs.partitions);
     } else if (slots <= kDenseSlots) {
-      if (hs.dense.size() < slots) hs.dense.assign(slots, kMissing);
+      ensure_dense(hs.dense, slots);
       args.dense = hs.dense.data();
       classes = group_slots_any<true>(args);
       for (std::uint32_t c = 0; c < classes; ++c) hs.dense[hs.used[c]] = kMissing;

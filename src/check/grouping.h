@@ -137,6 +137,13 @@ constexpr std::size_t kBlock = 16;
 // stays in the L2 cache); larger products hash the slot.
 constexpr std::uint64_t kDenseSlots = std::uint64_t{1} << 18;
 
+// Makes `dense` (all kMissing) hold at least `slots` slots, growing it at
+// least twofold up to kDenseSlots: a table grown to each check's exact size
+// took a fresh allocation, and its page faults, at every growth.
+inline void ensure_dense(std::vector<std::uint32_t>& dense, std::uint64_t slots) {
+  if (dense.size() < slots) dense.assign(std::min(kDenseSlots, std::max<std::uint64_t>(slots, 2 * dense.size())), kMissing);
+}
+
 // The per-check tables of a grouping by `t` of a source at `levels`
 // (nullptr: the histogram, all levels 0): per attribute the source code's
 // slot contribution (generalized code × stride) and its generalized code,

@@ -183,7 +183,7 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
     hs.buffer_classes = n;
   }
   const bool dense = st.slots <= kDenseSlots;
-  if (dense && hs.dense.size() < st.slots) hs.dense.assign(st.slots, kMissing);
+  if (dense) ensure_dense(hs.dense, st.slots);
 
   const std::vector<std::uint32_t>& starts = order.starts[static_cast<std::size_t>(t[order.lead])];
   std::uint32_t classes = 0;
