@@ -76,6 +76,9 @@ def column_codes(column: pd.Series) -> Tuple[np.ndarray, List[str]]:
             texts[mask] = None
             column = pd.Series(texts, copy=False)
     codes, uniques = pd.factorize(column, sort=False)
+    if isinstance(dtype, np.dtype) and dtype.kind in "iufb":
+        # factorize widens float32 to float64, whose shortest repr differs.
+        uniques = np.asarray(uniques).astype(dtype, copy=False)
     return codes, value_texts(uniques)
 
 

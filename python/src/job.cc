@@ -21,6 +21,11 @@ void bind_job(py::module_& m) {
                                if (!j.job.input.delimiter) return std::nullopt;
                                return std::string(1, *j.job.input.delimiter);
                              })
+      .def_property_readonly("output_delimiter",
+                             [](const JobHandle& j) -> std::optional<std::string> {
+                               if (!j.job.output.delimiter) return std::nullopt;
+                               return std::string(1, *j.job.output.delimiter);
+                             })
       .def_property_readonly("output_path", [](const JobHandle& j) { return j.job.output.path; })
       .def_property_readonly("has_privacy", [](const JobHandle& j) { return !j.job.privacy.empty(); })
       .def_property_readonly("has_cell_suppression", [](const JobHandle& j) { return j.job.cell_suppression.has_value(); })
