@@ -43,9 +43,9 @@ class _Bar:
         if self._tqdm is not None:
             if self._bar is None:
                 self._bar = self._tqdm(total=100, desc="deid", unit="%", leave=False,
-                                       bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix}")
+                                       bar_format="{desc}{percentage:3.0f}%|{bar}|{postfix}")
             self._bar.set_description(f"deid {p.phase}", refresh=False)
-            if p.phase == "search":
+            if p.phase == "search" and p.checked is not None:
                 if p.fraction_done is not None:
                     self._bar.n = round(100 * p.fraction_done, 1)
                 loss = "" if p.best_loss is None else f", best loss {p.best_loss:.6f}"
@@ -57,7 +57,7 @@ class _Bar:
             return
         self._last_text = now
         text = f"deid: {p.phase}"
-        if p.phase == "search":
+        if p.phase == "search" and p.checked is not None:
             if p.fraction_done is not None:
                 text += f" {100 * p.fraction_done:3.0f}%"
             text += f", {p.checked} checked"

@@ -36,9 +36,10 @@ class RiskResult:
 
     @property
     def populations(self) -> pd.DataFrame:
-        """Population uniqueness per population: one row each."""
+        """Population uniques per population: one row each, the estimate of
+        each model (None where it has none; info has why)."""
         rows = []
-        for p in self.info.get("populations", []):
+        for p in self.info.get("population_uniques", []):
             row = {k: v for k, v in p.items() if not isinstance(v, dict)}
             for model in ("zayatz", "pitman", "snb", "dankar"):
                 if isinstance(p.get(model), dict):
@@ -49,7 +50,7 @@ class RiskResult:
     @property
     def class_sizes(self) -> pd.DataFrame:
         """How many classes have each size."""
-        return pd.DataFrame(self.info.get("class_sizes", []))
+        return pd.DataFrame(self.info.get("class_size_frequencies", []), columns=["size", "classes"])
 
     def save_report(self, path: "str | os.PathLike[str]") -> None:
         """Writes the HTML report of ``deid risk --report``."""
