@@ -56,6 +56,8 @@ void bind_job(py::module_& m) {
             t->rows = std::move(rows);
             for (std::size_t i = 0; i < t->rows.size(); ++i) t->lines.push_back(i + 1);
             spec->hierarchy_data = std::move(t);
+            spec->hierarchy.clear();  // the placeholder the Python layer put in the job
+            spec->hierarchy_builder.reset();
           },
           py::arg("attribute"), py::arg("rows"), py::arg("source"),
           "Gives `attribute` a hierarchy held in memory (one row per value, ARX's layout).");

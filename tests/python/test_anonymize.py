@@ -119,3 +119,14 @@ def test_threads_do_not_change_the_answer(adult_frame):
     assert one.info["search"]["transformations_checked"] == two.info["search"]["transformations_checked"]
     with pytest.raises(ValueError, match="threads"):
         deid.anonymize(adult_frame, EXAMPLES / "adult.yaml", threads=0)
+
+
+def test_outputs_never_overwrite_an_input(tmp_path):
+    data = tmp_path / "adult.csv"
+    data.write_bytes((ADULT / "adult.csv").read_bytes())
+    r = deid.anonymize(data, EXAMPLES / "adult.yaml")
+    with pytest.raises(deid.InputError, match="input"):
+        r.to_csv(data)
+    assert data.read_bytes() == (ADULT / "adult.csv").read_bytes()
+    with pytest.raises(deid.InputError):
+        r.save_report(ADULT / "hierarchies" / "age.csv")

@@ -116,13 +116,14 @@ def test_an_error_in_the_progress_callable_stops_the_run(adult_frame):
         deid.anonymize(adult_frame, exhaustive_text(), progress=fail)
 
 
-def test_ctrl_c_interrupts_the_search(adult_frame):
+@pytest.mark.parametrize("threads", [None, 1])
+def test_ctrl_c_interrupts_the_search(adult_frame, threads):
     timer = threading.Timer(0.4, os.kill, (os.getpid(), signal.SIGINT))
     start = time.monotonic()
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
-            deid.anonymize(adult_frame, exhaustive_text())
+            deid.anonymize(adult_frame, exhaustive_text(), threads=threads)
     finally:
         timer.cancel()
     # Stopped within about 100 ms of the signal, not at the end of the search.
