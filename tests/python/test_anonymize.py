@@ -130,3 +130,21 @@ def test_outputs_never_overwrite_an_input(tmp_path):
     assert data.read_bytes() == (ADULT / "adult.csv").read_bytes()
     with pytest.raises(deid.InputError):
         r.save_report(ADULT / "hierarchies" / "age.csv")
+
+
+@pytest.mark.parametrize("escape", [False, True])
+def test_formula_cells_as_the_cli_writes_them(escape, cli, tmp_path):
+    frame = pd.DataFrame({"zip": ["81675", "81677", "81679", "81675"] * 5,
+                          "note": ["=1+2", "plain", "-5", "@x"] * 5})
+    job = {"attributes": {"zip": {"role": "quasi-identifying", "hierarchy": {"type": "masking"}}},
+           "default-role": "insensitive", "privacy": [{"k-anonymity": {"k": 2}}],
+           "output": {"escape-formulas": escape}}
+    frame.to_csv(tmp_path / "in.csv", index=False)
+    job_file = write_yaml_job(job | {"input": {"path": str(tmp_path / "in.csv")}}, tmp_path / "job.yaml")
+    run_cli(cli, "anonymize", job_file, "--output", tmp_path / "cli.csv", "--result", tmp_path / "cli.json")
+    r = deid.anonymize(frame, job)
+    r.to_csv(tmp_path / "py.csv")
+    assert (tmp_path / "py.csv").read_bytes() == (tmp_path / "cli.csv").read_bytes()
+    assert r.info["warnings"] == json.loads((tmp_path / "cli.json").read_text())["warnings"]
+    back = pd.read_csv(tmp_path / "cli.csv", dtype=str, keep_default_na=False)
+    pd.testing.assert_frame_equal(r.data.astype(str), back, check_dtype=False)
