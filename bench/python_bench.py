@@ -12,7 +12,8 @@ the released DataFrame built (`release`), and the whole call. Memory: the
 DataFrame's own size (memory_usage(deep=True)) and the most the process
 grew above its size with the DataFrame loaded while the steps ran (the
 peak resident set, VmHWM, reset before through /proc/self/clear_refs).
-Prints one JSON line (medians of N runs for the times).
+Prints one JSON line (medians of N runs for the times) with the answer
+(transformation, loss, suppressed records), to compare with the CLI's.
 """
 import argparse
 import json
@@ -70,6 +71,8 @@ def main():
         times["search"].append(result.info["time_ms"]["search"] / 1000)
         times["release"].append(t3 - t2)
         times["total"].append(t3 - t0)
+        answer = {"transformation": result.info["transformation"], "information_loss": result.info["information_loss"],
+                  "suppressed_records": result.info.get("suppressed_records")}
         del table, run, result, released
     out = {"job": args.job, "rows": len(frame), "columns": frame.shape[1], "pandas_read_s": round(read_s, 3),
            "frame_bytes": frame_bytes, "peak_growth_bytes": peak_growth,
@@ -77,6 +80,7 @@ def main():
     for k, v in times.items():
         out[k + "_s"] = round(statistics.median(v), 4)
     out["conversion_s"] = round(out["encode_s"] + out["release_s"], 4)
+    out.update(answer)
     print(json.dumps(out))
 
 
