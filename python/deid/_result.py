@@ -13,6 +13,11 @@ from . import _core
 from ._frame import categorical
 
 
+def write_json(path: "str | os.PathLike[str]", role: str, text: str) -> None:
+    """Writes JSON text from the core (formatted as the command line's) atomically."""
+    _core.write_file(os.fspath(path), role, text + "\n")
+
+
 class Result:
     """What ``deid.anonymize`` found and released.
 
@@ -138,10 +143,9 @@ class Result:
         self._run.save_report(os.fspath(path))
 
     def save_result(self, path: "str | os.PathLike[str]") -> None:
-        """Writes ``info`` as the JSON result file (indented as the CLI's)."""
-        with open(os.fspath(path), "w", encoding="utf-8") as f:
-            json.dump(self.info, f, indent=2, ensure_ascii=False)
-            f.write("\n")
+        """Writes ``info`` as ``deid anonymize`` writes output.result (as the
+        CLI formats it; atomically)."""
+        write_json(path, "result", self._run.result_json(2))
 
     def report_html(self) -> str:
         """The HTML report as a string."""

@@ -11,6 +11,7 @@ import pandas as pd
 
 from . import _core
 from ._job import job_and_table
+from ._result import write_json
 
 
 class RiskResult:
@@ -57,10 +58,8 @@ class RiskResult:
         self._report.save_report(os.fspath(path))
 
     def save_json(self, path: "str | os.PathLike[str]") -> None:
-        """Writes ``info`` as ``deid risk --json`` does."""
-        with open(os.fspath(path), "w", encoding="utf-8") as f:
-            json.dump(self.info, f, indent=2, ensure_ascii=False)
-            f.write("\n")
+        """Writes ``info`` as ``deid risk --json`` does (the same bytes)."""
+        write_json(path, "risk JSON", self._report.json(2))
 
     def report_html(self) -> str:
         return self._report.html()

@@ -11,6 +11,7 @@ import pandas as pd
 
 from . import _core
 from ._job import job_and_table
+from ._result import write_json
 
 
 class SuppressionResult:
@@ -24,9 +25,10 @@ class SuppressionResult:
     writes output.path.
     """
 
-    def __init__(self, info: Dict[str, Any], table: bytes, samples: List[bytes], delimiter: str,
+    def __init__(self, info_text: str, table: bytes, samples: List[bytes], delimiter: str,
                  index: Optional[pd.Index]) -> None:
-        self.info = info
+        self._info_text = info_text
+        self.info: Dict[str, Any] = json.loads(info_text)
         self._table = table
         self._samples = samples
         self._delimiter = delimiter
@@ -58,9 +60,8 @@ class SuppressionResult:
         _core.write_file(os.fspath(path), "output table", self._table)
 
     def save_result(self, path: "str | os.PathLike[str]") -> None:
-        with open(os.fspath(path), "w", encoding="utf-8") as f:
-            json.dump(self.info, f, indent=2, ensure_ascii=False)
-            f.write("\n")
+        """Writes ``info`` as ``deid suppress`` writes output.result (atomically)."""
+        write_json(path, "result", self._info_text)
 
     def __repr__(self) -> str:
         l = self.info["information_loss"]
@@ -80,5 +81,5 @@ def suppress(data: Any, job: Any, *, threads: Optional[int] = None) -> Suppressi
     parsed, table, frame = job_and_table(job, data, None)
     delimiter = parsed.output_delimiter or table.delimiter
     info, text, samples = _core.suppress(parsed, table, n)
-    return SuppressionResult(json.loads(info), text, list(samples), delimiter,
+    return SuppressionResult(info, text, list(samples), delimiter,
                              frame.index if frame is not None else None)

@@ -138,7 +138,8 @@ void bind_anonymize(py::module_& m) {
   py::class_<Run, std::shared_ptr<Run>>(m, "Run", "The outcome of deid::anonymize, kept for the Result.")
       .def_property_readonly("found", [](const Run& r) { return r.a.found; })
       .def_property_readonly("escape_formulas", [](const Run& r) { return r.prepared->job.output.escape_formulas; })
-      .def("result_json", [](const Run& r) { return r.a.result.dump(); })
+      .def(
+          "result_json", [](const Run& r, int indent) { return r.a.result.dump(indent); }, py::arg("indent") = -1)
       .def_property_readonly("names",
                              [](const Run& r) {
                                std::vector<std::string> out;

@@ -15,7 +15,8 @@ namespace deid::python {
 
 void bind_risk(py::module_& m) {
   py::class_<RiskReport, std::shared_ptr<RiskReport>>(m, "RiskReport", "deid::RiskReport")
-      .def("json", [](const RiskReport& r) { return to_json(r).dump(); })
+      .def(
+          "json", [](const RiskReport& r, int indent) { return to_json(r).dump(indent); }, py::arg("indent") = -1)
       .def("text", [](const RiskReport& r) { return to_text(r); })
       .def("html",
            [](const RiskReport& r) {

@@ -19,7 +19,7 @@ void bind_suppress(py::module_& m) {
         std::string result;
         run_released(threads, [&] {
           const CellSuppressionRun run = run_cell_suppression(job->job, std::move(data), tables);
-          result = run.result.dump();
+          result = run.result.dump(2);
         });
         return py::make_tuple(result, py::bytes(tables.table), [&] {
           py::list samples;

@@ -173,6 +173,8 @@ def test_risk_equals_the_cli(adult_frame, cli, tmp_path):
         assert got == {k: v for k, v in expected.items() if k != "input"}
     assert "Prosecutor" in r.text or "prosecutor" in r.text
     assert len(r.profile) > 0 and len(r.populations) == 3 and r.class_sizes["classes"].sum() == r.info["classes"]
+    deid.risk(None, ADULT_YAML).save_json(tmp_path / "py-risk.json")
+    assert (tmp_path / "py-risk.json").read_bytes() == (tmp_path / "risk.json").read_bytes()
     r.save_report(tmp_path / "risk.html")
     assert "<svg" in (tmp_path / "risk.html").read_text()
 
