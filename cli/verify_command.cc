@@ -357,7 +357,7 @@ bool same_file(const std::string& a, const std::string& b) {
 }  // namespace
 
 Verification verify_release(Job job, const std::string& input_path, const std::string& output_path,
-                          const std::string& result_path) {
+                            const std::string& result_path) {
   if (!input_path.empty()) job.input.path = input_path;
   const std::string output = output_path.empty() ? job.output.path : output_path;
   if (output.empty())
