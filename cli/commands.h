@@ -6,6 +6,13 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "checks.h"
+#include "deid/job.h"
 
 namespace deid::cli {
 
@@ -28,5 +35,18 @@ Command add_suppress_command(CLI::App& app, const bool& quiet);
 // (docs/verify.md); returns 0 when every check holds, 1 when one fails.
 // With `quiet` prints only the failed checks.
 Command add_verify_command(CLI::App& app, const bool& quiet);
+
+// What `deid verify` checks and finds, for the command and the Python
+// package: the released table `output` (default: the job's output.path)
+// against `job` and its input (`input`, default: the job's input.path),
+// and the counts and SHA-256s of `result` when given. Throws the errors
+// the command reports with exit code 2.
+struct Verification {
+  std::string output;                     // the table checked
+  std::vector<verify::CheckLine> lines;   // one per check, as printed
+};
+Verification verify_release(Job job, const std::string& input, const std::string& output, const std::string& result);
+// The table of checks as `deid verify --json` writes it.
+nlohmann::json to_json(const Verification& v);
 
 }  // namespace deid::cli

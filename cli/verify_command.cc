@@ -318,7 +318,11 @@ void print_table(const std::vector<verify::CheckLine>& lines, bool failures_only
   }
 }
 
-nlohmann::json to_json(const std::vector<verify::CheckLine>& lines, const std::string& output) {
+}  // namespace
+
+nlohmann::json to_json(const Verification& v) {
+  const auto& lines = v.lines;
+  const auto& output = v.output;
   nlohmann::json checks = nlohmann::json::array();
   for (const auto& l : lines) {
     nlohmann::json c = {{"check", l.name}, {"status", verify::to_string(l.status)}, {"detail", l.detail}};
@@ -331,6 +335,8 @@ nlohmann::json to_json(const std::vector<verify::CheckLine>& lines, const std::s
   }
   return {{"output", output}, {"valid", verify::all_hold(lines)}, {"checks", std::move(checks)}};
 }
+
+namespace {
 
 // "FILE:LINE (row R, column 'C')" of a failed line, as much as is known.
 std::string where(const verify::CheckLine& l, const std::string& output) {
@@ -350,6 +356,58 @@ bool same_file(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+Verification verify_release(Job job, const std::string& input_path, const std::string& output_path,
+                            const std::string& result_path) {
+  if (!input_path.empty()) job.input.path = input_path;
+  const std::string output = output_path.empty() ? job.output.path : output_path;
+  if (output.empty())
+    throw JobError(Location{job.path, 0, 0, {}}, "nothing to verify: the job has no output.path; give --output FILE");
+
+  const char input_delimiter = job.input.delimiter ? *job.input.delimiter : file_delimiter(job.input.path, "input");
+  const char output_delimiter = job.output.delimiter.value_or(input_delimiter);
+  const verify::Table input = read_table(job.input.path, input_delimiter, true, "input");
+  for (const auto& a : job.attributes)
+    if (std::find(input.header.begin(), input.header.end(), a.name) == input.header.end())
+      throw JobError(Location{job.path, a.line, 0, {}},
+                     fmt::format("attribute '{}' is not a column of {}", a.name, job.input.path));
+  Hierarchies hierarchies(job, job.input.path, input_delimiter);
+  const verify::VerifiedFiles files{job.input.path, output};
+
+  std::vector<verify::CheckLine> lines;
+  std::string why;
+  const auto released = verify::read_csv_file(output, output_delimiter, true, &why);
+  if (!released) {
+    std::ifstream probe(output, std::ios::binary);
+    if (!probe) throw IoError(Location{output, 0, 0, {}}, "cannot open the output to verify");
+    // A released table that is not CSV fails verification (exit 1).
+    lines.push_back({"output csv", verify::CheckLine::Status::failed, why, {}, 0, 0});
+  } else if (job.cell_suppression) {
+    const MappedCells m = map_cell_suppression(job, input, hierarchies);
+    const verify::CellReport report = verify::check_cell_tables(input, *released, m.hierarchies, m.options);
+    for (const auto& v : report.violations)
+      if (v.kind == verify::CellViolation::Kind::unreadable || v.kind == verify::CellViolation::Kind::bad_options)
+        throw JobError(Location{job.path, 0, 0, {}}, fmt::format("the job does not fit the data: {}", v.message));
+    lines = verify::summarize(m.options, report);
+    if (!result_path.empty()) {
+      const auto more = verify::check_result(read_claims(result_path, true), m.options, report, files);
+      lines.insert(lines.end(), more.begin(), more.end());
+    }
+  } else {
+    const Mapped m = map_anonymization(job, input, hierarchies);
+    const verify::Report report = verify::check_tables(m.options, input, *released, m.hierarchies);
+    for (const auto& v : report.violations)
+      if (v.kind == verify::Violation::Kind::unreadable || v.kind == verify::Violation::Kind::bad_options ||
+          v.kind == verify::Violation::Kind::bad_hierarchy)
+        throw JobError(Location{job.path, 0, 0, {}}, fmt::format("the job does not fit the data: {}", v.message));
+    lines = verify::summarize(m.options, report);
+    if (!result_path.empty()) {
+      const auto more = verify::check_result(read_claims(result_path, false), m.options, report, files);
+      lines.insert(lines.end(), more.begin(), more.end());
+    }
+  }
+  return {output, std::move(lines)};
+}
+
 Command add_verify_command(CLI::App& app, const bool& quiet) {
   struct Options {
     std::string job, input, output, result, json;
@@ -367,62 +425,21 @@ Command add_verify_command(CLI::App& app, const bool& quiet) {
   cmd.app = sub;
   cmd.run = [opts, &quiet]() -> int {
     Job job = read_job(opts->job);
-    if (!opts->input.empty()) job.input.path = opts->input;
-    const std::string output = opts->output.empty() ? job.output.path : opts->output;
-    if (output.empty())
-      throw JobError(Location{job.path, 0, 0, {}}, "nothing to verify: the job has no output.path; give --output FILE");
-    if (!opts->json.empty())
-      for (const std::string* read : std::initializer_list<const std::string*>{&job.input.path, &output, &opts->result, &opts->job})
+    if (!opts->json.empty()) {
+      const std::string output = opts->output.empty() ? job.output.path : opts->output;
+      const std::string input = opts->input.empty() ? job.input.path : opts->input;
+      for (const std::string* read : std::initializer_list<const std::string*>{&input, &output, &opts->result, &opts->job})
         if (same_file(opts->json, *read))
           throw JobError(Location{}, fmt::format("--json '{}' is a file verify reads ({}); choose another path",
                                                  opts->json, *read));
-
-    const char input_delimiter = job.input.delimiter ? *job.input.delimiter : file_delimiter(job.input.path, "input");
-    const char output_delimiter = job.output.delimiter.value_or(input_delimiter);
-    const verify::Table input = read_table(job.input.path, input_delimiter, true, "input");
-    for (const auto& a : job.attributes)
-      if (std::find(input.header.begin(), input.header.end(), a.name) == input.header.end())
-        throw JobError(Location{job.path, a.line, 0, {}},
-                       fmt::format("attribute '{}' is not a column of {}", a.name, job.input.path));
-    Hierarchies hierarchies(job, job.input.path, input_delimiter);
-    const verify::VerifiedFiles files{job.input.path, output};
-
-    std::vector<verify::CheckLine> lines;
-    std::string why;
-    const auto released = verify::read_csv_file(output, output_delimiter, true, &why);
-    if (!released) {
-      std::ifstream probe(output, std::ios::binary);
-      if (!probe) throw IoError(Location{output, 0, 0, {}}, "cannot open the output to verify");
-      // A released table that is not CSV fails verification (exit 1).
-      lines.push_back({"output csv", verify::CheckLine::Status::failed, why, {}, 0, 0});
-    } else if (job.cell_suppression) {
-      const MappedCells m = map_cell_suppression(job, input, hierarchies);
-      const verify::CellReport report = verify::check_cell_tables(input, *released, m.hierarchies, m.options);
-      for (const auto& v : report.violations)
-        if (v.kind == verify::CellViolation::Kind::unreadable || v.kind == verify::CellViolation::Kind::bad_options)
-          throw JobError(Location{job.path, 0, 0, {}}, fmt::format("the job does not fit the data: {}", v.message));
-      lines = verify::summarize(m.options, report);
-      if (!opts->result.empty()) {
-        const auto more = verify::check_result(read_claims(opts->result, true), m.options, report, files);
-        lines.insert(lines.end(), more.begin(), more.end());
-      }
-    } else {
-      const Mapped m = map_anonymization(job, input, hierarchies);
-      const verify::Report report = verify::check_tables(m.options, input, *released, m.hierarchies);
-      for (const auto& v : report.violations)
-        if (v.kind == verify::Violation::Kind::unreadable || v.kind == verify::Violation::Kind::bad_options ||
-            v.kind == verify::Violation::Kind::bad_hierarchy)
-          throw JobError(Location{job.path, 0, 0, {}}, fmt::format("the job does not fit the data: {}", v.message));
-      lines = verify::summarize(m.options, report);
-      if (!opts->result.empty()) {
-        const auto more = verify::check_result(read_claims(opts->result, false), m.options, report, files);
-        lines.insert(lines.end(), more.begin(), more.end());
-      }
     }
+    const Verification v = verify_release(std::move(job), opts->input, opts->output, opts->result);
+    const std::vector<verify::CheckLine>& lines = v.lines;
+    const std::string& output = v.output;
 
     if (!opts->json.empty()) {
       std::ofstream out(opts->json, std::ios::binary);
-      out << to_json(lines, output).dump(2) << "\n";
+      out << to_json(v).dump(2) << "\n";
       out.flush();
       if (!out) throw IoError(Location{opts->json, 0, 0, {}}, "cannot write the table of checks");
     }

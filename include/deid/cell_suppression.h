@@ -290,4 +290,17 @@ struct CellSuppressionRun {
 // for unreadable or malformed files.
 CellSuppressionRun run_cell_suppression(const Job& job);
 
+// The released tables of a run kept in memory: the output table and each
+// sample, as the CSV text run_cell_suppression(job) writes to their files.
+struct CellSuppressionTables {
+  std::string table;
+  std::vector<std::string> samples;
+};
+
+// The same run on `data` (read already, or built in memory by a front end),
+// writing no file: the tables go to `tables` (the output table even when
+// job.output.path is empty), the result stays in the returned run. The
+// result's "files" lists the input only.
+CellSuppressionRun run_cell_suppression(const Job& job, Dataset data, CellSuppressionTables& tables);
+
 }  // namespace deid

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -31,9 +32,13 @@ struct AttributeSpec {
   // still initializes the fields above.)
   std::optional<HierarchyBuilderSpec> hierarchy_builder = std::nullopt;
   std::uint64_t hierarchy_line = 0, hierarchy_column = 0;  // of the inline definition
+  // A hierarchy table a front end holds in memory (the Python package's
+  // DataFrames), never read from a job file. When set, it is the hierarchy:
+  // `hierarchy` and `hierarchy_builder` are ignored.
+  std::shared_ptr<const HierarchyTable> hierarchy_data = nullptr;
 
-  // A hierarchy file or an inline definition.
-  bool has_hierarchy() const { return !hierarchy.empty() || hierarchy_builder.has_value(); }
+  // A hierarchy file, an inline definition or a table in memory.
+  bool has_hierarchy() const { return !hierarchy.empty() || hierarchy_builder.has_value() || hierarchy_data != nullptr; }
 };
 
 struct KAnonymitySpec {

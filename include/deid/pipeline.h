@@ -58,8 +58,8 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Timings* timings = nullptr,
 std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timings = nullptr,
                                      const PhaseFn& phase = {});
 
-// The hierarchy of `attribute` (which has_hierarchy()): its file read, or
-// its inline definition built from the distinct values of its column of
+// The hierarchy of `attribute` (which has_hierarchy()): its table in memory
+// (hierarchy_data) as it is, its file read, or its inline definition built from the distinct values of its column of
 // `data`, in order of first appearance. Throws as prepare() does; a value an
 // inline builder cannot place is a JobError at the value's first line in
 // the data whose message names the definition's line in the job file.
@@ -89,6 +89,11 @@ struct Anonymization {
 
 // Runs the search on a prepared job and builds the result; writes nothing.
 Anonymization run_search(PreparedJob& prepared, const RunOptions& options = {});
+
+// Warnings about the table `a` releases (cells a spreadsheet would run as
+// formulas, output.h), for the result's "warnings"; empty with
+// output.escape-formulas, which escapes them.
+nlohmann::json release_warnings(const PreparedJob& prepared, const Anonymization& a);
 
 // The whole of `deid anonymize`: prepare, search, write the output (when a
 // solution was found and job.output.path is set) and the result (when

@@ -36,6 +36,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "deid/dataset.h"
 #include "deid/job.h"
 
 namespace deid {
@@ -252,6 +253,9 @@ RiskReport assess_risk(const ClassSizeFrequencies& freq, const RiskOptions& opti
 // has no quasi-identifier or the table lacks one of them, and the errors of
 // read_dataset().
 RiskReport assess_risk(const Job& job, const std::string& input_path, const RiskOptions& options = {});
+// The same for a table already read (or built in memory by a front end);
+// messages name it by data.source.
+RiskReport assess_risk(const Job& job, const Dataset& data, const RiskOptions& options = {});
 
 // JSON for a report or an estimate: estimates that are not available are
 // null, with "status" saying why.

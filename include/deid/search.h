@@ -37,6 +37,11 @@ struct SearchProgress {
   double elapsed_seconds = 0;
   std::optional<double> fraction_done;  // when the algorithm can estimate it
 };
+// Called by Evaluator::check() on the thread that runs the search. It may
+// throw to abandon the search (a front end's interrupt, e.g. Ctrl-C in
+// Python): the exception leaves the algorithm's run() and the pipeline's
+// run_search() as it is, no check is left running (checks computed ahead
+// of time have finished by then), and the problem can be searched again.
 using ProgressFn = std::function<void(const SearchProgress&)>;
 
 struct SearchLimits {

@@ -20,8 +20,9 @@ nlohmann::json lattice_number(LatticeIndex v) {
   return to_string(v);
 }
 
-// Warnings about the released table (formula-like cells, output.h).
-nlohmann::json output_warnings(const PreparedJob& p, const Anonymization& a) {
+}  // namespace
+
+nlohmann::json release_warnings(const PreparedJob& p, const Anonymization& a) {
   std::vector<bool> written(p.data.columns.size(), true);
   for (std::size_t c = 0; c < written.size(); ++c) written[c] = p.roles[c] != Role::identifying;
   std::vector<std::vector<std::string>> labels(p.problem.qi_columns.size());
@@ -39,8 +40,6 @@ nlohmann::json output_warnings(const PreparedJob& p, const Anonymization& a) {
   for (std::string& w : formula_warnings(p.data, written, released)) out.push_back(std::move(w));
   return out;
 }
-
-}  // namespace
 
 std::uint64_t peak_rss_bytes() {
   rusage ru{};
@@ -154,7 +153,7 @@ Anonymization anonymize(const Job& job, const RunOptions& options) {
   Anonymization a = run_search(*prepared, options);
   a.timings.read = timings.read;
   a.timings.encode = timings.encode;
-  a.result["warnings"] = output_warnings(*prepared, a);
+  a.result["warnings"] = release_warnings(*prepared, a);
 
   // Every output is written to a temporary file first and the temporaries
   // replace their targets only when all are complete, so a failure leaves

@@ -57,6 +57,7 @@ const char* to_string(Phase phase) {
 }
 
 HierarchyTable hierarchy_table(const Job& job, const AttributeSpec& attribute, const Dataset& data) {
+  if (attribute.hierarchy_data) return *attribute.hierarchy_data;
   if (attribute.hierarchy_builder) {
     const int c = data.column_index(attribute.name);
     if (c < 0)

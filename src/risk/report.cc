@@ -58,20 +58,33 @@ RiskReport assess_risk(const ClassSizeFrequencies& freq, const RiskOptions& opti
   return r;
 }
 
-RiskReport assess_risk(const Job& job, const std::string& input_path, const RiskOptions& options) {
-  std::vector<const AttributeSpec*> qis;
-  for (const auto& a : job.attributes)
-    if (a.role == Role::quasi_identifying) qis.push_back(&a);
-  if (qis.empty())
-    throw JobError(Location{job.path, 0, 0, {}}, "the job lists no quasi-identifying attribute to measure risk over");
+namespace {
 
+void require_quasi_identifiers(const Job& job) {
+  if (std::none_of(job.attributes.begin(), job.attributes.end(),
+                   [](const AttributeSpec& a) { return a.role == Role::quasi_identifying; }))
+    throw JobError(Location{job.path, 0, 0, {}}, "the job lists no quasi-identifying attribute to measure risk over");
+}
+
+}  // namespace
+
+RiskReport assess_risk(const Job& job, const std::string& input_path, const RiskOptions& options) {
+  require_quasi_identifiers(job);
   const bool explicit_input = !input_path.empty();
   const std::string path = explicit_input ? input_path : job.input.path;
   // An output of `deid anonymize` is written with output.delimiter, or the
   // input's.
   CsvOptions csv;
   csv.delimiter = explicit_input && job.output.delimiter ? job.output.delimiter : job.input.delimiter;
-  const Dataset data = read_dataset(path, csv);
+  return assess_risk(job, read_dataset(path, csv), options);
+}
+
+RiskReport assess_risk(const Job& job, const Dataset& data, const RiskOptions& options) {
+  require_quasi_identifiers(job);
+  std::vector<const AttributeSpec*> qis;
+  for (const auto& a : job.attributes)
+    if (a.role == Role::quasi_identifying) qis.push_back(&a);
+  const std::string& path = data.source;
   std::vector<std::string> warnings = formula_warnings(data, {}, {});
 
   std::vector<int> columns;

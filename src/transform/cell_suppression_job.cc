@@ -10,6 +10,7 @@
 #include <ctime>
 #include <memory>
 #include <map>
+#include <sstream>
 
 #include "deid/attack_risk.h"
 #include "deid/cell_suppression.h"
@@ -347,22 +348,19 @@ nlohmann::json registry_json(const Job& job, const Bound& b, const CellTable& t,
 
 }  // namespace
 
-CellSuppressionRun run_cell_suppression(const Job& job) {
-  if (!job.cell_suppression) fail(job, 0, "the job has no 'cell-suppression' section");
+namespace {
+
+// The run on `data`; `in_memory` as run_cell_suppression(job, data, ...).
+CellSuppressionRun run(const Job& job, Dataset data, Clock::time_point t_start, double read_ms,
+                       CellSuppressionTables* in_memory) {
   const Job::CellSuppression& cs = *job.cell_suppression;
-  const auto t_start = Clock::now();
-  // Before any work: no output may be an input or another output, and every
-  // output's directory must take it (docs/reliability.md).
-  check_files(job_reads(job), job_writes(job));
   CellSuppressionRun run;
   run.k = cs.k ? *cs.k : k_for_threshold(*cs.tau);
   const double tau = cs.tau ? *cs.tau : 1.0 / static_cast<double>(run.k);
 
-  auto t0 = Clock::now();
   Bound b;
-  b.data = read_dataset(job.input.path, CsvOptions{job.input.delimiter});
-  const double read_ms = ms_since(t0);
-  t0 = Clock::now();
+  b.data = std::move(data);
+  auto t0 = Clock::now();
   bind(job, b, run.k);
   // Identifying columns are never written: drop their values (a column of
   // unique identifiers is the largest dictionary of the table).
@@ -504,13 +502,22 @@ CellSuppressionRun run_cell_suppression(const Job& job) {
   std::vector<FileDigest> files;
   files.push_back({"input", job.input.path, b.data.sha256, b.data.bytes});
   std::vector<std::unique_ptr<OutputFile>> outputs;
-  if (!job.output.path.empty()) {
+  if (in_memory) {
+    std::ostringstream table;
+    write_table(b, out, cs.marker, delim, escape, table, nullptr);
+    in_memory->table = std::move(table).str();
+    for (const auto& sample : samples) {
+      std::ostringstream text;
+      write_table(b, out, cs.marker, delim, escape, text, &sample);
+      in_memory->samples.push_back(std::move(text).str());
+    }
+  } else if (!job.output.path.empty()) {
     outputs.push_back(std::make_unique<OutputFile>(job.output.path, "output table"));
     write_table(b, out, cs.marker, delim, escape, outputs.back()->stream(), nullptr);
     files.push_back(outputs.back()->finish("output"));
   }
   nlohmann::json sj = nlohmann::json::array();
-  for (std::size_t i = 0; i < samples.size(); ++i) {
+  for (std::size_t i = 0; i < samples.size() && !in_memory; ++i) {
     outputs.push_back(std::make_unique<OutputFile>(cs.samples[i].path, fmt::format("sample {}", i + 1)));
     write_table(b, out, cs.marker, delim, escape, outputs.back()->stream(), &samples[i]);
     files.push_back(outputs.back()->finish("sample"));
@@ -531,13 +538,30 @@ CellSuppressionRun run_cell_suppression(const Job& job) {
   }
   j["warnings"] = warnings;
   j["files"] = to_json(files);
-  if (!job.output.result.empty()) {
+  if (!job.output.result.empty() && !in_memory) {
     outputs.push_back(std::make_unique<OutputFile>(job.output.result, "result"));
     outputs.back()->stream() << j.dump(2) << '\n';
     outputs.back()->finish("result");
   }
   for (auto& f : outputs) f->publish();
   return run;
+}
+
+}  // namespace
+
+CellSuppressionRun run_cell_suppression(const Job& job) {
+  if (!job.cell_suppression) fail(job, 0, "the job has no 'cell-suppression' section");
+  const auto t_start = Clock::now();
+  // Before any work: no output may be an input or another output, and every
+  // output's directory must take it (docs/reliability.md).
+  check_files(job_reads(job), job_writes(job));
+  Dataset data = read_dataset(job.input.path, CsvOptions{job.input.delimiter});
+  return run(job, std::move(data), t_start, ms_since(t_start), nullptr);
+}
+
+CellSuppressionRun run_cell_suppression(const Job& job, Dataset data, CellSuppressionTables& tables) {
+  if (!job.cell_suppression) fail(job, 0, "the job has no 'cell-suppression' section");
+  return run(job, std::move(data), Clock::now(), 0.0, &tables);
 }
 
 }  // namespace deid

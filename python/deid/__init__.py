@@ -1,0 +1,85 @@
+# Copyright the deid authors. Licensed under the Apache License, Version 2.0.
+"""deid: de-identification of structured health data, from pandas.
+
+    import deid
+    result = deid.anonymize(df, {
+        "attributes": {"age": {"role": "quasi-identifying",
+                               "hierarchy": {"type": "intervals", "min": 0, "max": 120, "widths": [5, 10, 20]}},
+                       "zip": {"role": "quasi-identifying", "hierarchy": {"type": "masking"}}},
+        "default-role": "insensitive",
+        "privacy": [{"k-anonymity": {"k": 5}}],
+        "suppression-limit": 0.05,
+    })
+    result.data            # the released DataFrame
+    result.info            # the JSON result of `deid anonymize`, as a dict
+
+The same engine as the ``deid`` command: the same job schema
+(docs/job-file.md), the same answers byte for byte, the same error
+messages. docs/python.md is the reference.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional
+
+from . import _core, hierarchy
+from ._core import InputError, InternalError, JobError
+from ._job import job_and_table
+from ._progress import Hooks, Progress
+from ._result import Result
+from ._risk import RiskResult, risk
+from ._suppress import SuppressionResult, suppress
+from ._verify import verify
+
+__all__ = [
+    "anonymize", "risk", "suppress", "verify", "hierarchy",
+    "Result", "RiskResult", "SuppressionResult", "Progress",
+    "InputError", "JobError", "InternalError",
+]
+__version__ = "0.1.0"
+
+
+def _threads(threads: Optional[int]) -> int:
+    if threads is None:
+        return 0
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= 1024:
+        raise ValueError(f"threads must be an integer from 1 to 1024, got {threads!r}")
+    return threads
+
+
+def anonymize(data: Any, job: Any, *, hierarchies: Optional[Mapping[str, Any]] = None,
+              threads: Optional[int] = None, progress: Any = None) -> Result:
+    """Finds the transformation that satisfies the job's privacy models with
+    the least information loss, and releases the data under it.
+
+    data: a pandas DataFrame, the path of a CSV file, or None for the job's
+        input.path.
+    job: a dict in the job-file schema (docs/job-file.md; 'input' may be left
+        out when data is given), YAML text, or the path of a job file. Its
+        output section is not written: use Result.to_csv, save_report,
+        save_result.
+    hierarchies: per attribute, a hierarchy that replaces the job's: a
+        DataFrame in ARX's layout (one row per value, one column per level),
+        a dict value -> [level 1, level 2, ...], the path of a hierarchy
+        file, or a builder dict such as {"type": "intervals", "min": 0,
+        "max": 100, "widths": [10, 20]}. An attribute the job does not list
+        becomes quasi-identifying.
+    threads: at most this many threads (default: all cores); the result is
+        the same for any number.
+    progress: True for a progress bar (tqdm when installed, else a line of
+        text on standard error), or a callable that receives deid.Progress
+        updates (at most every 100 ms of search).
+
+    The search runs without the GIL; Ctrl-C (KeyboardInterrupt) stops it
+    within about 100 ms. Raises JobError or InputError (both ValueError)
+    with the command line's messages, InternalError for failures of deid.
+    A job that no transformation satisfies is not an error: the Result has
+    found == False and no data.
+    """
+    n = _threads(threads)
+    parsed, table, frame = job_and_table(job, data, hierarchies)
+    hooks = Hooks(progress)
+    try:
+        run = _core.anonymize(parsed, table, n, hooks.callback(), True)
+    finally:
+        hooks.close()
+    return Result(run, frame)

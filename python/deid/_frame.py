@@ -1,0 +1,137 @@
+# Copyright the deid authors. Licensed under the Apache License, Version 2.0.
+"""DataFrames to deid tables and back.
+
+A column reaches the engine as codes and the text of each distinct value.
+The text is what the command line would read from the CSV that
+``DataFrame.to_csv(index=False)`` writes, so a DataFrame and that CSV give
+the same answer byte for byte (docs/python.md, "Values"):
+
+- strings as they are; other objects as ``str(value)``;
+- integers and booleans as ``str`` writes them (``42``, ``True``);
+- floats as NumPy's shortest repr (``0.1``, ``1e+20``, ``3.0``), so an
+  integer column with a missing value (float in pandas) reads ``3.0``;
+- dates, times, periods, intervals and extension types as pandas writes
+  them (dates at midnight as ``2020-01-31``);
+- categoricals by their codes, their categories written as above;
+- a missing value (``None``, ``NaN``, ``NaT``, ``pd.NA``) is the empty
+  string, a value of its own, as an empty field of a CSV file is.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import os
+from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy as np
+import pandas as pd
+
+from . import _core
+
+# pandas 1.x calls it PandasArray, 2.x NumpyExtensionArray.
+_NUMPY_ARRAY = getattr(pd.arrays, "NumpyExtensionArray", None) or getattr(pd.arrays, "PandasArray")
+
+#: The name a DataFrame has in messages: "DataFrame:LINE:COLUMN (column 'x')",
+#: LINE being the line of the CSV pandas would write (row i on line i + 2).
+DATAFRAME_SOURCE = "DataFrame"
+
+
+def _via_to_csv(values: Any) -> List[str]:
+    """The text pandas' to_csv writes for each of `values` (no missing)."""
+    text = pd.Series(values).to_csv(index=False, header=False, lineterminator="\n")
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    if len(rows) != len(values):
+        raise _core.InternalError("cannot render the values of a column as pandas writes them")
+    return [r[0] if r else "" for r in rows]
+
+
+def value_texts(values: Any) -> List[str]:
+    """The text of each of `values` (distinct, none missing) under the rule above."""
+    arr = values.array if isinstance(values, (pd.Index, pd.Series)) else values
+    if isinstance(arr, np.ndarray):
+        kind = arr.dtype.kind
+        if kind in "iubfU":
+            return arr.astype(str).tolist()
+        if kind == "O":
+            return [v if isinstance(v, str) else str(v) for v in arr]
+    elif isinstance(arr, _NUMPY_ARRAY):
+        return value_texts(arr.to_numpy())
+    elif isinstance(arr, pd.arrays.StringArray):
+        return [str(v) for v in arr]
+    return _via_to_csv(values)
+
+
+def column_codes(column: pd.Series) -> Tuple[np.ndarray, List[str]]:
+    """Codes (-1: missing) and the text of each code for one column."""
+    dtype = column.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        return column.cat.codes.to_numpy(), value_texts(dtype.categories)
+    if dtype == object:
+        inferred = pd.api.types.infer_dtype(column, skipna=True)
+        if inferred not in ("string", "empty"):
+            # Mixed objects: 1, 1.0 and True are equal keys for pandas but
+            # different texts in a CSV; render first, then factorize.
+            mask = column.isna().to_numpy()
+            texts = np.array([str(v) for v in column.to_numpy()], dtype=object)
+            texts[mask] = None
+            column = pd.Series(texts, copy=False)
+    codes, uniques = pd.factorize(column, sort=False)
+    if isinstance(dtype, np.dtype) and dtype.kind in "iufb":
+        # factorize widens float32 to float64, whose shortest repr differs.
+        uniques = np.asarray(uniques).astype(dtype, copy=False)
+    return codes, value_texts(uniques)
+
+
+def encode_frame(frame: pd.DataFrame, delimiter: Optional[str] = None) -> "_core.Table":
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"expected a pandas DataFrame, got {type(frame).__name__}")
+    names = [str(c) for c in frame.columns]
+    codes = []
+    labels = []
+    for i in range(frame.shape[1]):
+        c, l = column_codes(frame.iloc[:, i])
+        codes.append(c)
+        labels.append(l)
+    return _core.encode_columns(names, codes, labels, DATAFRAME_SOURCE, delimiter or ",")
+
+
+def is_path(x: Any) -> bool:
+    return isinstance(x, (str, os.PathLike))
+
+
+def table_of(data: Any, delimiter: Optional[str]) -> Tuple["_core.Table", Optional[pd.DataFrame]]:
+    """The table of `data` (a DataFrame or a CSV path) and the DataFrame, if any."""
+    if isinstance(data, pd.DataFrame):
+        return encode_frame(data, delimiter), data
+    if is_path(data):
+        return _core.read_table(os.fspath(data), delimiter), None
+    raise TypeError(f"data must be a pandas DataFrame or the path of a CSV file, not {type(data).__name__}")
+
+
+def categorical(codes: np.ndarray, labels: Sequence[str]) -> pd.Categorical:
+    """Codes and their texts as a Categorical of strings."""
+    if len(set(labels)) == len(labels):
+        return pd.Categorical.from_codes(codes, categories=pd.Index(labels, dtype=object))
+    return pd.Categorical(np.asarray(labels, dtype=object)[codes])
+
+
+def distinct_texts(values: Any) -> List[str]:
+    """The distinct texts of `values` in order of first appearance, missing
+    values as the empty string: the values a hierarchy must cover."""
+    if isinstance(values, pd.DataFrame):
+        raise TypeError("expected one column of values, not a DataFrame")
+    if isinstance(values, pd.Series):
+        series = values
+    elif isinstance(values, (np.ndarray, pd.Index, pd.api.extensions.ExtensionArray)):
+        series = pd.Series(values)
+    else:
+        series = pd.Series(list(values), dtype=object)
+    codes, labels = column_codes(series)
+    out: List[str] = []
+    seen = set()
+    for code in pd.unique(codes):
+        text = "" if code < 0 else labels[code]
+        if text not in seen:
+            seen.add(text)
+            out.append(text)
+    return out

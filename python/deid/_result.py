@@ -1,0 +1,196 @@
+# Copyright the deid authors. Licensed under the Apache License, Version 2.0.
+"""The result of deid.anonymize."""
+from __future__ import annotations
+
+import html
+import json
+import os
+from typing import Any, Dict, List, Optional
+
+import pandas as pd
+
+from . import _core
+from ._frame import categorical
+
+
+def write_json(path: "str | os.PathLike[str]", role: str, text: str) -> None:
+    """Writes JSON text from the core (formatted as the command line's) atomically."""
+    _core.write_file(os.fspath(path), role, text + "\n")
+
+
+class Result:
+    """What ``deid.anonymize`` found and released.
+
+    ``info`` is the JSON result of ``deid anonymize`` as a dict (the same
+    keys: transformation, information_loss, records, classes, search, ...;
+    docs/job-file.md, "The result"); the properties below are shortcuts into
+    it. ``data`` is the released table; ``to_csv`` writes it byte for byte as
+    the command line writes ``output.path``.
+    """
+
+    def __init__(self, run: "_core.Run", frame: Optional[pd.DataFrame]) -> None:
+        self._run = run
+        self._frame = frame
+        self._data: Optional[pd.DataFrame] = None
+        self.info: Dict[str, Any] = json.loads(run.result_json())
+
+    # --- the figures -------------------------------------------------------
+    @property
+    def found(self) -> bool:
+        """Whether a transformation satisfies the job (else nothing is released)."""
+        return bool(self.info["solution_found"])
+
+    @property
+    def transformation(self) -> Optional[Dict[str, int]]:
+        """The chosen generalization level of each quasi-identifier."""
+        return self.info["transformation"]
+
+    @property
+    def information_loss(self) -> Optional[float]:
+        return self.info["information_loss"]
+
+    @property
+    def optimal(self) -> bool:
+        """Whether the search proved the transformation optimal."""
+        return bool(self.info["optimal"])
+
+    @property
+    def suppressed_records(self) -> int:
+        return int(self.info.get("suppressed_records", 0))
+
+    @property
+    def best_solutions(self) -> pd.DataFrame:
+        """The best solutions the search checked, best first: one row each, the
+        level of each quasi-identifier, the information loss and the records
+        suppressed."""
+        rows = []
+        for s in self.info["search"]["best_solutions"]:
+            row = dict(s["transformation"])
+            row["information_loss"] = s["information_loss"]
+            row["suppressed_records"] = s["suppressed_records"]
+            rows.append(row)
+        columns = list(self.info["quasi_identifiers"]) + ["information_loss", "suppressed_records"]
+        return pd.DataFrame(rows, columns=columns)
+
+    @property
+    def classes(self) -> pd.DataFrame:
+        """The equivalence classes of the released table: the generalized value
+        of each quasi-identifier, the class size and whether the class was
+        suppressed (its records released with '*'); largest first."""
+        self._require_found()
+        names, labels, counts, suppressed = self._run.classes()
+        df = pd.DataFrame({n: pd.Categorical(l) for n, l in zip(names, labels)})
+        df["size"] = counts
+        df["suppressed"] = suppressed
+        return df.sort_values("size", ascending=False, kind="stable").reset_index(drop=True)
+
+    @property
+    def data(self) -> Optional[pd.DataFrame]:
+        """The released table (None when no transformation satisfies the job).
+
+        Same index and column order as the input, identifying columns
+        dropped. Quasi-identifiers are categoricals of their released labels
+        ('*' in every quasi-identifier of a suppressed record); the other
+        columns are the input's own, unchanged (with output.escape-formulas
+        or a CSV input: categoricals of the values' text, as written).
+        """
+        if not self.found:
+            return None
+        if self._data is None:
+            self._data = self._build_data()
+        return self._data
+
+    def _build_data(self) -> pd.DataFrame:
+        run = self._run
+        roles = run.roles
+        qi = {c: q for q, c in enumerate(run.qi_columns)}
+        frame = self._frame
+        copy_input = frame is not None and not run.escape_formulas
+        columns: Dict[Any, Any] = {}
+        labels_out: List[Any] = []
+        for c, name in enumerate(run.names):
+            if roles[c] == "identifying":
+                continue
+            label = frame.columns[c] if frame is not None else name
+            if c in qi:
+                codes, labels = run.released_column(qi[c])
+                values: Any = categorical(codes, labels)
+            elif copy_input:
+                values = frame.iloc[:, c].array
+            else:
+                codes, labels = run.column(c)
+                values = categorical(codes, labels)
+            columns[len(labels_out)] = values
+            labels_out.append(label)
+        index = frame.index if frame is not None else pd.RangeIndex(len(next(iter(columns.values()))))
+        out = pd.DataFrame(columns, index=index, copy=False)
+        out.columns = pd.Index(labels_out) if frame is None else pd.Index(labels_out, dtype=frame.columns.dtype)
+        return out
+
+    def _require_found(self) -> None:
+        if not self.found:
+            raise ValueError("no transformation satisfies the job: nothing was released")
+
+    # --- files ---------------------------------------------------------------
+    def to_csv(self, path: "str | os.PathLike[str]") -> None:
+        """Writes the released table as ``deid anonymize`` writes output.path
+        (same bytes; atomically: the file is replaced whole or not at all)."""
+        self._require_found()
+        self._run.write_csv(os.fspath(path))
+
+    def save_report(self, path: "str | os.PathLike[str]") -> None:
+        """Writes the HTML report of ``deid anonymize --report``."""
+        self._run.save_report(os.fspath(path))
+
+    def save_result(self, path: "str | os.PathLike[str]") -> None:
+        """Writes ``info`` as ``deid anonymize`` writes output.result (as the
+        CLI formats it; atomically)."""
+        write_json(path, "result", self._run.result_json(2))
+
+    def report_html(self) -> str:
+        """The HTML report as a string."""
+        return self._run.report_html()
+
+    # --- display -------------------------------------------------------------
+    def summary(self) -> str:
+        """The summary ``deid anonymize`` prints."""
+        r = self.info
+        if not self.found:
+            return (f"No transformation satisfies the job ({r['search']['transformations_checked']} "
+                    "transformations checked).")
+        levels = ", ".join(f"{k}={v}" for k, v in r["transformation"].items())
+        s = r["search"]
+        return "\n".join([
+            f"Transformation   {levels}",
+            f"Information loss {r['information_loss']:.6f} ({r['quality_model']})"
+            + (", optimal" if r["optimal"] else ", not proven optimal"),
+            f"Records          {r['records']} ({r['suppressed_records']} suppressed, limit "
+            f"{r['suppression_limit_records']})",
+            f"Classes          {r['classes']} (smallest {r['smallest_class_size']}, average "
+            f"{r['average_class_size']:.1f})",
+            f"Search           {s['algorithm']}: {s['transformations_checked']} of {s['lattice_size']} "
+            f"transformations checked in {r['time_ms']['search']:.0f} ms",
+        ])
+
+    def __repr__(self) -> str:
+        return f"<deid.Result\n{self.summary()}\n>"
+
+    def _repr_html_(self) -> str:
+        r = self.info
+        rows = [("Solution", "found" if self.found else "none")]
+        if self.found:
+            rows += [
+                ("Transformation", ", ".join(f"{k}={v}" for k, v in r["transformation"].items())),
+                ("Information loss", f"{r['information_loss']:.6f} ({r['quality_model']})"
+                 + (", optimal" if r["optimal"] else ", not proven optimal")),
+                ("Records", f"{r['records']} ({r['suppressed_records']} suppressed, limit "
+                            f"{r['suppression_limit_records']})"),
+                ("Classes", f"{r['classes']} (smallest {r['smallest_class_size']}, average "
+                            f"{r['average_class_size']:.1f})"),
+            ]
+        s = r["search"]
+        rows.append(("Search", f"{s['algorithm']}: {s['transformations_checked']} of {s['lattice_size']} "
+                               f"transformations checked in {r['time_ms']['search']:.0f} ms"))
+        body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+                       f"<td style='text-align:left'>{html.escape(str(v))}</td></tr>" for k, v in rows)
+        return f"<div><b>deid.Result</b><table>{body}</table></div>"

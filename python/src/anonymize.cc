@@ -1,0 +1,220 @@
+// deid.anonymize: prepare and search with the GIL released, the result kept
+// whole (the prepared job and the search's outcome) so that the released
+// table, the classes, the CSV and the report are made from it on demand,
+// by the library's own code.
+#include <fmt/format.h>
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+
+#include "binding.h"
+#include "deid/error.h"
+#include "deid/output.h"
+#include "deid/pipeline.h"
+#include "deid/report.h"
+
+namespace py = pybind11;
+
+namespace deid::python {
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// What a run keeps: everything the CLI would write, to be asked for later.
+struct Run {
+  std::unique_ptr<PreparedJob> prepared;
+  Anonymization a;
+};
+
+// Progress for Python: `callback(phase, checked, best_loss, elapsed_seconds,
+// fraction_done)` (the search's figures are None outside the search), with
+// the GIL held. With `check_signals` each call also runs Python's signal
+// handlers: Ctrl-C raises KeyboardInterrupt there, which the search lets
+// through (search.h, ProgressFn), so the run stops within about 100 ms.
+RunOptions progress_hooks(const py::object& callback, bool check_signals) {
+  RunOptions o;
+  if (callback.is_none() && !check_signals) return o;
+  auto cb = std::make_shared<py::object>(callback);
+  auto call = [cb, check_signals](const char* phase, const SearchProgress* p) {
+    py::gil_scoped_acquire gil;
+    if (!cb->is_none()) {
+      if (p)
+        (*cb)(phase, p->checked, p->best_loss ? py::cast(*p->best_loss) : py::none(), p->elapsed_seconds,
+              p->fraction_done ? py::cast(*p->fraction_done) : py::none());
+      else
+        (*cb)(phase, py::none(), py::none(), py::none(), py::none());
+    }
+    if (check_signals && PyErr_CheckSignals() != 0) throw py::error_already_set();
+  };
+  o.progress = [call](const SearchProgress& p) { call("search", &p); };
+  o.phase = [call](Phase phase) { call(to_string(phase), nullptr); };
+  // The caller keeps `o` (and so the callable) alive until it holds the
+  // GIL again: copies made during the run never drop the last reference.
+  return o;
+}
+
+std::shared_ptr<Run> anonymize(const std::shared_ptr<JobHandle>& job, const std::shared_ptr<Table>& table,
+                               int threads, const py::object& progress, bool check_signals) {
+  if (job->job.privacy.empty())
+    throw JobError(Location{job->job.path, 0, 0, {}},
+                   "the job has no privacy model, only a 'cell-suppression' section: run 'deid suppress'");
+  auto run = std::make_shared<Run>();
+  RunOptions options = progress_hooks(progress, check_signals);
+  Dataset data = table->take();
+  run_released(threads, [&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    Timings timings;
+    run->prepared = prepare(job->job, std::move(data), &timings, options.phase);
+    run->a = run_search(*run->prepared, options);
+    run->a.timings.read = 0;
+    run->a.timings.encode = timings.encode;
+    run->a.result["warnings"] = release_warnings(*run->prepared, run->a);
+    run->a.timings.total = ms_since(t0);
+    run->a.result["time_ms"] = {{"read", 0.0},
+                                {"encode", run->a.timings.encode},
+                                {"search", run->a.timings.search},
+                                {"write", 0.0},
+                                {"total", run->a.timings.total}};
+    run->a.result["peak_rss_bytes"] = peak_rss_bytes();
+  });
+  // `options` holds the Python callable: released here, with the GIL held.
+  return run;
+}
+
+const CheckResult& best(const Run& r) {
+  if (!r.a.found) throw std::logic_error("no transformation satisfies the job: nothing was released");
+  return *r.a.search.best;
+}
+
+// The released values of quasi-identifier q: per row a code into the
+// labels (the hierarchy's labels at the chosen level, then "*" for
+// suppressed records unless a label is "*" already).
+py::tuple released_column(const Run& r, std::size_t q) {
+  const PreparedJob& p = *r.prepared;
+  const Problem& pr = p.problem;
+  const CheckResult& b = best(r);
+  const Classes& classes = *r.a.classes;
+  const Generalization& h = pr.hierarchies.at(q);
+  const int level = b.transformation[q];
+  const bool escape = p.job.output.escape_formulas;
+  std::vector<std::string> labels;
+  std::uint32_t star = h.domain_size(level);
+  for (std::uint32_t v = 0; v < h.domain_size(level); ++v) {
+    const std::string& l = h.label(level, v);
+    if (l == "*") star = v;
+    labels.push_back(escape && looks_like_formula(l) ? "'" + l : l);
+  }
+  if (star == labels.size()) labels.push_back("*");
+  std::vector<std::uint32_t> class_code(classes.size());
+  for (std::size_t c = 0; c < classes.size(); ++c)
+    class_code[c] = classes.suppressed[c] ? star : classes.keys[c * classes.width + q];
+  Codes codes(p.data.rows, code_width(static_cast<std::uint32_t>(labels.size())));
+  {
+    py::gil_scoped_release release;
+    codes.visit_mut([&](auto out) {
+      using T = typename decltype(out)::value_type;
+      for (std::size_t row = 0; row < out.size(); ++row)
+        out[row] = static_cast<T>(class_code[classes.entry_class[pr.histogram.row_entry[row]]]);
+    });
+  }
+  return py::make_tuple(narrow_codes(codes, static_cast<std::uint32_t>(labels.size())), labels);
+}
+
+// Checks, before any work, that `path` is none of the files the run read.
+void check_target(const Run& r, const std::string& path, const char* role) {
+  std::vector<FileUse> reads = job_reads(r.prepared->job);
+  // A job given as text or a dict has no file; a table given in memory
+  // neither: only files that exist are compared.
+  check_files(reads, {{role, path}});
+}
+
+}  // namespace
+
+void bind_anonymize(py::module_& m) {
+  py::class_<Run, std::shared_ptr<Run>>(m, "Run", "The outcome of deid::anonymize, kept for the Result.")
+      .def_property_readonly("found", [](const Run& r) { return r.a.found; })
+      .def_property_readonly("escape_formulas", [](const Run& r) { return r.prepared->job.output.escape_formulas; })
+      .def(
+          "result_json", [](const Run& r, int indent) { return r.a.result.dump(indent); }, py::arg("indent") = -1)
+      .def_property_readonly("names",
+                             [](const Run& r) {
+                               std::vector<std::string> out;
+                               for (const Column& c : r.prepared->data.columns) out.push_back(c.name);
+                               return out;
+                             })
+      .def_property_readonly("roles",
+                             [](const Run& r) {
+                               std::vector<std::string> out;
+                               for (Role role : r.prepared->roles) out.push_back(to_string(role));
+                               return out;
+                             })
+      .def_property_readonly("qi_columns", [](const Run& r) { return r.prepared->problem.qi_columns; })
+      .def("released_column", &released_column, py::arg("q"))
+      .def("column",
+           [](const Run& r, std::size_t c) {
+             const Column& col = r.prepared->data.columns.at(c);
+             const bool escape = r.prepared->job.output.escape_formulas;
+             std::vector<std::string> labels;
+             for (std::uint32_t v = 0; v < col.dictionary.size(); ++v) {
+               const std::string& l = col.dictionary.value(v);
+               labels.push_back(escape && looks_like_formula(l) ? "'" + l : l);
+             }
+             return py::make_tuple(narrow_codes(col.codes, col.dictionary.size()), labels);
+           })
+      .def("classes",
+           [](const Run& r) {
+             // Per class: the generalized label of each quasi-identifier,
+             // its size and whether it was suppressed.
+             const Problem& pr = r.prepared->problem;
+             const CheckResult& b = best(r);
+             const Classes& cl = *r.a.classes;
+             std::vector<std::vector<std::string>> labels(pr.qi_columns.size());
+             py::array_t<std::uint64_t> counts(static_cast<py::ssize_t>(cl.size()));
+             py::array_t<bool> suppressed(static_cast<py::ssize_t>(cl.size()));
+             for (std::size_t c = 0; c < cl.size(); ++c) {
+               counts.mutable_at(c) = cl.counts[c];
+               suppressed.mutable_at(c) = cl.suppressed[c] != 0;
+               for (std::size_t q = 0; q < labels.size(); ++q)
+                 labels[q].push_back(pr.hierarchies[q].label(b.transformation[q], cl.keys[c * cl.width + q]));
+             }
+             return py::make_tuple(pr.qi_names, labels, counts, suppressed);
+           })
+      .def(
+          "write_csv",
+          [](const Run& r, const std::string& path) {
+            const CheckResult& b = best(r);
+            check_target(r, path, "output table");
+            py::gil_scoped_release release;
+            OutputFile out(path, "output table");
+            write_output(*r.prepared, b.transformation, *r.a.classes, out.stream());
+            out.finish("output");
+            out.publish();
+          },
+          py::arg("path"), "Writes the released table as `deid anonymize` writes output.path.")
+      .def("report_html",
+           [](const Run& r) {
+             py::gil_scoped_release release;
+             return render_html_report(*r.prepared, r.a);
+           })
+      .def(
+          "save_report",
+          [](const Run& r, const std::string& path) {
+            check_target(r, path, "report");
+            py::gil_scoped_release release;
+            OutputFile out(path, "report");
+            out.stream() << render_html_report(*r.prepared, r.a);
+            out.finish("report");
+            out.publish();
+          },
+          py::arg("path"));
+
+  m.def("anonymize", &anonymize, py::arg("job"), py::arg("table"), py::arg("threads") = 0,
+        py::arg("progress") = py::none(), py::arg("check_signals") = true,
+        "Prepares and searches `job` on `table` (which the run consumes).");
+}
+
+}  // namespace deid::python

@@ -1,0 +1,50 @@
+// Shared pieces of the deid._core module (python/src). Each bind_* adds one
+// part of the API to the module; module.cc calls them all.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "deid/dataset.h"
+#include "deid/job.h"
+
+namespace deid::python {
+
+// An encoded table on its way to the library. The library takes the Dataset
+// by value: a run moves it out (`consumed` is then true).
+struct Table {
+  Dataset data;
+  bool consumed = false;
+  // The Dataset, or a clear error when a run already took it.
+  Dataset take();
+  const Dataset& get() const;
+};
+
+// A parsed job (deid::Job), shared by the Python objects that hold it.
+struct JobHandle {
+  Job job;
+};
+
+// Runs `f` with the GIL released and TBB limited to `threads` (0: all
+// cores) in an arena of its own, so that runs in two Python threads with
+// different limits do not affect each other.
+void run_released(int threads, const std::function<void()>& f);
+
+// Codes as a NumPy array of the narrowest signed type that holds codes of
+// `labels` labels (int8, int16 or int32: what pandas.Categorical takes).
+pybind11::array narrow_codes(const Codes& codes, std::uint32_t labels);
+
+void bind_data(pybind11::module_& m);
+void bind_job(pybind11::module_& m);
+void bind_anonymize(pybind11::module_& m);
+void bind_risk(pybind11::module_& m);
+void bind_hierarchy(pybind11::module_& m);
+void bind_suppress(pybind11::module_& m);
+void bind_verify(pybind11::module_& m);
+
+}  // namespace deid::python
