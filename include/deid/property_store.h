@@ -65,6 +65,11 @@ class PropertyStore {
   // or x ≤ y (specializations). A stored element equal to x counts.
   // REQUIRES: x is a transformation of the lattice.
   bool contains(const Transformation& x);
+  // contains(), and on a hit sets `witness` to a stored element that
+  // implies it (y with y ≤ x, or x ≤ y): a transformation known to have the
+  // property, so that callers can answer queries it covers without the
+  // store (the property stays true when y later leaves the antichain).
+  bool contains(const Transformation& x, Transformation& witness);
   // contains() without counting the query: for look-ahead (speculative
   // checks) that must leave the statistics as they are.
   bool peek(const Transformation& x);
@@ -94,8 +99,11 @@ class PropertyStore {
 
   // Levels as stored: mirrored for specializations.
   void load(const Transformation& x);
-  // Whether a stored element y ≤ key_ exists (in stored coordinates).
+  // Whether a stored element y ≤ key_ exists (in stored coordinates); on a
+  // hit, recent_ row hit_row_ is such an element.
   bool covered() const;
+  // Whether recent_ row r covers key_ (y ≤ key_ in stored coordinates).
+  bool recent_covers(std::size_t r) const;
   // Removes every stored y with key_ ≤ y; keeps n.min/n.max exact.
   void remove_covered_by_key();
   void add_key();
@@ -104,7 +112,8 @@ class PropertyStore {
   void refresh_bounds(std::int32_t node);
 
   Inheritance inheritance_;
-  std::vector<int> heights_;
+  std::vector<int> heights_;        // per tree depth
+  std::vector<std::size_t> order_;  // tree depth → attribute
   std::vector<Node> nodes_;  // nodes_[0] is the root
   std::int32_t free_head_ = -1;
   std::size_t free_count_ = 0;
@@ -117,6 +126,17 @@ class PropertyStore {
   mutable std::vector<std::int32_t> cur_, prev_;
   mutable std::vector<int> prefix_;
   mutable std::vector<std::uint64_t> removed_mark_;
+
+  // The elements that answered the last kRecent queries from the tree (in
+  // stored coordinates, a row of stride_ bytes each, zero beyond the
+  // dimensions, as is key_), tried before the tree: queries of a search
+  // come in neighbourhoods, and a hit in the tree visited 180 to 320 nodes
+  // on the synthetic 12-attribute job. An element that has left the
+  // antichain still has the property, so every row stays an answer.
+  static constexpr std::size_t kRecent = 16;
+  std::size_t stride_ = 16;
+  mutable std::vector<std::uint8_t> recent_;
+  mutable std::size_t recent_count_ = 0, recent_next_ = 0, hit_row_ = 0;
 };
 
 }  // namespace deid

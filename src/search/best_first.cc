@@ -90,17 +90,20 @@ class BestFirstSearch final : public SearchAlgorithm {
       if (props.insufficient_protection(t)) {
         ++props.pruned_protection;  // its generalizations may still be solutions
       } else {
+        const std::uint64_t checked_before = ev.checked();
         if (!props.checked(t) && props.monotonic() && !props.sufficient_protection(t)) {
           if (ev.exhausted() || !search_internal::probe_path(props, ev, t, path)) {
             stopped = true;
             break;
           }
         }
-        if (props.insufficient_quality(t)) {
+        // Without a check since the queries above, the stores still say no.
+        const bool changed = ev.checked() != checked_before;
+        if (changed && props.insufficient_quality(t)) {
           ++props.pruned_quality;
           continue;
         }
-        if (props.insufficient_protection(t)) {
+        if (changed && props.insufficient_protection(t)) {
           ++props.pruned_protection;
         } else {
           std::optional<double> bound = props.checked_bound(t);

@@ -152,16 +152,46 @@ bool greedy_ascent(PredictiveProperties& props, Evaluator& ev) {
 bool probe_path(PredictiveProperties& props, Evaluator& ev, const Transformation& start,
                 std::vector<Transformation>& path) {
   const Lattice& lattice = props.lattice();
+  const std::size_t m = start.size();
   path.clear();
   path.push_back(start);
+  // What the stores said of earlier successors that holds for later ones,
+  // so that the walk asks them less (their queries were 60 % of the
+  // synthetic 12-attribute search): a successor raising attribute i with
+  // insufficient quality or known to be a solution has generalizations
+  // that are too, among them every later node's successor raising i
+  // (`closed`); one found insufficiently protected came with a known
+  // non-solution above it (`witness[i]`), which answers for a later
+  // successor raising i while that stays below it. The answers, and so the
+  // path, are those of the stores.
+  std::vector<std::uint8_t> closed(m, 0);
+  std::vector<Transformation> witness(m);
+  const auto below = [](const Transformation& a, const Transformation& b) {
+    if (b.empty()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (a[i] > b[i]) return false;
+    return true;
+  };
+  Transformation s;
   while (true) {
     bool extended = false;
     // Raise the first attribute that leads to an unresolved transformation.
-    for (const Transformation& s : lattice.successors(path.back())) {
-      if (props.checked(s) || props.pruned(s, false) || props.sufficient_protection(s)) continue;
+    for (std::size_t i = 0; i < m && !extended; ++i) {
+      if (closed[i] || path.back()[i] + 1 >= lattice.heights()[i]) continue;
+      s = path.back();
+      ++s[i];
+      if (props.checked(s)) continue;
+      if (props.insufficient_quality(s)) {
+        closed[i] = 1;
+        continue;
+      }
+      if (props.monotonic() && (below(s, witness[i]) || props.insufficient_protection(s, witness[i]))) continue;
+      if (props.sufficient_protection(s)) {
+        closed[i] = 1;
+        continue;
+      }
       path.push_back(s);
       extended = true;
-      break;
     }
     if (!extended) break;
   }

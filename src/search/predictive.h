@@ -66,6 +66,12 @@ class PredictiveProperties {
   // Store queries. Each counts as one query of its store.
   bool insufficient_quality(const Transformation& t) { return quality_.contains(t); }
   bool insufficient_protection(const Transformation& t) { return monotonic_ && protection_.contains(t); }
+  // insufficient_protection(), and on a hit `witness`: a known
+  // non-solution y with t ≤ y (every specialization of y is insufficiently
+  // protected too).
+  bool insufficient_protection(const Transformation& t, Transformation& witness) {
+    return monotonic_ && protection_.contains(t, witness);
+  }
   bool sufficient_protection(const Transformation& t) { return monotonic_ && solutions_.contains(t); }
 
   // Whether a solution with loss `bound` at `t` would not be better than

@@ -88,7 +88,18 @@ std::uint64_t run_random_comparison(std::uint64_t seed, const std::vector<int>& 
       largest = std::max<std::uint64_t>(largest, expected.size());
     } else {
       const bool expected = list.contains(x);
-      EXPECT_EQ(store.contains(x), expected) << "seed " << seed << " query " << to_string(x);
+      if (op % 4 == 0) {
+        // With a witness: an inserted element that covers x.
+        Transformation witness;
+        EXPECT_EQ(store.contains(x, witness), expected) << "seed " << seed << " query " << to_string(x);
+        if (expected) {
+          EXPECT_TRUE(list.covers(witness, x)) << "seed " << seed << " witness " << to_string(witness);
+          EXPECT_NE(std::find(list.items.begin(), list.items.end(), witness), list.items.end())
+              << "seed " << seed << " witness " << to_string(witness);
+        }
+      } else {
+        EXPECT_EQ(store.contains(x), expected) << "seed " << seed << " query " << to_string(x);
+      }
       if (::testing::Test::HasFailure()) return removals;
       ++queries;
       if (expected) ++hits;
