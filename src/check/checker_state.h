@@ -53,6 +53,17 @@ struct Checker::HashState {
   Classes classes;  // the classes of the lane's current check
   std::vector<ClassView::Distribution> dist_scratch;
   std::vector<std::uint8_t> flags;  // a check's suppression flags, set aside for the bound
+
+  // Room in `used` and `count_buffer` for a grouping of n members (each its
+  // own class at worst), uninitialized (a zero-filled vector of that size
+  // cost a memset per check).
+  void reserve(std::size_t n) {
+    if (used.size() < n) used.resize(n);
+    if (buffer_classes < n) {
+      count_buffer.reset(new std::uint64_t[n]);
+      buffer_classes = n;
+    }
+  }
 };
 
 // One check computed but not yet counted: its result, where its classes came

@@ -193,12 +193,7 @@ bool slot_tables(const Problem& problem, Checker::HashState& hs, const Transform
 void group_source(const Problem& problem, Checker::HashState& hs, const Source& src, const Transformation& t,
                   Classes& out, bool want_members, bool ordered) {
   const std::uint32_t w = problem.histogram.width;
-  out.width = w;
-  out.keys.clear();
-  out.counts.clear();
-  out.suppressed.clear();
-  out.entry_class.clear();
-  out.suppressed_records = 0;
+  reset_classes(out, w);
   hs.member.resize(src.size);
   hs.partitions.keys_pending = false;
 
@@ -211,13 +206,7 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
   if (fits) {
     // Sequential for any source size (see check.h: the parallel chunked
     // grouping below cost 3 times the CPU on the survey table).
-    // Room for the worst case (every member its own class), uninitialized
-    // (a zero-filled vector of that size cost a memset per check).
-    if (hs.used.size() < src.size) hs.used.resize(src.size);
-    if (hs.buffer_classes < src.size) {
-      hs.count_buffer.reset(new std::uint64_t[src.size]);
-      hs.buffer_classes = src.size;
-    }
+    hs.reserve(src.size);
     const bool partitioned = !ordered && slots > kDenseSlots && src.size >= kPartitionMinSource;
     // Keys are written straight into the output (uninitialized room for
     // every member its own class, trimmed afterwards); the partitioned

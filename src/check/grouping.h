@@ -164,6 +164,16 @@ bool slot_tables(const Problem& problem, Checker::HashState& hs, const Transform
 // classes.
 std::uint32_t group_sequential(const GroupArgs& a, bool dense);
 
+// Empties `out` for a grouping of keys `width` codes wide.
+inline void reset_classes(Classes& out, std::uint32_t width) {
+  out.width = width;
+  out.keys.clear();
+  out.counts.clear();
+  out.suppressed.clear();
+  out.entry_class.clear();
+  out.suppressed_records = 0;
+}
+
 // Sources of grouping: the histogram (levels 0) or a snapshot.
 struct Source {
   const std::uint32_t* keys;

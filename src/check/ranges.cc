@@ -35,7 +35,7 @@ std::vector<std::uint8_t> seen_codes(const Histogram& hist, std::uint32_t q, std
 
 }  // namespace
 
-void LeadOrder::build(const Problem& problem, std::uint32_t q) {
+void LeadOrder::build(const Problem& problem, std::uint32_t q, const std::vector<std::uint8_t>& seen) {
   const Histogram& hist = problem.histogram;
   const std::size_t n = hist.size();
   const std::uint32_t w = hist.width;
@@ -48,7 +48,6 @@ void LeadOrder::build(const Problem& problem, std::uint32_t q) {
   // level's values then cover contiguous runs of ranks). Only the codes
   // that occur (a ZIP hierarchy may list 100,000 values).
   const std::size_t domain = g.map(0).size();
-  const std::vector<std::uint8_t> seen = seen_codes(hist, q, domain);
   std::vector<std::uint32_t> sorted;
   for (std::uint32_t c = 0; c < domain; ++c)
     if (seen[c]) sorted.push_back(c);
@@ -67,7 +66,7 @@ void LeadOrder::build(const Problem& problem, std::uint32_t q) {
   std::vector<std::uint32_t> start(domain + 1, 0);
   for (std::size_t e = 0; e < n; ++e) ++start[rank[hist.keys[e * w + q]] + 1];
   std::partial_sum(start.begin(), start.end(), start.begin());
-  entry.assign(n, 0);
+  std::vector<std::uint32_t> entry(n);  // position → histogram entry
   for (std::size_t e = 0; e < n; ++e) entry[start[rank[hist.keys[e * w + q]]]++] = static_cast<std::uint32_t>(e);
 
   starts.clear();
@@ -103,8 +102,6 @@ void LeadOrder::build(const Problem& problem, std::uint32_t q) {
   }
   counts.resize(n);
   for (std::size_t i = 0; i < n; ++i) counts[i] = hist.counts[entry[i]];
-  entry.clear();
-  entry.shrink_to_fit();
 }
 
 bool LeadOrder::narrow_keys(const Problem& problem) {
@@ -126,10 +123,12 @@ std::vector<LeadOrder> build_leads(const Problem& problem) {
   // or more count.
   const std::size_t cap = std::max<std::size_t>(kMinRanges, n / kMinRangeEntries);
   std::vector<std::pair<std::size_t, std::uint32_t>> scored;
+  std::vector<std::vector<std::uint8_t>> seen_by(w);  // per attribute scored, its observed codes
   for (std::uint32_t q = 0; q < w; ++q) {
     const Generalization& g = problem.hierarchies[q];
     if (g.height() < 2) continue;
-    const std::vector<std::uint8_t> seen = seen_codes(hist, q, g.map(0).size());
+    seen_by[q] = seen_codes(hist, q, g.map(0).size());
+    const std::vector<std::uint8_t>& seen = seen_by[q];
     std::size_t score = 0;
     for (int level = 0; level + 1 < g.height(); ++level) {
       std::vector<std::uint8_t> value(g.domain_size(level), 0);
@@ -150,7 +149,7 @@ std::vector<LeadOrder> build_leads(const Problem& problem) {
   for (const auto& [score, q] : scored) {
     if (!leads.empty() && (leads.size() + 1) * copy_bytes > kExtraLeadBytes) break;
     leads.emplace_back();
-    leads.back().build(problem, q);
+    leads.back().build(problem, q, seen_by[q]);
   }
   return leads;
 }
@@ -169,19 +168,9 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
   std::vector<const std::uint32_t*> maps;
   SlotTables st;
   if (!slot_tables(problem, hs, nullptr, t, maps, st)) return std::nullopt;
-  out.width = w;
-  out.keys.clear();
-  out.counts.clear();
-  out.suppressed.clear();
-  out.entry_class.clear();
-  out.suppressed_records = 0;
+  reset_classes(out, w);
   hs.partitions.keys_pending = false;
-
-  if (hs.used.size() < n) hs.used.resize(n);
-  if (hs.buffer_classes < n) {
-    hs.count_buffer.reset(new std::uint64_t[n]);
-    hs.buffer_classes = n;
-  }
+  hs.reserve(n);
   const bool dense = st.slots <= kDenseSlots;
   if (dense) ensure_dense(hs.dense, st.slots);
 

@@ -35,7 +35,6 @@ constexpr std::size_t kExtraLeadBytes = std::size_t{8} << 20;
 
 struct LeadOrder {
   int lead = -1;                       // the lead attribute
-  std::vector<std::uint32_t> entry;    // position → histogram entry (while building)
   std::vector<std::uint32_t> keys;     // the histogram's keys, in this order (row-major) ...
   std::vector<std::uint16_t> keys16;   // ... or in two bytes per code, when every domain fits
   std::vector<std::uint64_t> counts;   // in this order
@@ -50,8 +49,9 @@ struct LeadOrder {
   // they stopped).
   std::vector<std::vector<std::uint32_t>> visit;
 
-  // Builds the copy sorted by attribute q.
-  void build(const Problem& problem, std::uint32_t q);
+  // Builds the copy sorted by attribute q, whose level-0 codes that occur
+  // in the histogram are those with seen[code] set.
+  void build(const Problem& problem, std::uint32_t q, const std::vector<std::uint8_t>& seen);
   std::size_t ranges(int level) const { return starts[static_cast<std::size_t>(level)].size() - 1; }
   // Whether checks of `t` from the histogram may group by this lead's ranges.
   bool usable(const Transformation& t) const { return ranges(t[lead]) >= kMinRanges; }
