@@ -94,7 +94,8 @@ def column_codes(column: pd.Series) -> Tuple[np.ndarray, List[str]]:
             texts[mask] = None
             column = pd.Series(texts, copy=False)
     if getattr(dtype, "kind", None) == "f":  # NumPy floats, pandas' Float32 and Float64
-        floats = column.to_numpy(dtype=getattr(dtype, "numpy_dtype", dtype), na_value=np.nan)
+        # A NumPy column as it is (no copy); pandas' NA as NaN.
+        floats = column.to_numpy() if isinstance(dtype, np.dtype) else column.to_numpy(dtype.numpy_dtype, na_value=np.nan)
         factorized = factorize_floats(floats)
         if factorized is not None:
             codes, uniques = factorized
