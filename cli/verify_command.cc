@@ -55,14 +55,21 @@ char file_delimiter(const std::string& path, const char* what) {
 }
 
 // The hierarchies of a job, as tables of strings. A file is read by the
-// verifier's reader; an inline definition is built by the library's builder
-// from the input (read once, when the first inline definition needs it).
+// verifier's reader; a table a front end holds in memory (the Python
+// package's hierarchies=) is taken as it is; an inline definition is built
+// by the library's builder from the input (read once, when the first inline
+// definition needs it).
 class Hierarchies {
  public:
   Hierarchies(const Job& job, const std::string& input, char delimiter)
       : job_(job), input_(input), delimiter_(delimiter) {}
 
   verify::Table of(const AttributeSpec& a) {
+    if (a.hierarchy_data) {  // a table a front end holds in memory (deid.verify in Python)
+      verify::Table t;
+      t.rows = a.hierarchy_data->rows;
+      return t;
+    }
     if (!a.hierarchy_builder) return read_table(a.hierarchy, file_delimiter(a.hierarchy, "hierarchy"), false, "hierarchy");
     if (!data_) data_.emplace(read_dataset(input_, CsvOptions{delimiter_, true}));
     verify::Table t;
@@ -71,8 +78,10 @@ class Hierarchies {
   }
   // For messages.
   std::string name_of(const AttributeSpec& a) const {
+    if (a.hierarchy_data) return a.hierarchy_data->source;
     if (!a.hierarchy_builder) return a.hierarchy;
-    return fmt::format("(inline hierarchy at {}:{})", job_.path, a.hierarchy_line);
+    return fmt::format("(inline hierarchy at {}:{})", a.hierarchy_source.empty() ? job_.path : a.hierarchy_source,
+                       a.hierarchy_line);
   }
 
  private:

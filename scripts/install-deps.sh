@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs deid's build dependencies from Debian 12 packages; with --python
 # also what the Python package needs (pybind11, the python3 headers, pandas,
-# NumPy, PyYAML, tqdm; scripts/install-python.sh); with --test all of that
+# NumPy, tqdm; scripts/install-python.sh); with --test all of that
 # and what the tests need (Chromium, for the test that renders the HTML
 # report; pytest, for the Python package's tests).
 # Runs apt-get directly as root, through sudo otherwise. Nothing else is downloaded.
@@ -11,7 +11,7 @@ packages=(
   libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libabsl-dev libtbb-dev
   libboost-math-dev libssl-dev libcsv-dev libgtest-dev libgmock-dev libbenchmark-dev
 )
-python=(pybind11-dev python3-dev python3-pandas python3-numpy python3-yaml python3-tqdm)
+python=(pybind11-dev python3-dev python3-pandas python3-numpy python3-tqdm)
 case "${1:-}" in
   --test)   packages+=(chromium clang-14 libfuzzer-14-dev "${python[@]}" python3-pytest) ;;
   --python) packages+=("${python[@]}") ;;

@@ -18,6 +18,9 @@ for arg in "$@"; do
     *) echo "usage: scripts/install-python.sh [--user] [--uninstall]" >&2; exit 2 ;;
   esac
 done
+# First what the package needs, python3 itself included (a fresh Debian 12
+# may have no /usr/bin/python3 before this).
+[ "$uninstall" = 1 ] || scripts/install-deps.sh --python
 as_root=()
 if [ "$user" = 1 ]; then
   site=$("$python" -c 'import site; print(site.getusersitepackages())')
@@ -31,7 +34,6 @@ if [ "$uninstall" = 1 ]; then
   exit 0
 fi
 
-scripts/install-deps.sh --python
 build=build-python
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDEID_PYTHON=ON -DDEID_PYTHON_EXECUTABLE="$python" \
   -DDEID_BUILD_TESTS=OFF -DDEID_BUILD_BENCH=OFF > /dev/null

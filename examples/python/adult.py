@@ -63,6 +63,11 @@ print()
 print(f"Highest prosecutor risk: {before.info['sample_risk']['highest_risk']:.3f} before, "
       f"{after.info['sample_risk']['highest_risk']:.3f} after")
 
+# The independent verifier re-checks the release (docs/verify.md): the run
+# in memory is written to a temporary directory and read back by it.
+report = result.verify()
+print(f"Verified         {'valid' if report['valid'] else 'NOT VALID'} ({len(report['checks'])} checks)")
+
 result.to_csv(out / "adult-deid.csv")
 result.save_report(out / "adult-deid.html")
 result.save_result(out / "adult-deid.json")

@@ -295,6 +295,18 @@ CellSuppressionRun run_cell_suppression(const Job& job);
 struct CellSuppressionTables {
   std::string table;
   std::vector<std::string> samples;
+  // The same table as columns, in the order written: per column its name,
+  // the input column it copies (-1 for a released quasi-identifier column)
+  // and per row a code into `labels`, the text written (escaped as
+  // output.escape-formulas asks; the marker for a suppressed cell).
+  struct Column {
+    std::string name;
+    int input_column = -1;
+    Codes codes;
+    std::vector<std::string> labels;
+  };
+  std::vector<Column> columns;
+  std::vector<std::vector<std::uint64_t>> sample_rows;  // the rows of each sample, in the order written
 };
 
 // The same run on `data` (read already, or built in memory by a front end),

@@ -36,6 +36,9 @@ struct AttributeSpec {
   // DataFrames), never read from a job file. When set, it is the hierarchy:
   // `hierarchy` and `hierarchy_builder` are ignored.
   std::shared_ptr<const HierarchyTable> hierarchy_data = nullptr;
+  // The text the inline definition is in, for messages, when it is not the
+  // job file (a HierarchyOverride's builder); empty: the job file.
+  std::string hierarchy_source = {};
 
   // A hierarchy file, an inline definition or a table in memory.
   bool has_hierarchy() const { return !hierarchy.empty() || hierarchy_builder.has_value() || hierarchy_data != nullptr; }
@@ -166,10 +169,24 @@ struct Job {
   const AttributeSpec* attribute(const std::string& name) const;
 };
 
+// A hierarchy given beside the job rather than in it (the Python package's
+// `hierarchies=`): it replaces the hierarchy the job gives the attribute,
+// and an attribute the job does not list becomes quasi-identifying. The job
+// is parsed from its own text, so messages keep its lines. One of `table`,
+// `builder` and `path` is used, in this order.
+struct HierarchyOverride {
+  std::string attribute;
+  std::shared_ptr<const HierarchyTable> table;  // held in memory
+  std::string builder;  // an inline definition as YAML text, e.g. "{type: masking, levels: 2}"
+  std::string path;     // a hierarchy file, as given (not relative to the job file)
+  std::string source;   // names the override in messages, e.g. "hierarchies['age']"
+};
+
 // Reads and validates a job file. Throws JobError (with file and line) for
 // YAML syntax errors, unknown keys, wrong types and values out of range.
-Job read_job(const std::string& path);
+Job read_job(const std::string& path, const std::vector<HierarchyOverride>& hierarchies = {});
 // Same from text; relative paths are resolved against `base_dir`.
-Job parse_job(const std::string& text, const std::string& name, const std::string& base_dir);
+Job parse_job(const std::string& text, const std::string& name, const std::string& base_dir,
+              const std::vector<HierarchyOverride>& hierarchies = {});
 
 }  // namespace deid

@@ -25,14 +25,14 @@ from . import _core, hierarchy
 from ._core import InputError, InternalError, JobError
 from ._job import job_and_table
 from ._progress import Hooks, Progress
-from ._result import Result
+from ._result import Released, Reported, Result
 from ._risk import RiskResult, risk
 from ._suppress import SuppressionResult, suppress
 from ._verify import verify
 
 __all__ = [
     "anonymize", "risk", "suppress", "verify", "hierarchy",
-    "Result", "RiskResult", "SuppressionResult", "Progress",
+    "Result", "RiskResult", "SuppressionResult", "Released", "Reported", "Progress",
     "InputError", "JobError", "InternalError",
 ]
 __version__ = "0.1.0"

@@ -61,6 +61,24 @@ def value_texts(values: Any) -> List[str]:
     return _via_to_csv(values)
 
 
+def factorize_floats(values: np.ndarray) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+    """pd.factorize for floats that keeps -0.0 and 0.0 apart, as their texts
+    in a CSV are (pandas' factorize takes them as one key): the bit patterns
+    are factorized, every NaN is missing (-1). The uniques include the NaNs'
+    patterns, which no code refers to. None for a float type without an
+    integer type of its size (long double)."""
+    try:
+        as_int = np.dtype(f"i{values.dtype.itemsize}")
+    except TypeError:
+        return None
+    values = np.ascontiguousarray(values)
+    codes, bits = pd.factorize(values.view(as_int), sort=False)
+    missing = np.isnan(values)
+    if missing.any():
+        codes[missing] = -1
+    return codes, np.asarray(bits).view(values.dtype)
+
+
 def column_codes(column: pd.Series) -> Tuple[np.ndarray, List[str]]:
     """Codes (-1: missing) and the text of each code for one column."""
     dtype = column.dtype
@@ -75,6 +93,13 @@ def column_codes(column: pd.Series) -> Tuple[np.ndarray, List[str]]:
             texts = np.array([str(v) for v in column.to_numpy()], dtype=object)
             texts[mask] = None
             column = pd.Series(texts, copy=False)
+    if getattr(dtype, "kind", None) == "f":  # NumPy floats, pandas' Float32 and Float64
+        # A NumPy column as it is (no copy); pandas' NA as NaN.
+        floats = column.to_numpy() if isinstance(dtype, np.dtype) else column.to_numpy(dtype.numpy_dtype, na_value=np.nan)
+        factorized = factorize_floats(floats)
+        if factorized is not None:
+            codes, uniques = factorized
+            return codes, value_texts(uniques if isinstance(dtype, np.dtype) else pd.array(uniques, dtype=dtype))
     codes, uniques = pd.factorize(column, sort=False)
     if isinstance(dtype, np.dtype) and dtype.kind in "iufb":
         # factorize widens float32 to float64, whose shortest repr differs.

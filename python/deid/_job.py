@@ -3,16 +3,17 @@
 
 Every job goes through deid's job parser, so keys, types and ranges are
 checked exactly as for ``deid anonymize JOB.yaml`` and errors carry the
-same messages. A dict is handed over as JSON text (JSON is YAML); its
-relative paths are resolved against the current directory, those of a job
-file against the file's directory.
+same messages, with the lines of the job's own text (hierarchies given
+beside the job are handed to the parser separately, not merged into the
+text). A dict is handed over as JSON text (JSON is YAML); its relative
+paths are resolved against the current directory, those of a job file
+against the file's directory.
 """
 from __future__ import annotations
 
-import copy
 import json
 import os
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, List, Mapping, Optional, Tuple
 
 import numpy as np
 import pandas as pd
@@ -58,93 +59,57 @@ def _text(v: Any) -> str:
     return value_texts(np.asarray([v]))[0] if not isinstance(v, str) else v
 
 
-def _merge_hierarchies(d: Dict[str, Any], hierarchies: Mapping[str, Any]) -> Dict[str, Any]:
-    """Puts each hierarchy given by path or builder into the job dict; those
-    held in memory get a placeholder the binding replaces."""
-    attrs = d.setdefault("attributes", {})
-    if not isinstance(attrs, dict):
-        return d  # the parser reports it
+def given_hierarchies(hierarchies: Mapping[str, Any]) -> List[Tuple[str, str, Any, str]]:
+    """The hierarchies given beside a job as the core takes them:
+    (attribute, kind, value, source) with kind 'table' (rows), 'builder'
+    (its YAML text: JSON) or 'path'. The job's text is parsed as it is, so
+    messages keep its lines (deid::HierarchyOverride)."""
+    out = []
     for name, h in hierarchies.items():
-        spec = attrs.get(name)
-        if spec is None:
-            spec = attrs[name] = {"role": "quasi-identifying"}
-        elif not isinstance(spec, dict):
-            continue  # the parser reports it
+        name = str(name)
+        source = f"hierarchies['{name}']"
         if is_path(h):
-            spec["hierarchy"] = os.fspath(h)
+            out.append((name, "path", os.fspath(h), source))
         elif _is_builder(h):
-            spec["hierarchy"] = dict(h)
+            out.append((name, "builder", json.dumps(dict(h), indent=1, ensure_ascii=False, default=_json_default),
+                        source))
         else:
-            spec["hierarchy"] = f"<in memory: {name}>"
-    return d
+            kind = "DataFrame" if isinstance(h, pd.DataFrame) else "dict"
+            out.append((name, "table", hierarchy_rows(name, h), f"{source} ({kind})"))
+    return out
 
 
-def _parse(text: str, name: str, base_dir: str, data_given: bool) -> "_core.Job":
+def _parse(text: str, name: str, base_dir: str, data_given: bool, given: List[Any]) -> "_core.Job":
     try:
-        return _core.parse_job(text, name, base_dir)
+        return _core.parse_job(text, name, base_dir, given)
     except _core.JobError as e:
         # With the data given, a job may leave out its input.
         if not (data_given and str(e).endswith(_NEEDS_INPUT)):
             raise
-    return _core.parse_job(text + "\ninput: {path: " + json.dumps(DATAFRAME_SOURCE) + "}\n", name, base_dir)
-
-
-def _load_yaml(text: str, where: str) -> Dict[str, Any]:
-    try:
-        import yaml  # PyYAML (Debian python3-yaml)
-    except ImportError as e:  # pragma: no cover - python3-yaml is a dependency
-        raise _core.JobError(
-            f"{where}: hierarchies= with a job given as YAML needs PyYAML (python3-yaml); "
-            "or give the job as a dict") from e
-    try:
-        d = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        raise _core.JobError(f"{where}: invalid YAML: {e}") from None
-    if not isinstance(d, dict):
-        raise _core.JobError(f"{where}: the job must be a mapping")
-    return d
+    return _core.parse_job(text + "\ninput: {path: " + json.dumps(DATAFRAME_SOURCE) + "}\n", name, base_dir, given)
 
 
 def load_job(job: Any, data_given: bool, hierarchies: Optional[Mapping[str, Any]] = None) -> "_core.Job":
-    """Parses `job` (dict, YAML text or path) with `hierarchies` applied."""
-    hierarchies = dict(hierarchies or {})
+    """Parses `job` (dict, YAML text or path) with `hierarchies` given beside it."""
+    given = given_hierarchies(hierarchies or {})
     if isinstance(job, Mapping):
-        d = copy.deepcopy(dict(job))
+        d = dict(job)
         if data_given and "input" not in d:
             d["input"] = {"path": DATAFRAME_SOURCE}
-        name, base_dir = DICT_JOB, os.getcwd()
-    elif isinstance(job, os.PathLike) or (isinstance(job, str) and _looks_like_path(job)):
+        text = json.dumps(d, indent=1, ensure_ascii=False, default=_json_default)
+        return _parse(text, DICT_JOB, os.getcwd(), data_given, given)
+    if isinstance(job, os.PathLike) or (isinstance(job, str) and _looks_like_path(job)):
         path = os.fspath(job)
-        if not hierarchies:
-            try:
-                parsed = _core.read_job(path)
-            except _core.JobError as e:
-                if not (data_given and str(e).endswith(_NEEDS_INPUT)):
-                    raise
-                with open(path, encoding="utf-8") as f:
-                    parsed = _parse(f.read(), path, os.path.dirname(path), data_given)
-            return _with_tables(parsed, hierarchies)
         try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as e:
-            raise _core.InputError(f"{path}: cannot open the job file ({e.strerror})") from None
-        d = _load_yaml(text, path)
-        if data_given and "input" not in d:
-            d["input"] = {"path": DATAFRAME_SOURCE}
-        name, base_dir = path, os.path.dirname(path)
-    elif isinstance(job, str):
-        if not hierarchies:
-            return _parse(job, TEXT_JOB, os.getcwd(), data_given)
-        d = _load_yaml(job, TEXT_JOB)
-        if data_given and "input" not in d:
-            d["input"] = {"path": DATAFRAME_SOURCE}
-        name, base_dir = TEXT_JOB, os.getcwd()
-    else:
-        raise TypeError(f"job must be a dict, YAML text or the path of a job file, not {type(job).__name__}")
-    _merge_hierarchies(d, hierarchies)
-    text = json.dumps(d, indent=1, ensure_ascii=False, default=_json_default)
-    return _with_tables(_parse(text, name, base_dir, data_given), hierarchies)
+            return _core.read_job(path, given)
+        except _core.JobError as e:
+            if not (data_given and str(e).endswith(_NEEDS_INPUT)):
+                raise
+        with open(path, encoding="utf-8") as f:
+            return _parse(f.read(), path, os.path.dirname(path), data_given, given)
+    if isinstance(job, str):
+        return _parse(job, TEXT_JOB, os.getcwd(), data_given, given)
+    raise TypeError(f"job must be a dict, YAML text or the path of a job file, not {type(job).__name__}")
 
 
 def _json_default(v: Any) -> Any:
@@ -157,15 +122,6 @@ def _json_default(v: Any) -> Any:
 
 def _looks_like_path(s: str) -> bool:
     return "\n" not in s and not (":" in s and not os.path.exists(s)) and not s.lstrip().startswith("{")
-
-
-def _with_tables(job: "_core.Job", hierarchies: Mapping[str, Any]) -> "_core.Job":
-    for name, h in hierarchies.items():
-        if is_path(h) or _is_builder(h):
-            continue
-        source = f"hierarchy of '{name}' ({'DataFrame' if isinstance(h, pd.DataFrame) else 'dict'})"
-        job.set_hierarchy_table(name, hierarchy_rows(name, h), source)
-    return job
 
 
 def job_and_table(job: Any, data: Any, hierarchies: Optional[Mapping[str, Any]]) -> Tuple["_core.Job", "_core.Table", Optional[pd.DataFrame]]:

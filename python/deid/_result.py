@@ -5,8 +5,10 @@ from __future__ import annotations
 import html
 import json
 import os
-from typing import Any, Dict, List, Optional
+import tempfile
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+import numpy as np
 import pandas as pd
 
 from . import _core
@@ -18,7 +20,93 @@ def write_json(path: "str | os.PathLike[str]", role: str, text: str) -> None:
     _core.write_file(os.fspath(path), role, text + "\n")
 
 
-class Result:
+#: One column of a released table: the input column it comes from (-1:
+#: none), its name when it has none, whether it is that column unchanged, and
+#: a function giving its codes and labels (called only when needed).
+ReleasedColumn = Tuple[int, str, bool, Callable[[], Tuple[np.ndarray, Sequence[str]]]]
+
+
+def released_frame(columns: List[ReleasedColumn], frame: Optional[pd.DataFrame], rows: int) -> pd.DataFrame:
+    """A released table as a DataFrame: the input's index, a column of the
+    input (unchanged, and not escaped) as the input's own array, any other
+    as a categorical of the text written; labels as in the input."""
+    data: Dict[int, Any] = {}
+    labels: List[Any] = []
+    for input_column, name, unchanged, codes_labels in columns:
+        if unchanged and frame is not None:
+            data[len(labels)] = frame.iloc[:, input_column].array
+        else:
+            data[len(labels)] = categorical(*codes_labels())
+        labels.append(frame.columns[input_column] if frame is not None and input_column >= 0 else name)
+    index = frame.index if frame is not None else pd.RangeIndex(rows)
+    out = pd.DataFrame(data, index=index, copy=False)
+    same_kind = frame is not None and all(c[0] >= 0 for c in columns)
+    out.columns = pd.Index(labels, dtype=frame.columns.dtype) if same_kind else pd.Index(labels)
+    return out
+
+
+class Released:
+    """What a run that releases a table gives: ``info`` (its JSON result as a
+    dict), ``data``, ``to_csv``, ``save_result`` and ``verify``."""
+
+    info: Dict[str, Any]
+
+    def _verification(self) -> Tuple["_core.Job", Optional[pd.DataFrame]]:
+        """The job the run ran and its input DataFrame (None: a CSV file, the job's input.path)."""
+        raise NotImplementedError
+
+    @property
+    def data(self) -> Optional[pd.DataFrame]:
+        raise NotImplementedError
+
+    def to_csv(self, path: "str | os.PathLike[str]") -> None:
+        raise NotImplementedError
+
+    def save_result(self, path: "str | os.PathLike[str]") -> None:
+        raise NotImplementedError
+
+    def verify(self) -> Dict[str, Any]:
+        """Checks this release with the independent verifier (docs/verify.md),
+        as ``deid verify`` checks the files of a command-line run: in a
+        private temporary directory, the input DataFrame is written as
+        ``DataFrame.to_csv(index=False)`` writes it (the text the run read;
+        separated by input.delimiter, else ","), the released table as
+        ``to_csv`` writes it and ``info`` as the result whose counts are
+        checked; a CSV input is read where it is. Returns what deid.verify
+        returns: {"output", "valid", "checks": [...]}. The directory is
+        removed before returning."""
+        job, frame = self._verification()
+        job = job.copy()
+        with tempfile.TemporaryDirectory(prefix="deid-verify-") as d:
+            input_path = ""
+            if frame is not None:
+                delimiter = job.input_delimiter or ","
+                input_path = os.path.join(d, "input.csv")
+                frame.to_csv(input_path, index=False, sep=delimiter)
+                job.input_delimiter = delimiter
+            output = os.path.join(d, "output.csv")
+            self.to_csv(output)
+            result = os.path.join(d, "result.json")
+            # Nothing was written, so the result lists no files to digest.
+            write_json(result, "result", json.dumps({k: v for k, v in self.info.items() if k != "files"}))
+            return json.loads(_core.verify(job, input_path, output, result))
+
+
+class Reported:
+    """What a run with an HTML report gives: ``info``, ``report_html``,
+    ``save_report`` and a notebook display."""
+
+    info: Dict[str, Any]
+
+    def report_html(self) -> str:
+        """The HTML report as a string."""
+        raise NotImplementedError
+
+    def save_report(self, path: "str | os.PathLike[str]") -> None:
+        raise NotImplementedError
+
+
+class Result(Released, Reported):
     """What ``deid.anonymize`` found and released.
 
     ``info`` is the JSON result of ``deid anonymize`` as a dict (the same
@@ -104,28 +192,20 @@ class Result:
         run = self._run
         roles = run.roles
         qi = {c: q for q, c in enumerate(run.qi_columns)}
-        frame = self._frame
-        copy_input = frame is not None and not run.escape_formulas
-        columns: Dict[Any, Any] = {}
-        labels_out: List[Any] = []
+        unchanged = not run.escape_formulas
+        columns: List[ReleasedColumn] = []
         for c, name in enumerate(run.names):
             if roles[c] == "identifying":
                 continue
-            label = frame.columns[c] if frame is not None else name
             if c in qi:
-                codes, labels = run.released_column(qi[c])
-                values: Any = categorical(codes, labels)
-            elif copy_input:
-                values = frame.iloc[:, c].array
+                columns.append((c, name, False, lambda q=qi[c]: run.released_column(q)))
             else:
-                codes, labels = run.column(c)
-                values = categorical(codes, labels)
-            columns[len(labels_out)] = values
-            labels_out.append(label)
-        index = frame.index if frame is not None else pd.RangeIndex(len(next(iter(columns.values()))))
-        out = pd.DataFrame(columns, index=index, copy=False)
-        out.columns = pd.Index(labels_out) if frame is None else pd.Index(labels_out, dtype=frame.columns.dtype)
-        return out
+                columns.append((c, name, unchanged, lambda c=c: run.column(c)))
+        return released_frame(columns, self._frame, run.rows)
+
+    def _verification(self) -> Tuple["_core.Job", Optional[pd.DataFrame]]:
+        self._require_found()
+        return self._run.job, self._frame
 
     def _require_found(self) -> None:
         if not self.found:

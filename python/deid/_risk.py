@@ -11,10 +11,10 @@ import pandas as pd
 
 from . import _core
 from ._job import job_and_table
-from ._result import write_json
+from ._result import Reported, write_json
 
 
-class RiskResult:
+class RiskResult(Reported):
     """The risk report of ``deid risk`` (docs/risk-models.md).
 
     ``info`` is the report's JSON as a dict (``deid risk --json``); ``text``

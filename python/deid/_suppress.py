@@ -2,54 +2,60 @@
 """deid.suppress: local cell suppression, as `deid suppress` runs it."""
 from __future__ import annotations
 
-import io
 import json
 import os
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
+import numpy as np
 import pandas as pd
 
 from . import _core
 from ._job import job_and_table
-from ._result import write_json
+from ._result import Released, ReleasedColumn, released_frame, write_json
 
 
-class SuppressionResult:
+class SuppressionResult(Released):
     """The outcome of ``deid.suppress`` (docs/cell-suppression.md).
 
     ``info`` is the JSON result of ``deid suppress`` as a dict; ``data`` the
-    released table (each quasi-identifier replaced by its released columns,
-    suppressed cells as the job's marker; strings, with the input's index
-    when the input was a DataFrame); ``samples`` the samples the job asks
-    for. ``to_csv`` writes the table byte for byte as the command line
-    writes output.path.
+    released table, built as ``deid.Result.data`` is (the input's index;
+    identifying columns dropped; each quasi-identifier replaced by its
+    released columns, categoricals of their labels with suppressed cells as
+    the job's marker; the other columns the input's own arrays, or
+    categoricals of their text from a CSV input or with
+    output.escape-formulas); ``samples`` the samples the job asks for, the
+    same columns on the rows drawn (their index the input's). ``to_csv``
+    writes the table byte for byte as the command line writes output.path.
     """
 
-    def __init__(self, info_text: str, table: bytes, samples: List[bytes], delimiter: str,
-                 index: Optional[pd.Index]) -> None:
+    def __init__(self, info_text: str, table: bytes, samples: List[bytes], columns: List[Tuple[Any, ...]],
+                 sample_rows: List[np.ndarray], job: "_core.Job", frame: Optional[pd.DataFrame]) -> None:
         self._info_text = info_text
         self.info: Dict[str, Any] = json.loads(info_text)
         self._table = table
         self._samples = samples
-        self._delimiter = delimiter
-        self._index = index
+        self._columns = columns
+        self._sample_rows = sample_rows
+        self._job = job
+        self._frame = frame
         self._data: Optional[pd.DataFrame] = None
-
-    def _read(self, text: bytes) -> pd.DataFrame:
-        return pd.read_csv(io.BytesIO(text), sep=self._delimiter, dtype=str, keep_default_na=False,
-                           na_filter=False, encoding="utf-8")
 
     @property
     def data(self) -> pd.DataFrame:
+        """The released table (see the class)."""
         if self._data is None:
-            self._data = self._read(self._table)
-            if self._index is not None:
-                self._data.index = self._index
+            unchanged = not self._job.escape_formulas
+            columns: List[ReleasedColumn] = [
+                (input_column, name, input_column >= 0 and unchanged, lambda codes=codes, labels=labels: (codes, labels))
+                for name, input_column, codes, labels in self._columns]
+            self._data = released_frame(columns, self._frame, int(self.info["records"]))
         return self._data
 
     @property
     def samples(self) -> List[pd.DataFrame]:
-        return [self._read(s) for s in self._samples]
+        """Each sample of the job's cell-suppression.samples: the rows of
+        ``data`` drawn, in the order written."""
+        return [self.data.iloc[rows] for rows in self._sample_rows]
 
     @property
     def suppressed_cells(self) -> int:
@@ -59,9 +65,16 @@ class SuppressionResult:
         """Writes the released table as ``deid suppress`` writes output.path."""
         _core.write_file(os.fspath(path), "output table", self._table)
 
+    def samples_csv(self) -> List[bytes]:
+        """The samples as the bytes ``deid suppress`` writes to their files."""
+        return list(self._samples)
+
     def save_result(self, path: "str | os.PathLike[str]") -> None:
         """Writes ``info`` as ``deid suppress`` writes output.result (atomically)."""
         write_json(path, "result", self._info_text)
+
+    def _verification(self) -> Tuple["_core.Job", Optional[pd.DataFrame]]:
+        return self._job, self._frame
 
     def __repr__(self) -> str:
         l = self.info["information_loss"]
@@ -79,7 +92,5 @@ def suppress(data: Any, job: Any, *, threads: Optional[int] = None) -> Suppressi
     from . import _threads
     n = _threads(threads)
     parsed, table, frame = job_and_table(job, data, None)
-    delimiter = parsed.output_delimiter or table.delimiter
-    info, text, samples = _core.suppress(parsed, table, n)
-    return SuppressionResult(info, text, list(samples), delimiter,
-                             frame.index if frame is not None else None)
+    info, text, samples, columns, sample_rows = _core.suppress(parsed, table, n)
+    return SuppressionResult(info, text, list(samples), list(columns), list(sample_rows), parsed, frame)

@@ -19,7 +19,9 @@ def verify(job: Any, *, output: "Optional[str | os.PathLike[str]]" = None,
     even the reader): `output` is the released CSV (default: the job's
     output.path), `input` the input CSV (default: the job's input.path),
     `result` the JSON result whose counts and SHA-256s are checked too
-    (optional). Write them with Result.to_csv and Result.save_result.
+    (optional). Write them with Result.to_csv and Result.save_result, or
+    verify a run in memory with Result.verify() (SuppressionResult.verify()),
+    which writes these files into a temporary directory for you.
 
     Returns the table of checks as ``deid verify --json`` writes it:
     {"output": ..., "valid": bool, "checks": [{"check", "status", "detail",

@@ -138,6 +138,9 @@ void bind_anonymize(py::module_& m) {
   py::class_<Run, std::shared_ptr<Run>>(m, "Run", "The outcome of deid::anonymize, kept for the Result.")
       .def_property_readonly("found", [](const Run& r) { return r.a.found; })
       .def_property_readonly("escape_formulas", [](const Run& r) { return r.prepared->job.output.escape_formulas; })
+      .def_property_readonly(
+          "job", [](const Run& r) { return std::make_shared<JobHandle>(JobHandle{r.prepared->job}); },
+          "A copy of the job the run ran (with the hierarchies given in memory).")
       .def(
           "result_json", [](const Run& r, int indent) { return r.a.result.dump(indent); }, py::arg("indent") = -1)
       .def_property_readonly("names",
@@ -152,6 +155,7 @@ void bind_anonymize(py::module_& m) {
                                for (Role role : r.prepared->roles) out.push_back(to_string(role));
                                return out;
                              })
+      .def_property_readonly("rows", [](const Run& r) { return r.prepared->data.rows; })
       .def_property_readonly("qi_columns", [](const Run& r) { return r.prepared->problem.qi_columns; })
       .def("released_column", &released_column, py::arg("q"))
       .def("column",

@@ -1,26 +1,66 @@
 // Jobs: parsed from YAML text or a file by the library's parser (so every
-// message is the command line's), then adjusted as the Python call asks
-// (the data given instead of input.path, hierarchies given in memory).
-#include <fmt/format.h>
+// message is the command line's, with the lines of the job's own text),
+// with the hierarchies the Python call gives beside the job
+// (deid::HierarchyOverride), then adjusted as the call asks (the data given
+// instead of input.path).
 #include <pybind11/stl.h>
 
+#include <stdexcept>
+
 #include "binding.h"
-#include "deid/error.h"
+#include "deid/hierarchy.h"
 
 namespace py = pybind11;
 
 namespace deid::python {
+namespace {
+
+// The hierarchies given beside a job: (attribute, kind, value, source).
+std::vector<HierarchyOverride> given_hierarchies(const py::list& hierarchies) {
+  std::vector<HierarchyOverride> out;
+  for (const py::handle& item : hierarchies) {
+    const auto t = item.cast<py::tuple>();
+    if (t.size() != 4) throw std::invalid_argument("hierarchies: expected (attribute, kind, value, source) tuples");
+    HierarchyOverride h;
+    h.attribute = t[0].cast<std::string>();
+    const auto kind = t[1].cast<std::string>();
+    h.source = t[3].cast<std::string>();
+    if (kind == "table") {
+      auto table = std::make_shared<HierarchyTable>();
+      table->source = h.source;
+      table->rows = t[2].cast<std::vector<std::vector<std::string>>>();
+      for (std::size_t i = 0; i < table->rows.size(); ++i) table->lines.push_back(i + 1);
+      h.table = std::move(table);
+    } else if (kind == "builder") {
+      h.builder = t[2].cast<std::string>();
+    } else if (kind == "path") {
+      h.path = t[2].cast<std::string>();
+    } else {
+      throw std::invalid_argument("hierarchies: kind must be 'table', 'builder' or 'path', not '" + kind + "'");
+    }
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+}  // namespace
 
 void bind_job(py::module_& m) {
   py::class_<JobHandle, std::shared_ptr<JobHandle>>(m, "Job", "A parsed job (deid::Job).")
       .def_property_readonly("path", [](const JobHandle& j) { return j.job.path; })
+      .def("copy", [](const JobHandle& j) { return std::make_shared<JobHandle>(j); }, "A copy to adjust.")
       .def_property("input_path", [](const JobHandle& j) { return j.job.input.path; },
                     [](JobHandle& j, const std::string& p) { j.job.input.path = p; })
-      .def_property_readonly("input_delimiter",
-                             [](const JobHandle& j) -> std::optional<std::string> {
-                               if (!j.job.input.delimiter) return std::nullopt;
-                               return std::string(1, *j.job.input.delimiter);
-                             })
+      .def_property(
+          "input_delimiter",
+          [](const JobHandle& j) -> std::optional<std::string> {
+            if (!j.job.input.delimiter) return std::nullopt;
+            return std::string(1, *j.job.input.delimiter);
+          },
+          [](JobHandle& j, const std::optional<std::string>& d) {
+            if (d && d->size() != 1) throw std::invalid_argument("input_delimiter: one character or None");
+            j.job.input.delimiter = d ? std::optional<char>((*d)[0]) : std::nullopt;
+          })
       .def_property_readonly("output_delimiter",
                              [](const JobHandle& j) -> std::optional<std::string> {
                                if (!j.job.output.delimiter) return std::nullopt;
@@ -40,45 +80,30 @@ void bind_job(py::module_& m) {
                              [](const JobHandle& j) -> std::optional<std::string> {
                                if (!j.job.default_role) return std::nullopt;
                                return std::string(to_string(*j.job.default_role));
-                             })
-      .def(
-          "set_hierarchy_table",
-          [](JobHandle& j, const std::string& attribute, std::vector<std::vector<std::string>> rows,
-             const std::string& source) {
-            AttributeSpec* spec = nullptr;
-            for (auto& a : j.job.attributes)
-              if (a.name == attribute) spec = &a;
-            if (!spec)
-              throw JobError(Location{j.job.path, 0, 0, {}},
-                             fmt::format("hierarchies: '{}' is not an attribute of the job", attribute));
-            auto t = std::make_shared<HierarchyTable>();
-            t->source = source;
-            t->rows = std::move(rows);
-            for (std::size_t i = 0; i < t->rows.size(); ++i) t->lines.push_back(i + 1);
-            spec->hierarchy_data = std::move(t);
-            spec->hierarchy.clear();  // the placeholder the Python layer put in the job
-            spec->hierarchy_builder.reset();
-          },
-          py::arg("attribute"), py::arg("rows"), py::arg("source"),
-          "Gives `attribute` a hierarchy held in memory (one row per value, ARX's layout).");
+                             });
 
   m.def(
       "parse_job",
-      [](const std::string& text, const std::string& name, const std::string& base_dir) {
+      [](const std::string& text, const std::string& name, const std::string& base_dir, const py::list& hierarchies) {
+        auto given = given_hierarchies(hierarchies);
         auto j = std::make_shared<JobHandle>();
-        j->job = parse_job(text, name, base_dir);
+        j->job = parse_job(text, name, base_dir, given);
         return j;
       },
-      py::arg("text"), py::arg("name"), py::arg("base_dir"),
-      "Parses a job from YAML text; relative paths are resolved against base_dir.");
+      py::arg("text"), py::arg("name"), py::arg("base_dir"), py::arg("hierarchies") = py::list(),
+      "Parses a job from YAML text; relative paths are resolved against base_dir. `hierarchies`: see read_job.");
   m.def(
       "read_job",
-      [](const std::string& path) {
+      [](const std::string& path, const py::list& hierarchies) {
+        auto given = given_hierarchies(hierarchies);
         auto j = std::make_shared<JobHandle>();
-        j->job = read_job(path);
+        j->job = read_job(path, given);
         return j;
       },
-      py::arg("path"), "Reads a job file.");
+      py::arg("path"), py::arg("hierarchies") = py::list(),
+      "Reads a job file. `hierarchies`: (attribute, kind, value, source) tuples that replace the job's hierarchies "
+      "(deid::HierarchyOverride): kind 'table' with value the rows (value, level 1, ...), 'builder' with value "
+      "YAML text, 'path' with value a file path; source names it in messages.");
 }
 
 }  // namespace deid::python

@@ -64,6 +64,15 @@ constexpr double kMaxPopulation = 1e12;
 struct Ctx {
   std::string file;
   std::string base_dir;
+  // Hierarchies given beside the job (HierarchyOverride); null: none.
+  const std::vector<HierarchyOverride>* given = nullptr;
+
+  const HierarchyOverride* given_hierarchy(const std::string& attribute) const {
+    if (given)
+      for (const auto& h : *given)
+        if (h.attribute == attribute) return &h;
+    return nullptr;
+  }
 
   [[noreturn]] void fail(const YAML::Node& node, const std::string& msg) const {
     const auto m = node.Mark();
@@ -286,6 +295,43 @@ HierarchyBuilderSpec parse_hierarchy_builder(const Ctx& ctx, const YAML::Node& h
     ctx.fail(at, fmt::format("attribute '{}': {}", attribute, e.problem()));
   }
   return spec;
+}
+
+// Gives attribute `a` the hierarchy `h`, in place of any the job gives it.
+// A builder is parsed from its own text, named by h.source in messages.
+void give_hierarchy(const HierarchyOverride& h, AttributeSpec& a) {
+  a.hierarchy.clear();
+  a.hierarchy_builder.reset();
+  a.hierarchy_data.reset();
+  a.hierarchy_line = a.hierarchy_column = 0;
+  a.hierarchy_source.clear();
+  if (h.table) {
+    a.hierarchy_data = h.table;
+    return;
+  }
+  if (!h.builder.empty()) {
+    const Ctx ctx{h.source, {}, nullptr};
+    try {
+      const YAML::Node node = YAML::Load(h.builder);
+      if (!node.IsMap())
+        ctx.fail(node, fmt::format("the hierarchy of attribute '{}' must be a mapping such as {{type: masking}}",
+                                   a.name));
+      a.hierarchy_builder = parse_hierarchy_builder(ctx, node, a.name);
+      const auto m = node.Mark();
+      a.hierarchy_line = static_cast<std::uint64_t>(m.line + 1);
+      a.hierarchy_column = static_cast<std::uint64_t>(m.column + 1);
+      a.hierarchy_source = h.source;
+    } catch (const YAML::Exception& e) {
+      throw JobError(Location{h.source, static_cast<std::uint64_t>(e.mark.line + 1),
+                              static_cast<std::uint64_t>(e.mark.column + 1), {}},
+                     "invalid YAML: " + e.msg);
+    }
+    return;
+  }
+  if (h.path.empty())
+    throw JobError(Location{h.source, 0, 0, {}},
+                   fmt::format("attribute '{}': the path of its hierarchy must not be empty", a.name));
+  a.hierarchy = h.path;
 }
 
 // The attribute of l-diversity or t-closeness must be listed with role:
@@ -595,11 +641,19 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
       ctx.keys(v, fmt::format("attribute '{}'", a.name), {"role", "hierarchy", "order"});
       if (!v["role"]) ctx.fail(v, fmt::format("attribute '{}' needs a 'role'", a.name));
       a.role = ctx.role(v["role"]);
-      if (v["hierarchy"]) {
-        if (a.role != Role::quasi_identifying && a.role != Role::sensitive)
-          ctx.fail(v["hierarchy"], fmt::format("attribute '{}': a hierarchy is only used for quasi-identifying "
-                                               "and sensitive attributes",
-                                               a.name));
+      const bool has_role_for_hierarchy = a.role == Role::quasi_identifying || a.role == Role::sensitive;
+      if (v["hierarchy"] && !has_role_for_hierarchy)
+        ctx.fail(v["hierarchy"], fmt::format("attribute '{}': a hierarchy is only used for quasi-identifying "
+                                             "and sensitive attributes",
+                                             a.name));
+      if (const HierarchyOverride* given = ctx.given_hierarchy(a.name)) {
+        // The hierarchy given beside the job replaces the job's, unread.
+        if (!has_role_for_hierarchy)
+          ctx.fail(v["role"], fmt::format("attribute '{}': {} gives it a hierarchy, which is only used for "
+                                          "quasi-identifying and sensitive attributes; its role is {}",
+                                          a.name, given->source, to_string(a.role)));
+        give_hierarchy(*given, a);
+      } else if (v["hierarchy"]) {
         if (v["hierarchy"].IsMap()) {
           a.hierarchy_builder = parse_hierarchy_builder(ctx, v["hierarchy"], a.name);
           const auto m = v["hierarchy"].Mark();
@@ -633,6 +687,19 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
       job.attributes.push_back(std::move(a));
     }
   }
+  // A hierarchy given for an attribute the job does not list makes it a
+  // quasi-identifier.
+  if (ctx.given)
+    for (const auto& h : *ctx.given) {
+      if (h.attribute.empty())
+        throw JobError(Location{h.source, 0, 0, {}}, "an attribute's name must not be empty");
+      if (job.attribute(h.attribute)) continue;
+      AttributeSpec a;
+      a.name = h.attribute;
+      a.role = Role::quasi_identifying;
+      give_hierarchy(h, a);
+      job.attributes.push_back(std::move(a));
+    }
   if (root["default-role"]) {
     job.default_role = ctx.role(root["default-role"]);
     if (*job.default_role == Role::quasi_identifying)
@@ -772,8 +839,9 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
 
 }  // namespace
 
-Job parse_job(const std::string& text, const std::string& name, const std::string& base_dir) {
-  Ctx ctx{name, base_dir};
+Job parse_job(const std::string& text, const std::string& name, const std::string& base_dir,
+              const std::vector<HierarchyOverride>& hierarchies) {
+  Ctx ctx{name, base_dir, &hierarchies};
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -789,13 +857,13 @@ Job parse_job(const std::string& text, const std::string& name, const std::strin
   }
 }
 
-Job read_job(const std::string& path) {
+Job read_job(const std::string& path, const std::vector<HierarchyOverride>& hierarchies) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IoError(Location{path, 0, 0, {}}, "cannot open the job file");
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string dir = std::filesystem::path(path).parent_path().string();
-  return parse_job(ss.str(), path, dir);
+  return parse_job(ss.str(), path, dir, hierarchies);
 }
 
 }  // namespace deid

@@ -21,7 +21,8 @@ HierarchyTable build_inline(const Job& job, const AttributeSpec& a, const Datase
   std::vector<std::string> values;
   values.reserve(column.dictionary.size());
   for (std::uint32_t c = 0; c < column.dictionary.size(); ++c) values.push_back(column.dictionary.value(c));
-  const std::string definition = Location{job.path, a.hierarchy_line, a.hierarchy_column, {}}.to_string();
+  const std::string& file = a.hierarchy_source.empty() ? job.path : a.hierarchy_source;
+  const std::string definition = Location{file, a.hierarchy_line, a.hierarchy_column, {}}.to_string();
   try {
     HierarchyTable t = build_hierarchy(values, *a.hierarchy_builder);
     t.source = fmt::format("{} ({} hierarchy of '{}')", definition.empty() ? "the job" : definition,
@@ -39,7 +40,7 @@ HierarchyTable build_inline(const Job& job, const AttributeSpec& a, const Datase
                                a.name, e.problem(), definition.empty() ? "the job" : definition));
   } catch (const HierarchyParameterError& e) {
     // read_job() checks the parameters; a Job built in code may not have.
-    throw JobError(Location{job.path, a.hierarchy_line, a.hierarchy_column, {}},
+    throw JobError(Location{file, a.hierarchy_line, a.hierarchy_column, {}},
                    fmt::format("attribute '{}': {}", a.name, e.problem()));
   }
 }

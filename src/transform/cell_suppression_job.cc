@@ -119,14 +119,14 @@ const std::string& label(const Bound& b, std::size_t column, std::uint32_t code)
 // Writes the released table, all rows or the rows listed.
 // With `escape` (output.escape-formulas), a cell a spreadsheet would run as
 // a formula gets a leading "'".
-void write_table(const Bound& b, const CellTable& t, const std::string& marker, char delim, bool escape,
-                 std::ostream& out, const std::vector<std::uint64_t>* rows) {
-  auto field = [&](std::string& line, const std::string& value) { append_output_field(line, value, delim, escape); };
-  struct Out {
-    int data_column = -1;     // copied column
-    std::size_t table_column = 0;
-  };
-  std::vector<Out> plan;
+// The columns of the released table, in order: identifying columns
+// dropped, each quasi-identifier replaced by its released columns.
+struct OutColumn {
+  int data_column = -1;  // copied column
+  std::size_t table_column = 0;
+};
+std::vector<OutColumn> output_columns(const Bound& b, const CellTable& t) {
+  std::vector<OutColumn> plan;
   for (std::size_t c = 0; c < b.data.columns.size(); ++c) {
     if (b.roles[c] == Role::identifying) continue;
     if (b.roles[c] != Role::quasi_identifying) {
@@ -138,6 +138,43 @@ void write_table(const Bound& b, const CellTable& t, const std::string& marker, 
     for (std::size_t tc = 0; tc < t.columns(); ++tc)
       if (b.plan.column_attribute[tc] == qi) plan.push_back({-1, tc});
   }
+  return plan;
+}
+
+// The released table as columns of codes and labels (CellSuppressionTables).
+std::vector<CellSuppressionTables::Column> released_columns(const Bound& b, const CellTable& t,
+                                                            const std::string& marker, bool escape) {
+  auto text = [&](const std::string& l) { return escape && looks_like_formula(l) ? "'" + l : l; };
+  std::vector<CellSuppressionTables::Column> out;
+  for (const OutColumn& o : output_columns(b, t)) {
+    CellSuppressionTables::Column c;
+    if (o.data_column >= 0) {
+      const Column& col = b.data.columns[static_cast<std::size_t>(o.data_column)];
+      c.name = col.name;
+      c.input_column = o.data_column;
+      c.codes = col.codes;
+      for (std::uint32_t v = 0; v < col.dictionary.size(); ++v) c.labels.push_back(text(col.dictionary.value(v)));
+    } else {
+      c.name = t.names[o.table_column];
+      const std::uint32_t n = t.cardinality[o.table_column];
+      for (std::uint32_t v = 0; v < n; ++v) c.labels.push_back(text(label(b, o.table_column, v)));
+      c.labels.push_back(text(marker));
+      const auto& codes = t.codes[o.table_column];
+      c.codes = Codes(codes.size(), code_width(n + 1));
+      c.codes.visit_mut([&](auto dst) {
+        using T = typename decltype(dst)::value_type;
+        for (std::size_t r = 0; r < codes.size(); ++r) dst[r] = static_cast<T>(codes[r] == kSuppressedCell ? n : codes[r]);
+      });
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+void write_table(const Bound& b, const CellTable& t, const std::string& marker, char delim, bool escape,
+                 std::ostream& out, const std::vector<std::uint64_t>* rows) {
+  auto field = [&](std::string& line, const std::string& value) { append_output_field(line, value, delim, escape); };
+  const std::vector<OutColumn> plan = output_columns(b, t);
   std::string line;
   for (std::size_t i = 0; i < plan.size(); ++i) {
     if (i) line.push_back(delim);
@@ -511,6 +548,8 @@ CellSuppressionRun run(const Job& job, Dataset data, Clock::time_point t_start, 
       write_table(b, out, cs.marker, delim, escape, text, &sample);
       in_memory->samples.push_back(std::move(text).str());
     }
+    in_memory->columns = released_columns(b, out, cs.marker, escape);
+    in_memory->sample_rows = samples;
   } else if (!job.output.path.empty()) {
     outputs.push_back(std::make_unique<OutputFile>(job.output.path, "output table"));
     write_table(b, out, cs.marker, delim, escape, outputs.back()->stream(), nullptr);

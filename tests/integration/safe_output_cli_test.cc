@@ -64,10 +64,26 @@ class SafeOutput : public ::testing::Test {
     return p(name);
   }
 
+  // Whether process `pid` runs the CLI (it has exec'd) and catches SIGTERM,
+  // i.e. has installed its signal handlers (Linux: SigCgt of /proc/PID/status).
+  static bool runs_the_cli_with_handlers(pid_t pid) {
+    const fs::path proc = fs::path("/proc") / std::to_string(pid);
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink(proc / "exe", ec);
+    if (ec || !fs::equivalent(exe, DEID_CLI_PATH, ec)) return false;
+    std::ifstream status(proc / "status");
+    std::string line;
+    while (std::getline(status, line))
+      if (line.rfind("SigCgt:", 0) == 0) return (std::stoull(line.substr(7), nullptr, 16) >> (SIGTERM - 1)) & 1u;
+    return false;
+  }
+
   // Runs the CLI with `args` in a child process; `limit_bytes` > 0 sets
-  // RLIMIT_FSIZE; `term_after_ms` > 0 sends SIGTERM that long after the
-  // start. Returns the exit code, or 128 + the signal when it was killed by
-  // one (which must not happen: deid exits on its own).
+  // RLIMIT_FSIZE; `term_after_ms` > 0 sends SIGTERM that long after the CLI
+  // has installed its signal handlers (waited for up to a minute: a
+  // sanitizer build starts slowly; a fixed delay from the fork could come
+  // before them). Returns the exit code, or 1000 + the signal when it was
+  // killed by one (which must not happen: deid exits on its own).
   int run(const std::vector<std::string>& args, rlim_t limit_bytes = 0, int term_after_ms = 0) {
     const pid_t pid = ::fork();
     if (pid == 0) {
@@ -83,12 +99,21 @@ class SafeOutput : public ::testing::Test {
       ::execv(DEID_CLI_PATH, argv.data());
       ::_exit(98);
     }
-    if (term_after_ms > 0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(term_after_ms));
-      ::kill(pid, SIGTERM);
-    }
     int status = 0;
-    ::waitpid(pid, &status, 0);
+    bool exited = false;
+    if (term_after_ms > 0) {
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+      while (!runs_the_cli_with_handlers(pid) && std::chrono::steady_clock::now() < deadline) {
+        exited = ::waitpid(pid, &status, WNOHANG) == pid;
+        if (exited) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+      if (!exited) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(term_after_ms));
+        ::kill(pid, SIGTERM);
+      }
+    }
+    if (!exited) ::waitpid(pid, &status, 0);
     err_ = slurp(p("stderr"));
     if (WIFSIGNALED(status)) return 1000 + WTERMSIG(status);
     return WEXITSTATUS(status);
@@ -129,8 +154,8 @@ TEST_F(SafeOutput, FileSizeLimitDuringTheWriteLeavesTheEarlierOutputsAndNoTempor
 }
 
 TEST_F(SafeOutput, SigtermStopsTheRunWithExit143AndChangesNothing) {
-  // An exhaustive search of adult takes over a second: the signal comes
-  // while it runs.
+  // An exhaustive search of adult takes over a second: the signal, 300 ms
+  // after the CLI has installed its handlers, comes while it runs.
   const std::string job = adult_job("", "adult.yaml");
   {
     std::string text = slurp(job);

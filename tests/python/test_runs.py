@@ -1,10 +1,12 @@
 # Copyright the deid authors. Licensed under the Apache License, Version 2.0.
 """Errors, progress, interrupts and runs in two threads at once."""
 import os
+import re
 import signal
 import threading
 import time
 
+import numpy as np
 import pytest
 
 import deid
@@ -200,18 +202,51 @@ def test_suppress_equals_the_cli(cli, tmp_path):
 
 
 def check_suppress(cli, job, tmp_path):
+    import json
     import pandas as pd
     run_cli(cli, "suppress", job, "--output", tmp_path / "cli.csv", "--result", tmp_path / "cli.json")
-    frame = pd.read_csv(EXAMPLES / "discharge" / "discharge.csv", dtype=str, keep_default_na=False)
-    for data in (frame, None):
+    expected = json.loads((tmp_path / "cli.json").read_text())
+    back = pd.read_csv(tmp_path / "cli.csv", dtype=str, keep_default_na=False)
+    as_text = pd.read_csv(EXAMPLES / "discharge" / "discharge.csv", dtype=str, keep_default_na=False)
+    # pandas' own dtypes (los as int64) and an index of its own.
+    typed = pd.read_csv(EXAMPLES / "discharge" / "discharge.csv", keep_default_na=False)
+    typed.index = pd.RangeIndex(100, 100 + len(typed), name="row")
+    for data in (as_text, typed, None):
         s = deid.suppress(data, job)
         s.to_csv(tmp_path / "py.csv")
         assert (tmp_path / "py.csv").read_bytes() == (tmp_path / "cli.csv").read_bytes()
-        import json
-        expected = json.loads((tmp_path / "cli.json").read_text())
         for key in ("k", "records", "combinations", "released_columns", "information_loss"):
             assert s.info[key] == expected[key], key
+        # The released DataFrame is built as anonymize's: the input's index,
+        # the CLI's columns in its order, released columns as categoricals,
+        # copied columns the input's own arrays; its text is the CLI's table.
+        released = s.data
+        assert list(released.columns) == list(back.columns)
+        if data is None:
+            assert released.index.equals(pd.RangeIndex(len(back)))
+        else:
+            assert released.index.equals(data.index)
+        for name in expected["released_columns"]:
+            assert isinstance(released[name].dtype, pd.CategoricalDtype), name
+        if data is not None:
+            assert np.shares_memory(released["discharge"].to_numpy(), data["discharge"].to_numpy())
+        pd.testing.assert_frame_equal(released.astype(str).reset_index(drop=True), back)
+        # Samples: the rows drawn, as the sample files of the CLI read back.
+        samples = s.samples
+        assert len(samples) == 2 and all(len(x) == 500 for x in samples)
+        for frame, text in zip(samples, s.samples_csv()):
+            import io
+            pd.testing.assert_frame_equal(frame.astype(str).reset_index(drop=True),
+                                          pd.read_csv(io.BytesIO(text), dtype=str, keep_default_na=False))
+            assert frame.index.isin(released.index).all()
     assert s.data.shape[0] == 5000 and s.suppressed_cells > 0
+    # The in-memory run verifies; a count it does not hold fails.
+    for data in (as_text, typed, None):
+        s = deid.suppress(data, job)
+        report = s.verify()
+        assert report["valid"], report
+    s.info["information_loss"]["suppressed_cells"] += 1
+    assert not s.verify()["valid"]
 
 
 def test_verify_a_release(adult_frame, cli, tmp_path):
@@ -226,3 +261,86 @@ def test_verify_a_release(adult_frame, cli, tmp_path):
     text = (tmp_path / "out.csv").read_text().splitlines()
     (tmp_path / "bad.csv").write_text("\n".join(text[:-30]) + "\n")
     assert not deid.verify(ADULT_YAML, output=tmp_path / "bad.csv")["valid"]
+
+
+# --- line numbers of YAML jobs with hierarchies= ------------------------------------
+
+@pytest.mark.parametrize("change, line", [(("k: 5", "k: 0"), 19), (("gs-factor: 0.5", "gs_factor: 0.5"), 24)])
+def test_a_yaml_job_with_hierarchies_keeps_its_own_lines_in_errors(change, line, adult_frame, cli, tmp_path):
+    import pandas as pd
+    text = ADULT_YAML.read_text().replace(*change).replace("adult/", str(ADULT) + "/").replace("../out/", "")
+    job = tmp_path / "job.yaml"
+    job.write_text(text)
+    expected = cli_error(cli, "anonymize", job)
+    assert expected.startswith(f"{job}:{line}:"), expected
+    age = pd.read_csv(ADULT / "hierarchies" / "age.csv", sep=";", header=None, dtype=str, keep_default_na=False)
+    for given in ({"age": age}, {"age": ADULT / "hierarchies" / "age.csv"}, {"age": {"type": "masking"}}):
+        with pytest.raises(deid.JobError) as e:
+            deid.anonymize(adult_frame, job, hierarchies=given)
+        assert str(e.value) == expected
+        with pytest.raises(deid.JobError) as e:
+            deid.anonymize(adult_frame, text, hierarchies=given)
+        assert str(e.value) == expected.replace(str(job), "<job text>")
+
+
+def test_hierarchies_given_beside_a_yaml_job_are_checked_with_their_own_names(adult_frame):
+    text = exhaustive_text()
+    # A builder with a bad parameter is named as hierarchies['...'], not as a line of the job.
+    with pytest.raises(deid.JobError, match=r"^hierarchies\['age'\]:\d+:\d+: .*widths"):
+        deid.anonymize(adult_frame, text, hierarchies={"age": {"type": "intervals", "min": 0, "max": 100,
+                                                               "widths": []}})
+    # A hierarchy for an attribute whose role takes none: the line of its role in the job.
+    with pytest.raises(deid.JobError, match=r"^<job text>:\d+:\d+: attribute 'age': hierarchies\['age'\] gives"):
+        deid.anonymize(adult_frame, re.sub(r"age: +\{[^}]*\}", "age: {role: insensitive}", text),
+                       hierarchies={"age": ADULT / "hierarchies" / "age.csv"})
+    # A column the job does not list becomes quasi-identifying.
+    r = deid.anonymize(adult_frame, text, hierarchies={"sex": {"Male": ["*"], "Female": ["*"]}})
+    assert r.found and "sex" in r.transformation
+
+
+# --- in-memory verification --------------------------------------------------------
+
+def test_verify_an_in_memory_run(adult_frame, cli, tmp_path):
+    import json
+    import pandas as pd
+    age = pd.read_csv(ADULT / "hierarchies" / "age.csv", sep=";", header=None, dtype=str, keep_default_na=False)
+    for data, given in ((adult_frame, None), (None, None), (adult_frame, {"age": age}),
+                        (adult_frame, {"age": {"type": "intervals", "min": 0, "max": 100, "widths": [5, 10, 20]}})):
+        r = deid.anonymize(data, ADULT_YAML, hierarchies=given)
+        report = r.verify()
+        assert report["valid"], report
+        status = {c["check"]: c["status"] for c in report["checks"]}
+        assert status["k-anonymity (k=5)"] == status["generalization"] == status["result counts"] == "ok", report
+    # The same checks as deid verify on the files of the CLI's run.
+    r = deid.anonymize(adult_frame, ADULT_YAML)
+    r.to_csv(tmp_path / "out.csv")
+    run_cli(cli, "verify", ADULT_YAML, "--output", tmp_path / "out.csv", "--json", tmp_path / "v.json")
+    files = json.loads((tmp_path / "v.json").read_text())
+    statuses = lambda rep: {c["check"]: c["status"] for c in rep["checks"] if c["check"] != "sha256"}  # noqa: E731
+    assert {k: v for k, v in statuses(r.verify()).items() if k in statuses(files)} == statuses(files)
+
+
+def test_verify_fails_a_tampered_in_memory_run(adult_frame):
+    r = deid.anonymize(adult_frame, ADULT_YAML)
+    assert r.verify()["valid"]
+    # One released record put back to its original values breaks k-anonymity.
+    run = r._run
+    real_write = run.write_csv
+
+    class Tampered:
+        def __getattr__(self, name):
+            return getattr(run, name)
+
+        def write_csv(self, path):
+            real_write(path)
+            lines = open(path, encoding="utf-8").read().splitlines()
+            lines[1] = ";".join(str(v) for v in adult_frame.iloc[0])
+            open(path, "w", encoding="utf-8").write("\n".join(lines) + "\n")
+    r._run = Tampered()
+    report = r.verify()
+    assert not report["valid"]
+    assert any(c["status"] == "FAILED" for c in report["checks"])
+    # A count in the result that does not match the table fails too.
+    r2 = deid.anonymize(adult_frame, ADULT_YAML)
+    r2.info["suppressed_records"] += 1
+    assert not r2.verify()["valid"]
