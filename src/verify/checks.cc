@@ -118,7 +118,7 @@ CheckLine counts_line(const std::vector<std::string>& differences, const std::ve
 // The digest lines (see check_result in checks.h).
 void file_lines(const ResultClaims& claims, const VerifiedFiles& files, std::vector<CheckLine>& lines) {
   if (!claims.files) {
-    lines.push_back(skipped("sha256", "the result has no \"files\" key (written before deid recorded digests)"));
+    lines.push_back(skipped("sha256", "the result has no \"files\" key (an in-memory run, or a result written before deid recorded digests)"));
     return;
   }
   auto check_file = [&](const std::string& name, const FileClaim& claim, const std::string& path) {
