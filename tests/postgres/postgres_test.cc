@@ -569,3 +569,35 @@ TEST(Postgres, CommandLineExitCodes) {
 }
 
 }  // namespace
+
+namespace {
+
+// examples/adult-postgres.yaml, loaded as its comment says, gives the
+// result of examples/adult.yaml.
+TEST(Postgres, ExampleJobGivesTheCsvExamplesResult) {
+  REQUIRE_CLUSTER();
+  const std::string dbname = unique("exampledb");
+  {
+    Db admin;
+    admin.exec("DROP DATABASE IF EXISTS " + q(dbname));
+    admin.exec("CREATE DATABASE " + q(dbname));
+  }
+  Db db(conninfo(dbname));
+  load_adult(db, "adult");
+  deid::Job job = deid::read_job(deid::testing::example_path("adult-postgres.yaml"));
+  ASSERT_TRUE(job.input.postgres && job.output.postgres);
+  job.input.postgres->connection = job.output.postgres->connection = conninfo(dbname);
+  job.output.result.clear();
+  job.output.report.clear();
+  const deid::Anonymization from_pg = deid::anonymize(job);
+  deid::Job csv = deid::read_job(deid::testing::example_path("adult.yaml"));
+  const fs::path out = temp("example.csv");
+  csv.output.path = out.string();
+  csv.output.result.clear();
+  const deid::Anonymization from_csv = deid::anonymize(csv);
+  EXPECT_EQ(comparable(from_pg.result).dump(2), comparable(from_csv.result).dump(2));
+  EXPECT_EQ(table_rows(db, "adult_deid"), rows_of(deid::testing::slurp(out.string()), ';'));
+  fs::remove(out);
+}
+
+}  // namespace
