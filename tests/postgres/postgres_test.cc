@@ -151,6 +151,16 @@ void load_adult(Db& db, const std::string& name) {
 const char* const kAdultColumns =
     "sex, age, race, \"marital-status\", education, \"native-country\", workclass, occupation, \"salary-class\"";
 
+// A new, empty database of this test (for objects whose names are fixed,
+// or that act on every table of their database).
+std::string fresh_database(const std::string& base) {
+  const std::string name = unique(base);
+  Db admin;
+  admin.exec("DROP DATABASE IF EXISTS " + q(name));
+  admin.exec("CREATE DATABASE " + q(name));
+  return name;
+}
+
 fs::path temp(const std::string& name) { return fs::path(::testing::TempDir()) / unique(name); }
 
 // The result without what differs between any two runs (times, memory)
@@ -370,12 +380,7 @@ TEST(Postgres, FailedAppendAddsNothing) {
 // leaves no table, mode replace leaves the old one whole.
 TEST(Postgres, KilledConnectionMidWriteLeavesNoTable) {
   REQUIRE_CLUSTER();
-  const std::string dbname = unique("killdb");
-  {
-    Db admin;
-    admin.exec("DROP DATABASE IF EXISTS " + q(dbname));
-    admin.exec("CREATE DATABASE " + q(dbname));
-  }
+  const std::string dbname = fresh_database("killdb");
   Db db(conninfo(dbname));
   load_adult(db, "adult");
   db.exec("CREATE TABLE old AS SELECT 1 AS kept");
@@ -568,20 +573,11 @@ TEST(Postgres, CommandLineExitCodes) {
   fs::remove_all(dir);
 }
 
-}  // namespace
-
-namespace {
-
 // examples/adult-postgres.yaml, loaded as its comment says, gives the
 // result of examples/adult.yaml.
 TEST(Postgres, ExampleJobGivesTheCsvExamplesResult) {
   REQUIRE_CLUSTER();
-  const std::string dbname = unique("exampledb");
-  {
-    Db admin;
-    admin.exec("DROP DATABASE IF EXISTS " + q(dbname));
-    admin.exec("CREATE DATABASE " + q(dbname));
-  }
+  const std::string dbname = fresh_database("exampledb");
   Db db(conninfo(dbname));
   load_adult(db, "adult");
   deid::Job job = deid::read_job(deid::testing::example_path("adult-postgres.yaml"));
