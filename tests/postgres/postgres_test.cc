@@ -551,9 +551,9 @@ TEST(Postgres, CommandLineExitCodes) {
     f << "default-role: insensitive\nprivacy:\n  - k-anonymity: {k: 5}\nsuppression-limit: 0.05\n"
       << "output:\n  postgres: {table: " << out << "}\n  result: result.json\n";
   };
-  auto run = [&](std::string* err) {
-    const std::string cmd = std::string(DEID_CLI_PATH) + " anonymize --quiet " + (dir / "job.yaml").string() + " 2> " +
-                            (dir / "err.txt").string();
+  auto run = [&](std::string* err, const std::string& command = "anonymize") {
+    const std::string cmd = std::string(DEID_CLI_PATH) + " " + command + " --quiet " + (dir / "job.yaml").string() +
+                            " 2> " + (dir / "err.txt").string();
     const int status = std::system(cmd.c_str());
     *err = deid::testing::slurp((dir / "err.txt").string());
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -564,6 +564,9 @@ TEST(Postgres, CommandLineExitCodes) {
   EXPECT_EQ(db.value("SELECT count(*) FROM " + q(out)), "30162");
   EXPECT_TRUE(fs::exists(dir / "result.json"));
   fs::remove(dir / "result.json");
+  // deid verify reads files only, and says so.
+  EXPECT_EQ(run(&err, "verify"), 2) << err;
+  EXPECT_NE(err.find("deid verify reads CSV files"), std::string::npos) << err;
 
   write_job("host=" + cluster_dir() + "/nowhere user=deid password=cli-Secret-42");
   EXPECT_EQ(run(&err), 2) << err;
