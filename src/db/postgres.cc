@@ -59,22 +59,23 @@ class Connection {
   explicit Connection(const std::string& connection) : connection_(connection) {
     const char* keys[] = {"dbname", "fallback_application_name", nullptr};
     const char* values[] = {connection.c_str(), "deid", nullptr};
-    conn_ = PQconnectdbParams(keys, values, 1);
+    // Owned at once: a constructor that throws runs no destructor, but
+    // its members' (libpq's PGconn is freed even when the connection failed).
+    conn_.reset(PQconnectdbParams(keys, values, 1));
     if (!conn_) fail("connect", "out of memory");
-    if (PQstatus(conn_) != CONNECTION_OK) fail("connect", PQerrorMessage(conn_));
+    if (PQstatus(get()) != CONNECTION_OK) fail("connect", PQerrorMessage(get()));
     // The library never prints: libpq's default would print the server's
     // notices ("table ... does not exist, skipping") on standard error.
-    PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
+    PQsetNoticeProcessor(get(), [](void*, const char*) {}, nullptr);
     exec(kDialect.session_settings(), "set the session's formats");
   }
-  ~Connection() { PQfinish(conn_); }
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
   [[noreturn]] void fail(const std::string& role, const std::string& message) const {
     throw DatabaseError(connection_label(connection_), role, clean_message(message, connection_));
   }
-  [[noreturn]] void fail(const std::string& role) const { fail(role, PQerrorMessage(conn_)); }
+  [[noreturn]] void fail(const std::string& role) const { fail(role, PQerrorMessage(get())); }
 
   // Runs `sql` with text parameters; throws DatabaseError naming `role`
   // unless the result has status `expect`.
@@ -82,8 +83,8 @@ class Connection {
                  ExecStatusType expect = PGRES_COMMAND_OK) {
     std::vector<const char*> p;
     for (const std::string& s : params) p.push_back(s.c_str());
-    ResultPtr r(params.empty() ? PQexec(conn_, sql.c_str())
-                               : PQexecParams(conn_, sql.c_str(), static_cast<int>(p.size()), nullptr, p.data(),
+    ResultPtr r(params.empty() ? PQexec(get(), sql.c_str())
+                               : PQexecParams(get(), sql.c_str(), static_cast<int>(p.size()), nullptr, p.data(),
                                               nullptr, nullptr, 0),
                 &PQclear);
     if (!r) fail(role);
@@ -96,10 +97,10 @@ class Connection {
 
   // After a COPY: the statement's final result must be success.
   void finish_copy(const std::string& role) {
-    ResultPtr r(PQgetResult(conn_), &PQclear);
+    ResultPtr r(PQgetResult(get()), &PQclear);
     if (!r) fail(role);
     if (PQresultStatus(r.get()) != PGRES_COMMAND_OK) fail(role, PQresultErrorMessage(r.get()));
-    while (PGresult* more = PQgetResult(conn_)) PQclear(more);
+    while (PGresult* more = PQgetResult(get())) PQclear(more);
   }
 
   bool table_exists(const PostgresTable& t, const std::string& role) {
@@ -107,12 +108,12 @@ class Connection {
     return PQntuples(r.get()) == 1 && std::strcmp(PQgetvalue(r.get(), 0, 0), "t") == 0;
   }
 
-  PGconn* get() const { return conn_; }
+  PGconn* get() const { return conn_.get(); }
   const std::string& connection() const { return connection_; }
 
  private:
   std::string connection_;
-  PGconn* conn_ = nullptr;
+  std::unique_ptr<PGconn, decltype(&PQfinish)> conn_{nullptr, &PQfinish};
 };
 
 // libpq's quoting of a conninfo value: in single quotes when it holds a
