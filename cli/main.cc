@@ -51,7 +51,7 @@ void print_summary(const deid::Job& job, const deid::Anonymization& a) {
   fmt::print("Search           {}: {} of {} transformations checked in {:.0f} ms\n",
              r["search"]["algorithm"].get<std::string>(), r["search"]["transformations_checked"].get<std::uint64_t>(),
              r["search"]["lattice_size"].dump(), a.timings.search);
-  if (!job.output.path.empty()) fmt::print("Output           {}\n", job.output.path);
+  if (!job.output.path.empty() || job.output.postgres) fmt::print("Output           {}\n", deid::output_name(job));
   if (!job.output.result.empty()) fmt::print("Result           {}\n", job.output.result);
   if (!job.output.report.empty()) fmt::print("Report           {}\n", job.output.report);
 }
@@ -220,8 +220,15 @@ int main(int argc, char** argv) {
     if (*verify.app) return verify.run();
     if (*anon) {
       deid::Job job = deid::read_job(job_path);
-      if (!input.empty()) job.input.path = input;
-      if (!output.empty()) job.output.path = output;
+      // A file on the command line replaces a database table of the job.
+      if (!input.empty()) {
+        job.input.path = input;
+        job.input.postgres.reset();
+      }
+      if (!output.empty()) {
+        job.output.path = output;
+        job.output.postgres.reset();
+      }
       if (!result.empty()) job.output.result = result;
       if (!report.empty()) job.output.report = report;
       if (job.privacy.empty())

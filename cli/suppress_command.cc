@@ -31,7 +31,10 @@ Command add_suppress_command(CLI::App& app, const bool& quiet) {
   cmd.app = sub;
   cmd.run = [opts, &quiet]() -> int {
     Job job = read_job(opts->job);
-    if (!opts->input.empty()) job.input.path = opts->input;
+    if (!opts->input.empty()) {
+      job.input.path = opts->input;
+      job.input.postgres.reset();
+    }
     if (!opts->output.empty()) job.output.path = opts->output;
     if (!opts->result.empty()) job.output.result = opts->result;
     const CellSuppressionRun run = run_cell_suppression(job);

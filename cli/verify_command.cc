@@ -368,6 +368,15 @@ bool same_file(const std::string& a, const std::string& b) {
 Verification verify_release(Job job, const std::string& input_path, const std::string& output_path,
                             const std::string& result_path) {
   if (!input_path.empty()) job.input.path = input_path;
+  // The verifier reads files only (docs/databases.md): a table is verified
+  // from its CSV export.
+  if (job.input.postgres && input_path.empty())
+    throw JobError(Location{job.path, job.input.postgres->line, 0, {}},
+                   "deid verify reads CSV files: the job's input is a PostgreSQL table; export it and give --input FILE");
+  if (job.output.postgres && output_path.empty())
+    throw JobError(Location{job.path, job.output.postgres->line, 0, {}},
+                   "deid verify reads CSV files: the job's output is a PostgreSQL table; export it and give --output "
+                   "FILE");
   const std::string output = output_path.empty() ? job.output.path : output_path;
   if (output.empty())
     throw JobError(Location{job.path, 0, 0, {}}, "nothing to verify: the job has no output.path; give --output FILE");

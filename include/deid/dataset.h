@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -145,5 +146,10 @@ struct Dataset {
 // of threads. Memory: a block of text plus the codes, not the whole file.
 Dataset read_dataset(const std::string& path, const CsvOptions& options);
 Dataset read_dataset_text(std::string_view text, const std::string& name, const CsvOptions& options);
+// Same, from a stream of CSV text: `read(dst, n)` copies up to n bytes into
+// dst and returns how many, 0 at the end (a database's COPY output,
+// database.h). Exceptions thrown by `read` propagate.
+Dataset read_dataset_stream(const std::function<std::size_t(char*, std::size_t)>& read, const std::string& name,
+                            const CsvOptions& options);
 
 }  // namespace deid

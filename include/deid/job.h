@@ -89,6 +89,23 @@ struct SearchSpec {
 };
 const char* to_string(SearchSpec::Algorithm a);
 
+// A table in a PostgreSQL database, as a job's input or output
+// (docs/databases.md). Names are used exactly as given (quoted, never folded
+// to lower case).
+struct PostgresTable {
+  // libpq connection string or URI; empty: libpq's defaults (the PG*
+  // environment variables, ~/.pgpass). Never shown: messages, results and
+  // reports name the connection without its password (redact_connection).
+  std::string connection;
+  std::string schema;  // empty: the connection's search_path
+  std::string table;   // input: this or `query`; output: required
+  std::string query;   // input only: a SELECT whose rows are the input
+  enum class Mode { create, replace, append };
+  Mode mode = Mode::create;  // output only
+  std::uint64_t line = 0;    // of the `postgres` key in the job file
+};
+const char* to_string(PostgresTable::Mode mode);
+
 struct Job {
   std::string path;       // the job file (empty when built in code)
   std::string base_dir;   // directory paths are relative to
@@ -96,6 +113,7 @@ struct Job {
   struct Input {
     std::string path;
     std::optional<char> delimiter;
+    std::optional<PostgresTable> postgres;  // instead of `path`
   } input;
 
   std::vector<AttributeSpec> attributes;
@@ -114,6 +132,9 @@ struct Job {
     // Prefix cells a spreadsheet would run as formulas (output.h,
     // looks_like_formula) with "'"; off by default: data is not changed.
     bool escape_formulas = false;
+    // The released table written to a database instead of `path`
+    // (docs/databases.md); `result` and `report` stay files.
+    std::optional<PostgresTable> postgres;
   } output;
 
   // `deid risk` (docs/risk-models.md): the threshold on the risk of single

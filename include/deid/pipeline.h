@@ -58,6 +58,14 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Timings* timings = nullptr,
 std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timings = nullptr,
                                      const PhaseFn& phase = {});
 
+// The job's input: its CSV file (read_dataset) or its PostgreSQL table or
+// query (read_postgres, database.h).
+Dataset read_input(const Job& job);
+// What messages, results and reports call the job's input and its output
+// table: the path, or describe() of the database table (no password).
+std::string input_name(const Job& job);
+std::string output_name(const Job& job);
+
 // The hierarchy of `attribute` (which has_hierarchy()): its table in memory
 // (hierarchy_data) as it is, its file read, or its inline definition built from the distinct values of its column of
 // `data`, in order of first appearance. Throws as prepare() does; a value an
@@ -96,8 +104,10 @@ Anonymization run_search(PreparedJob& prepared, const RunOptions& options = {});
 nlohmann::json release_warnings(const PreparedJob& prepared, const Anonymization& a);
 
 // The whole of `deid anonymize`: prepare, search, write the output (when a
-// solution was found and job.output.path is set) and the result (when
-// job.output.result is set).
+// solution was found and job.output.path or job.output.postgres is set) and
+// the result (when job.output.result is set). A database table is written
+// in one transaction, committed after the report and the result are
+// complete and before they replace their files.
 Anonymization anonymize(const Job& job, const RunOptions& options = {});
 
 // The files `job` reads (job file, input data, hierarchy files, a

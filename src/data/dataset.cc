@@ -157,6 +157,16 @@ class TextSource final : public Source {
   std::size_t pos_ = 0;
 };
 
+class StreamSource final : public Source {
+ public:
+  explicit StreamSource(const std::function<std::size_t(char*, std::size_t)>& read) : read_(read) {}
+  std::size_t read(char* dst, std::size_t n) override { return read_(dst, n); }
+  std::uint64_t size_hint() const override { return 0; }
+
+ private:
+  const std::function<std::size_t(char*, std::size_t)>& read_;
+};
+
 class FileSource final : public Source {
  public:
   explicit FileSource(const std::string& path) : path_(path) {
@@ -666,6 +676,12 @@ Dataset read_dataset(const std::string& path, const CsvOptions& options) {
   ds.sha256 = src.digest();
   ds.bytes = src.bytes();
   return ds;
+}
+
+Dataset read_dataset_stream(const std::function<std::size_t(char*, std::size_t)>& read, const std::string& name,
+                            const CsvOptions& options) {
+  StreamSource src(read);
+  return Encoder(src, name, options, detail::ReadTuning{}).run();
 }
 
 Dataset read_dataset_text(std::string_view text, const std::string& name, const CsvOptions& options) {

@@ -45,6 +45,15 @@ const char* to_string(SearchSpec::Algorithm a) {
   return "?";
 }
 
+const char* to_string(PostgresTable::Mode mode) {
+  switch (mode) {
+    case PostgresTable::Mode::create: return "create";
+    case PostgresTable::Mode::replace: return "replace";
+    case PostgresTable::Mode::append: return "append";
+  }
+  return "?";
+}
+
 const AttributeSpec* Job::attribute(const std::string& name) const {
   for (const auto& a : attributes)
     if (a.name == name) return &a;
@@ -615,6 +624,54 @@ Job::CellSuppression parse_cell_suppression(const Ctx& ctx, const Job& job, cons
   return out;
 }
 
+// PostgreSQL's identifiers hold at most 63 bytes (NAMEDATALEN - 1); a longer
+// name would be truncated by the server, silently naming another table.
+void check_identifier(const Ctx& ctx, const YAML::Node& n, const std::string& what, const std::string& name) {
+  if (name.size() > 63)
+    ctx.fail(n, fmt::format("{} '{}' is {} bytes long; PostgreSQL names hold at most 63", what, name, name.size()));
+  if (name.find('\0') != std::string::npos) ctx.fail(n, fmt::format("{} must not contain a NUL byte", what));
+}
+
+// input.postgres or output.postgres (docs/databases.md).
+PostgresTable parse_postgres(const Ctx& ctx, const YAML::Node& n, bool input) {
+  const std::string where = input ? "input.postgres" : "output.postgres";
+  if (input)
+    ctx.keys(n, where, {"connection", "schema", "table", "query"});
+  else
+    ctx.keys(n, where, {"connection", "schema", "table", "mode"});
+  PostgresTable t;
+  t.line = static_cast<std::uint64_t>(n.Mark().line + 1);
+  if (n["connection"]) t.connection = ctx.str(n["connection"], where + ".connection");
+  if (n["schema"]) {
+    t.schema = ctx.name(n["schema"], where + ".schema");
+    check_identifier(ctx, n["schema"], where + ".schema", t.schema);
+  }
+  if (n["table"]) {
+    t.table = ctx.name(n["table"], where + ".table");
+    check_identifier(ctx, n["table"], where + ".table", t.table);
+  }
+  if (input) {
+    if (n["query"]) t.query = ctx.name(n["query"], "input.postgres.query");
+    if (t.table.empty() == t.query.empty())
+      ctx.fail(n, "input.postgres needs exactly one of 'table' and 'query'");
+    if (!t.query.empty() && n["schema"]) ctx.fail(n["schema"], "input.postgres.schema goes with 'table', not 'query'");
+  } else {
+    if (t.table.empty()) ctx.fail(n, "output.postgres needs 'table'");
+    if (n["mode"]) {
+      const std::string m = ctx.str(n["mode"], "output.postgres.mode");
+      if (m == "create")
+        t.mode = PostgresTable::Mode::create;
+      else if (m == "replace")
+        t.mode = PostgresTable::Mode::replace;
+      else if (m == "append")
+        t.mode = PostgresTable::Mode::append;
+      else
+        ctx.fail(n["mode"], fmt::format("output.postgres.mode must be create, replace or append, got '{}'", m));
+    }
+  }
+  return t;
+}
+
 Job parse(const Ctx& ctx, const YAML::Node& root) {
   Job job;
   job.path = ctx.file;
@@ -625,10 +682,16 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
 
   if (!root["input"]) ctx.fail(root, "the job needs 'input' with a 'path'");
   const auto& in = root["input"];
-  ctx.keys(in, "input", {"path", "delimiter"});
-  if (!in["path"]) ctx.fail(in, "input needs 'path'");
-  job.input.path = ctx.path(in["path"], "input.path");
-  if (in["delimiter"]) job.input.delimiter = ctx.delimiter(in["delimiter"]);
+  ctx.keys(in, "input", {"path", "delimiter", "postgres"});
+  if (in["postgres"]) {
+    if (in["path"] || in["delimiter"])
+      ctx.fail(in["postgres"], "input has either 'path' (a CSV file) or 'postgres' (a table), not both");
+    job.input.postgres = parse_postgres(ctx, in["postgres"], true);
+  } else {
+    if (!in["path"]) ctx.fail(in, "input needs 'path' (a CSV file) or 'postgres' (a table)");
+    job.input.path = ctx.path(in["path"], "input.path");
+    if (in["delimiter"]) job.input.delimiter = ctx.delimiter(in["delimiter"]);
+  }
 
   if (root["attributes"]) {
     const auto& attrs = root["attributes"];
@@ -784,7 +847,21 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
 
   if (root["output"]) {
     const auto& o = root["output"];
-    ctx.keys(o, "output", {"path", "result", "report", "delimiter", "escape-formulas"});
+    ctx.keys(o, "output", {"path", "result", "report", "delimiter", "escape-formulas", "postgres"});
+    if (o["postgres"]) {
+      if (o["path"] || o["delimiter"])
+        ctx.fail(o["postgres"], "output has either 'path' (a CSV file) or 'postgres' (a table), not both");
+      PostgresTable t = parse_postgres(ctx, o["postgres"], false);
+      // Without its own connection the output goes to the input's database.
+      if (!o["postgres"]["connection"] && job.input.postgres) t.connection = job.input.postgres->connection;
+      // Never over the input table (a query's tables cannot be known here).
+      const PostgresTable* src = job.input.postgres ? &*job.input.postgres : nullptr;
+      if (src && !src->table.empty() && src->table == t.table && src->schema == t.schema &&
+          src->connection == t.connection)
+        ctx.fail(o["postgres"], fmt::format("output.postgres.table '{}' is the input table; it would be overwritten",
+                                            t.table));
+      job.output.postgres = std::move(t);
+    }
     if (o["path"]) job.output.path = ctx.path(o["path"], "output.path");
     if (o["result"]) job.output.result = ctx.path(o["result"], "output.result");
     if (o["report"]) job.output.report = ctx.path(o["report"], "output.report");

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <optional>
 
+#include "deid/database.h"
 #include "deid/error.h"
 #include "deid/output.h"
 #include "deid/pipeline.h"
@@ -148,6 +149,8 @@ Anonymization anonymize(const Job& job, const RunOptions& options) {
   // Before any work: no output may be an input or another output, and every
   // output's directory must take it (docs/reliability.md).
   check_files(job_reads(job), job_writes(job));
+  // And every database answers, and the output table can be written.
+  check_databases(job);
   Timings timings;
   auto prepared = prepare(job, &timings, options.phase);
   Anonymization a = run_search(*prepared, options);
@@ -163,12 +166,20 @@ Anonymization anonymize(const Job& job, const RunOptions& options) {
   if (options.phase) options.phase(Phase::writing);
   const auto tw = std::chrono::steady_clock::now();
   std::vector<FileDigest> files;
-  files.push_back({"input", job.input.path, prepared->data.sha256, prepared->data.bytes});
+  files.push_back({"input", input_name(job), prepared->data.sha256, prepared->data.bytes});
   std::optional<OutputFile> table, report, result;
+  std::optional<PostgresTableWriter> db_table;
   if (a.found && !job.output.path.empty()) {
     table.emplace(job.output.path, "output table");
     write_output(*prepared, a.search.best->transformation, *a.classes, table->stream());
     files.push_back(table->finish("output"));
+  } else if (a.found && job.output.postgres) {
+    std::vector<std::string> columns;
+    for (std::size_t c = 0; c < prepared->data.columns.size(); ++c)
+      if (prepared->roles[c] != Role::identifying) columns.push_back(prepared->data.columns[c].name);
+    db_table.emplace(*job.output.postgres, columns, job.output.delimiter.value_or(prepared->data.delimiter));
+    write_output(*prepared, a.search.best->transformation, *a.classes, db_table->stream());
+    files.push_back(db_table->finish("output"));
   }
   a.timings.write = ms_since(tw);
   a.timings.total = ms_since(t0);
@@ -186,6 +197,8 @@ Anonymization anonymize(const Job& job, const RunOptions& options) {
     result->stream() << a.result.dump(2) << '\n';
     result->finish("result");
   }
+  // The table's transaction commits first: when it fails, no file is replaced.
+  if (db_table) db_table->commit();
   for (std::optional<OutputFile>* f : {&table, &report, &result})
     if (f->has_value()) (*f)->publish();
   return a;

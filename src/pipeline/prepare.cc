@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "deid/database.h"
 #include "deid/error.h"
 #include "deid/hierarchy_builder.h"
 #include "deid/pipeline.h"
@@ -69,10 +70,20 @@ HierarchyTable hierarchy_table(const Job& job, const AttributeSpec& attribute, c
   return read_hierarchy(attribute.hierarchy);
 }
 
+Dataset read_input(const Job& job) {
+  if (job.input.postgres) return read_postgres(*job.input.postgres);
+  return read_dataset(job.input.path, CsvOptions{job.input.delimiter});
+}
+
+std::string input_name(const Job& job) { return job.input.postgres ? describe(*job.input.postgres) : job.input.path; }
+std::string output_name(const Job& job) {
+  return job.output.postgres ? describe(*job.output.postgres) : job.output.path;
+}
+
 std::unique_ptr<PreparedJob> prepare(const Job& job, Timings* timings, const PhaseFn& phase) {
   const auto t0 = std::chrono::steady_clock::now();
   if (phase) phase(Phase::reading);
-  Dataset data = read_dataset(job.input.path, CsvOptions{job.input.delimiter});
+  Dataset data = read_input(job);
   if (timings) timings->read = ms_since(t0);
   return prepare(job, std::move(data), timings, phase);
 }

@@ -43,7 +43,7 @@ std::string render_html_report(const PreparedJob& p, const Anonymization& a) {
   const Job& job = p.job;
   const auto& r = a.result;
   std::string html = html::page_begin("De-identification report");
-  html += fmt::format("<p>Input <code>{}</code>: {} records, {} quasi-identifiers. ", esc(job.input.path), pr.rows,
+  html += fmt::format("<p>Input <code>{}</code>: {} records, {} quasi-identifiers. ", esc(input_name(job)), pr.rows,
                       pr.qi_names.size());
   if (a.found) {
     html += fmt::format("<span class=\"ok\">A solution was found</span>{}.</p>\n",

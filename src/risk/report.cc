@@ -9,6 +9,7 @@
 #include "deid/error.h"
 #include "deid/histogram.h"
 #include "deid/output.h"
+#include "deid/pipeline.h"
 #include "deid/risk.h"
 
 namespace deid {
@@ -76,7 +77,7 @@ RiskReport assess_risk(const Job& job, const std::string& input_path, const Risk
   // input's.
   CsvOptions csv;
   csv.delimiter = explicit_input && job.output.delimiter ? job.output.delimiter : job.input.delimiter;
-  return assess_risk(job, read_dataset(path, csv), options);
+  return assess_risk(job, explicit_input ? read_dataset(path, csv) : read_input(job), options);
 }
 
 RiskReport assess_risk(const Job& job, const Dataset& data, const RiskOptions& options) {

@@ -537,7 +537,7 @@ CellSuppressionRun run(const Job& job, Dataset data, Clock::time_point t_start, 
   const char delim = job.output.delimiter.value_or(b.data.delimiter);
   const bool escape = job.output.escape_formulas;
   std::vector<FileDigest> files;
-  files.push_back({"input", job.input.path, b.data.sha256, b.data.bytes});
+  files.push_back({"input", input_name(job), b.data.sha256, b.data.bytes});
   std::vector<std::unique_ptr<OutputFile>> outputs;
   if (in_memory) {
     std::ostringstream table;
@@ -594,7 +594,10 @@ CellSuppressionRun run_cell_suppression(const Job& job) {
   // Before any work: no output may be an input or another output, and every
   // output's directory must take it (docs/reliability.md).
   check_files(job_reads(job), job_writes(job));
-  Dataset data = read_dataset(job.input.path, CsvOptions{job.input.delimiter});
+  if (job.output.postgres)
+    fail(job, job.output.postgres->line, "deid suppress writes CSV files only: give output.path instead of "
+                                         "output.postgres");
+  Dataset data = read_input(job);
   return run(job, std::move(data), t_start, ms_since(t_start), nullptr);
 }
 

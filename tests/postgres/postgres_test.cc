@@ -1,0 +1,602 @@
+// deid with a real PostgreSQL server (docs/databases.md, "Tests"): the
+// cluster is started by tests/postgres/cluster.sh (a ctest fixture) and
+// found through the file DEID_PG_STATE names. Each test uses tables of its
+// own (named after the test and the process), so tests may run in parallel.
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "deid/csv.h"
+#include "deid/database.h"
+#include "deid/pipeline.h"
+#include "support/reference.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using deid::PostgresTable;
+
+// The socket directory of the test cluster; skips the test when the
+// cluster script was told to skip (DEID_SKIP_POSTGRES_TESTS=1), fails it
+// when there is no cluster.
+std::string cluster_dir() {
+  const char* state = std::getenv("DEID_PG_STATE");
+  if (!state) return {};
+  std::ifstream in(state);
+  std::string dir;
+  std::getline(in, dir);
+  return dir;
+}
+
+#define REQUIRE_CLUSTER()                                                                              \
+  do {                                                                                                 \
+    if (cluster_dir() == "skip") GTEST_SKIP() << "DEID_SKIP_POSTGRES_TESTS=1";                         \
+    ASSERT_FALSE(cluster_dir().empty()) << "no test cluster: DEID_PG_STATE is unset or names no file " \
+                                           "(run through ctest, which starts tests/postgres/cluster.sh)"; \
+  } while (0)
+
+std::string conninfo(const std::string& dbname = "postgres") {
+  return "host=" + cluster_dir() + " port=5432 user=deid dbname=" + dbname;
+}
+
+// A unique name per test and process.
+std::string unique(const std::string& base) {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name = base + "_" + std::to_string(::getpid()) + "_" + info->name();
+  std::replace(name.begin(), name.end(), '/', '_');
+  return name.substr(0, 63);
+}
+
+// A connection of the test itself (libpq directly: what is checked does
+// not go through the code under test).
+class Db {
+ public:
+  explicit Db(const std::string& info = conninfo()) : conn_(PQconnectdb(info.c_str())) {
+    if (PQstatus(conn_) != CONNECTION_OK) throw std::runtime_error(PQerrorMessage(conn_));
+    PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
+  }
+  ~Db() { PQfinish(conn_); }
+  void exec(const std::string& sql) {
+    PGresult* r = PQexec(conn_, sql.c_str());
+    const auto st = PQresultStatus(r);
+    const std::string err = PQresultErrorMessage(r);
+    PQclear(r);
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) throw std::runtime_error(sql + ": " + err);
+  }
+  std::string value(const std::string& sql) {
+    PGresult* r = PQexec(conn_, sql.c_str());
+    std::string v = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) > 0 ? PQgetvalue(r, 0, 0) : "<none>";
+    PQclear(r);
+    return v;
+  }
+  void copy_in(const std::string& sql, const std::string& data) {
+    PGresult* r = PQexec(conn_, sql.c_str());
+    if (PQresultStatus(r) != PGRES_COPY_IN) throw std::runtime_error(sql + ": " + PQresultErrorMessage(r));
+    PQclear(r);
+    PQputCopyData(conn_, data.data(), static_cast<int>(data.size()));
+    PQputCopyEnd(conn_, nullptr);
+    r = PQgetResult(conn_);
+    const bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    const std::string err = PQresultErrorMessage(r);
+    PQclear(r);
+    while (PGresult* more = PQgetResult(conn_)) PQclear(more);
+    if (!ok) throw std::runtime_error(sql + ": " + err);
+  }
+  std::string copy_out(const std::string& sql) {
+    PGresult* r = PQexec(conn_, sql.c_str());
+    if (PQresultStatus(r) != PGRES_COPY_OUT) throw std::runtime_error(sql + ": " + PQresultErrorMessage(r));
+    PQclear(r);
+    std::string out;
+    char* buf = nullptr;
+    int n;
+    while ((n = PQgetCopyData(conn_, &buf, 0)) > 0) {
+      out.append(buf, static_cast<std::size_t>(n));
+      PQfreemem(buf);
+    }
+    while (PGresult* more = PQgetResult(conn_)) PQclear(more);
+    return out;
+  }
+
+ private:
+  PGconn* conn_;
+};
+
+std::string q(const std::string& name) { return deid::quote_ident(name); }
+
+// The rows of a CSV text (header first, then the data rows sorted: a table
+// has no row order), fields joined by a unit separator.
+std::vector<std::string> rows_of(const std::string& text, char delimiter) {
+  std::vector<std::string> rows;
+  deid::read_csv_text(text, "rows", deid::CsvOptions{delimiter}, [&](const deid::CsvRecord& r) {
+    std::string row;
+    for (std::size_t i = 0; i < r.fields.size(); ++i) {
+      if (i) row += '\x1f';
+      row += r.fields[i];
+    }
+    rows.push_back(std::move(row));
+  });
+  if (rows.size() > 1) std::sort(rows.begin() + 1, rows.end());
+  return rows;
+}
+
+std::vector<std::string> table_rows(Db& db, const std::string& qualified) {
+  return rows_of(db.copy_out("COPY " + qualified + " TO STDOUT (FORMAT csv, HEADER true)"), ',');
+}
+
+// examples/adult/adult.csv as table `name` with a column `line` (the
+// record's number in the file) and `age` an integer.
+void load_adult(Db& db, const std::string& name) {
+  db.exec("CREATE TABLE " + q(name) +
+          " (line integer, sex text, age integer, race text, \"marital-status\" text, education text, "
+          "\"native-country\" text, workclass text, occupation text, \"salary-class\" text)");
+  std::istringstream in(deid::testing::slurp(deid::testing::example_path("adult/adult.csv")));
+  std::string line, data;
+  std::getline(in, line);  // header
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    data += std::to_string(n) + ";" + line + "\n";
+  }
+  db.copy_in("COPY " + q(name) + " FROM STDIN (FORMAT csv, DELIMITER ';')", data);
+}
+
+const char* const kAdultColumns =
+    "sex, age, race, \"marital-status\", education, \"native-country\", workclass, occupation, \"salary-class\"";
+
+// A new, empty database of this test (for objects whose names are fixed,
+// or that act on every table of their database).
+std::string fresh_database(const std::string& base) {
+  const std::string name = unique(base);
+  Db admin;
+  admin.exec("DROP DATABASE IF EXISTS " + q(name));
+  admin.exec("CREATE DATABASE " + q(name));
+  return name;
+}
+
+fs::path temp(const std::string& name) { return fs::path(::testing::TempDir()) / unique(name); }
+
+// The result without what differs between any two runs (times, memory)
+// and between a file and a table (the inputs' and outputs' names and digests).
+nlohmann::json comparable(nlohmann::json r) {
+  r.erase("time_ms");
+  r.erase("peak_rss_bytes");
+  r.erase("files");
+  r["search"].erase("time_to_best_ms");
+  return r;
+}
+
+// --- The same results as the CSV path ----------------------------------------
+
+class ReferenceFromTable : public ::testing::TestWithParam<std::string> {};
+
+// Every ARX reference run of adult, read from a table (in the file's order)
+// and written to a table, gives the result and the released rows of the
+// run on adult.csv.
+TEST_P(ReferenceFromTable, SameResultAndRowsAsTheCsvFile) {
+  REQUIRE_CLUSTER();
+  Db db;
+  const std::string in = unique("adult"), out = unique("released");
+  load_adult(db, in);
+
+  const nlohmann::json& run = deid::testing::arx_adult_run(GetParam());
+  deid::Job csv_job = deid::testing::arx_adult_job(run);
+  const fs::path csv_out = temp("released.csv");
+  csv_job.output.path = csv_out.string();
+  const deid::Anonymization from_csv = deid::anonymize(csv_job);
+
+  deid::Job pg_job = deid::testing::arx_adult_job(run);
+  pg_job.input.path.clear();
+  pg_job.input.delimiter.reset();
+  pg_job.input.postgres = PostgresTable{};
+  pg_job.input.postgres->connection = conninfo();
+  pg_job.input.postgres->query = std::string("SELECT ") + kAdultColumns + " FROM " + q(in) + " ORDER BY line";
+  pg_job.output.postgres = PostgresTable{};
+  pg_job.output.postgres->connection = conninfo();
+  pg_job.output.postgres->table = out;
+  const deid::Anonymization from_pg = deid::anonymize(pg_job);
+
+  EXPECT_EQ(comparable(from_pg.result).dump(2), comparable(from_csv.result).dump(2));
+  ASSERT_EQ(from_pg.found, from_csv.found);
+  // Same CSV bytes sent to the server as written to the file (delimiters aside).
+  ASSERT_EQ(from_pg.result["files"].size(), from_csv.result["files"].size());
+  if (from_csv.found) {
+    EXPECT_EQ(table_rows(db, q(out)), rows_of(deid::testing::slurp(csv_out.string()), ';'));
+    EXPECT_EQ(from_pg.result["files"][1]["path"], deid::describe(*pg_job.output.postgres));
+  } else {
+    EXPECT_EQ(db.value("SELECT to_regclass('" + q(out) + "') IS NULL"), "t");
+  }
+  EXPECT_EQ(from_pg.result["files"][0]["path"], deid::describe(*pg_job.input.postgres));
+  fs::remove(csv_out);
+}
+
+std::vector<std::string> reference_runs() {
+  std::vector<std::string> names;
+  for (const auto& run : deid::testing::arx_adult_runs()) names.push_back(run["name"].get<std::string>());
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Postgres, ReferenceFromTable, ::testing::ValuesIn(reference_runs()),
+                         [](const auto& info) { return info.param; });
+
+// A table read as a table (no ORDER BY: the server's order) gives the
+// Dataset, the result and the rows of the CSV that COPY ... TO exports
+// from it.
+TEST(Postgres, TableGivesWhatItsCsvExportGives) {
+  REQUIRE_CLUSTER();
+  Db db;
+  const std::string in = unique("adult");
+  load_adult(db, in);
+  db.exec("ALTER TABLE " + q(in) + " DROP COLUMN line");
+  const fs::path exported = temp("export.csv");
+  {
+    std::ofstream f(exported, std::ios::binary);
+    f << db.copy_out("COPY " + q(in) + " TO STDOUT (FORMAT csv, HEADER true)");
+  }
+  PostgresTable src;
+  src.connection = conninfo();
+  src.table = in;
+  const deid::Dataset a = deid::read_postgres(src);
+  const deid::Dataset b = deid::read_dataset(exported.string(), deid::CsvOptions{','});
+  ASSERT_EQ(a.rows, 30162u);
+  ASSERT_EQ(a.rows, b.rows);
+  ASSERT_EQ(a.columns.size(), b.columns.size());
+  for (std::size_t c = 0; c < a.columns.size(); ++c) {
+    EXPECT_EQ(a.columns[c].name, b.columns[c].name);
+    ASSERT_EQ(a.columns[c].dictionary.size(), b.columns[c].dictionary.size());
+    for (std::uint32_t v = 0; v < a.columns[c].dictionary.size(); ++v)
+      EXPECT_EQ(a.columns[c].dictionary.value(v), b.columns[c].dictionary.value(v));
+    EXPECT_EQ(a.columns[c].codes.to_vector(), b.columns[c].codes.to_vector());
+  }
+  EXPECT_EQ(a.sha256, b.sha256);  // the very bytes of the export
+  EXPECT_EQ(a.bytes, b.bytes);
+
+  deid::Job job = deid::read_job(deid::testing::example_path("adult.yaml"));
+  job.input.path = exported.string();
+  job.input.delimiter = ',';
+  job.output.result.clear();
+  const fs::path csv_out = temp("out.csv");
+  job.output.path = csv_out.string();
+  const deid::Anonymization from_csv = deid::anonymize(job);
+  job.input.path.clear();
+  job.input.postgres = src;
+  const deid::Anonymization from_pg = deid::anonymize(job);  // still a CSV output
+  ASSERT_TRUE(from_pg.found);
+  EXPECT_EQ(comparable(from_pg.result).dump(2), comparable(from_csv.result).dump(2));
+  EXPECT_EQ(from_pg.result["files"][1]["sha256"], from_csv.result["files"][1]["sha256"]);  // the same bytes
+  fs::remove(exported);
+  fs::remove(csv_out);
+}
+
+// Types: what the server's text output makes of them, the CSV path's value.
+TEST(Postgres, TypesAndNullsReadAsTheirText) {
+  REQUIRE_CLUSTER();
+  Db db;
+  const std::string t = unique("types");
+  db.exec("CREATE TABLE " + q(t) +
+          " (i integer, b bigint, n numeric(8,2), r double precision, d date, ts timestamptz, f boolean, s text)");
+  db.exec("INSERT INTO " + q(t) +
+          " VALUES (-7, 9007199254740993, 1.5, 0.1, '2024-02-29', '2024-02-29 12:00:00+01', true, "
+          "'a \"quoted\"; text\nwith a line break'), (NULL, NULL, NULL, NULL, NULL, NULL, NULL, ''), "
+          "(0, 0, 0, 1e300, '0001-01-01', '2000-01-01 00:00:00+00', false, NULL)");
+  PostgresTable src;
+  src.connection = conninfo();
+  src.query = "SELECT * FROM " + q(t) + " ORDER BY i NULLS LAST";
+  const deid::Dataset ds = deid::read_postgres(src);
+  ASSERT_EQ(ds.rows, 3u);
+  auto cell = [&](std::size_t c, std::size_t r) { return ds.columns[c].dictionary.value(ds.columns[c].codes[r]); };
+  const std::vector<std::vector<std::string>> expected = {
+      {"-7", "9007199254740993", "1.50", "0.1", "2024-02-29", "2024-02-29 11:00:00+00", "t",
+       "a \"quoted\"; text\nwith a line break"},
+      {"0", "0", "0.00", "1e+300", "0001-01-01", "2000-01-01 00:00:00+00", "f", ""},
+      {"", "", "", "", "", "", "", ""}};
+  for (std::size_t r = 0; r < 3; ++r)
+    for (std::size_t c = 0; c < 8; ++c) EXPECT_EQ(cell(c, r), expected[r][c]) << "row " << r << ", column " << c;
+}
+
+// --- Modes, transactions ------------------------------------------------------
+
+deid::Job adult_job(const std::string& in, const std::string& out, PostgresTable::Mode mode) {
+  deid::Job job = deid::read_job(deid::testing::example_path("adult.yaml"));
+  job.input.path.clear();
+  job.input.delimiter.reset();
+  job.input.postgres = PostgresTable{};
+  job.input.postgres->connection = conninfo();
+  job.input.postgres->query = std::string("SELECT ") + kAdultColumns + " FROM " + q(in) + " ORDER BY line";
+  job.output.path.clear();
+  job.output.result.clear();
+  job.output.report.clear();
+  job.output.postgres = PostgresTable{};
+  job.output.postgres->connection = conninfo();
+  job.output.postgres->table = out;
+  job.output.postgres->mode = mode;
+  return job;
+}
+
+TEST(Postgres, CreateReplaceAppend) {
+  REQUIRE_CLUSTER();
+  Db db;
+  const std::string in = unique("adult"), out = unique("out");
+  load_adult(db, in);
+  const std::string count = "SELECT count(*) FROM " + q(out);
+
+  ASSERT_TRUE(deid::anonymize(adult_job(in, out, PostgresTable::Mode::create)).found);
+  EXPECT_EQ(db.value(count), "30162");
+  const std::vector<std::string> once = table_rows(db, q(out));
+
+  // create: the table exists; refused before any work, the table untouched.
+  try {
+    deid::anonymize(adult_job(in, out, PostgresTable::Mode::create));
+    ADD_FAILURE() << "mode create wrote over an existing table";
+  } catch (const deid::DatabaseError& e) {
+    EXPECT_NE(std::string(e.what()).find("exists already"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(db.value(count), "30162");
+
+  // append: the rows once more.
+  ASSERT_TRUE(deid::anonymize(adult_job(in, out, PostgresTable::Mode::append)).found);
+  EXPECT_EQ(db.value(count), "60324");
+
+  // replace: a table with only this run's rows (and text columns again).
+  db.exec("ALTER TABLE " + q(out) + " ADD COLUMN extra integer");
+  ASSERT_TRUE(deid::anonymize(adult_job(in, out, PostgresTable::Mode::replace)).found);
+  EXPECT_EQ(db.value(count), "30162");
+  EXPECT_EQ(table_rows(db, q(out)), once);
+
+  // append to a table that does not exist: refused before any work.
+  const std::string missing = unique("missing");
+  EXPECT_THROW(deid::anonymize(adult_job(in, missing, PostgresTable::Mode::append)), deid::DatabaseError);
+  EXPECT_EQ(db.value("SELECT to_regclass('" + q(missing) + "') IS NULL"), "t");
+}
+
+// Appending rows the table's types refuse ('*' into an integer column)
+// fails in the COPY: nothing is appended, and the error names its role.
+TEST(Postgres, FailedAppendAddsNothing) {
+  REQUIRE_CLUSTER();
+  Db db;
+  const std::string in = unique("adult"), out = unique("typed");
+  load_adult(db, in);
+  db.exec("CREATE TABLE " + q(out) + " AS SELECT " + kAdultColumns + " FROM " + q(in) + " LIMIT 5");
+  try {
+    deid::anonymize(adult_job(in, out, PostgresTable::Mode::append));
+    ADD_FAILURE() << "appended '20-39' to an integer column";
+  } catch (const deid::DatabaseError& e) {
+    EXPECT_EQ(e.role(), "write the output table");
+    EXPECT_NE(e.server_message().find("integer"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(db.value("SELECT count(*) FROM " + q(out)), "5");
+}
+
+// The connection is killed by the server in the middle of the COPY (a
+// trigger, added by an event trigger to every table created in a database
+// of its own, terminates the backend at the 10,000th row): mode create
+// leaves no table, mode replace leaves the old one whole.
+TEST(Postgres, KilledConnectionMidWriteLeavesNoTable) {
+  REQUIRE_CLUSTER();
+  const std::string dbname = fresh_database("killdb");
+  Db db(conninfo(dbname));
+  load_adult(db, "adult");
+  db.exec("CREATE TABLE old AS SELECT 1 AS kept");
+  db.exec(R"(CREATE FUNCTION kill_at_10000() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF nextval('rows_seen') = 10000 THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
+      RETURN NEW;
+    END $$)");
+  db.exec("CREATE SEQUENCE rows_seen");
+  db.exec(R"(CREATE FUNCTION add_killer() RETURNS event_trigger LANGUAGE plpgsql AS $$
+    DECLARE obj record;
+    BEGIN
+      FOR obj IN SELECT * FROM pg_event_trigger_ddl_commands() WHERE command_tag = 'CREATE TABLE' LOOP
+        EXECUTE format('CREATE TRIGGER killer BEFORE INSERT ON %s FOR EACH ROW EXECUTE FUNCTION kill_at_10000()',
+                       obj.object_identity);
+      END LOOP;
+    END $$)");
+  db.exec("CREATE EVENT TRIGGER add_killer ON ddl_command_end WHEN TAG IN ('CREATE TABLE') "
+          "EXECUTE FUNCTION add_killer()");
+
+  auto run = [&](const std::string& out, PostgresTable::Mode mode) {
+    deid::Job job = adult_job("adult", out, mode);
+    job.input.postgres->connection = job.output.postgres->connection = conninfo(dbname);
+    const fs::path result = temp("result.json");
+    job.output.result = result.string();
+    try {
+      deid::anonymize(job);
+      ADD_FAILURE() << "the write survived a killed connection";
+    } catch (const deid::DatabaseError& e) {
+      EXPECT_EQ(e.role(), "write the output table") << e.what();
+    }
+    EXPECT_FALSE(fs::exists(result)) << "the result was published for a table that was not written";
+    db.exec("SELECT setval('rows_seen', 1)");
+  };
+  run("new", PostgresTable::Mode::create);
+  EXPECT_EQ(db.value("SELECT to_regclass('new') IS NULL"), "t");
+  run("old", PostgresTable::Mode::replace);
+  EXPECT_EQ(db.value("SELECT string_agg(kept::text, ',') FROM old"), "1");
+}
+
+// --- Hostile names ------------------------------------------------------------
+
+TEST(Postgres, HostileIdentifiers) {
+  REQUIRE_CLUSTER();
+  Db db;
+  const std::string schema = unique("S\"; DROP SCHEMA public; --");
+  const std::string in = "In \"put\"; DROP TABLE x; -- Größe", out = "Out'; TRUNCATE x; --\" ÄÖÜ";
+  db.exec("CREATE SCHEMA " + q(schema));
+  const std::string qin = q(schema) + "." + q(in), qout = q(schema) + "." + q(out);
+  // Columns: a capital, a space, a quote, a semicolon, non-ASCII, a keyword.
+  db.exec("CREATE TABLE " + qin +
+          " (\"Age Group\" text, \"zip\"\"code;\" text, \"Größe\" text, \"select\" text, \"Name\" text)");
+  std::string data;
+  for (int i = 0; i < 40; ++i)
+    data += std::to_string(20 + i % 4) + "," + std::to_string(1000 + i % 2) + ",m" + std::to_string(i % 3) + ",x,n" +
+            std::to_string(i) + "\n";
+  db.copy_in("COPY " + qin + " FROM STDIN (FORMAT csv)", data);
+
+  const fs::path dir = temp("hier");
+  fs::create_directories(dir);
+  {
+    std::ofstream(dir / "age.csv") << "20;20-21;*\n21;20-21;*\n22;22-23;*\n23;22-23;*\n";
+    std::ofstream(dir / "zip.csv") << "1000;100*;*\n1001;100*;*\n";
+  }
+  const std::string job_text = "input:\n  postgres:\n    connection: \"" + conninfo() + "\"\n    schema: '" + schema +
+                               "'\n    table: '" + in + "'\n" +
+                               "attributes:\n"
+                               "  Age Group: {role: quasi-identifying, hierarchy: age.csv}\n"
+                               "  'zip\"code;': {role: quasi-identifying, hierarchy: zip.csv}\n"
+                               "  Name: {role: identifying}\n"
+                               "default-role: insensitive\n"
+                               "privacy:\n  - k-anonymity: {k: 5}\n"
+                               "output:\n  postgres: {schema: '" + schema + "', table: '" + std::string("Out''; TRUNCATE x; --\" ÄÖÜ") +
+                               "', mode: create}\n";
+  const deid::Job job = deid::parse_job(job_text, "hostile.yaml", dir.string());
+  ASSERT_EQ(job.input.postgres->table, in);
+  ASSERT_EQ(job.output.postgres->table, out);
+  const deid::Anonymization a = deid::anonymize(job);
+  ASSERT_TRUE(a.found);
+  const std::vector<std::string> rows = table_rows(db, qout);
+  ASSERT_EQ(rows.size(), 41u);
+  EXPECT_EQ(rows[0], "Age Group\x1fzip\"code;\x1fGröße\x1fselect");  // Name (identifying) dropped
+  // Only the two tables: nothing was dropped or truncated by a name.
+  EXPECT_EQ(db.value("SELECT count(*) FROM pg_tables WHERE schemaname = '" + std::string(schema) + "'"), "2");
+  EXPECT_EQ(db.value("SELECT count(*) FROM " + qin), "40");
+  db.exec("DROP SCHEMA " + q(schema) + " CASCADE");
+  fs::remove_all(dir);
+}
+
+// --- Passwords, errors ----------------------------------------------------------
+
+// The password of a connection string is in no message, result, report or
+// file; a missing table and an unreachable server are DatabaseErrors (exit 2
+// in the CLI) before any work.
+TEST(Postgres, PasswordNeverShown) {
+  REQUIRE_CLUSTER();
+  const std::string secret = "Pw-7c1e9b-SECRET";
+  Db db;
+  const std::string in = unique("adult"), out = unique("out");
+  load_adult(db, in);
+  deid::Job job = adult_job(in, out, PostgresTable::Mode::create);
+  // The test cluster trusts its socket: the password is accepted and ignored.
+  job.input.postgres->connection = job.output.postgres->connection = conninfo() + " password=" + secret;
+  const fs::path result = temp("result.json"), report = temp("report.html");
+  job.output.result = result.string();
+  job.output.report = report.string();
+  const deid::Anonymization a = deid::anonymize(job);
+  ASSERT_TRUE(a.found);
+  EXPECT_EQ(a.result.dump().find(secret), std::string::npos);
+  const std::string written = deid::testing::slurp(result.string()) + deid::testing::slurp(report.string());
+  ASSERT_NE(written.find("dbname=postgres"), std::string::npos);  // the connection is named...
+  ASSERT_NE(written.find(out), std::string::npos);                // ...and the output table...
+  EXPECT_EQ(written.find(secret), std::string::npos);             // ...the password not
+
+  auto error_of = [&](const deid::Job& j) {
+    try {
+      deid::anonymize(j);
+    } catch (const deid::DatabaseError& e) {
+      return std::string(e.what());
+    }
+    ADD_FAILURE() << "no DatabaseError";
+    return std::string();
+  };
+  deid::Job missing = job;
+  missing.input.postgres->query.clear();
+  missing.input.postgres->table = "no such table";
+  missing.output.postgres->table = unique("out2");
+  const std::string m1 = error_of(missing);
+  EXPECT_NE(m1.find("no such table"), std::string::npos) << m1;
+  EXPECT_EQ(m1.find(secret), std::string::npos) << m1;
+
+  deid::Job unreachable = job;
+  unreachable.input.postgres->connection = "host=" + cluster_dir() + "/nowhere port=5432 user=deid password=" + secret;
+  fs::remove(result);
+  const std::string m2 = error_of(unreachable);
+  EXPECT_NE(m2.find("cannot connect"), std::string::npos) << m2;
+  EXPECT_EQ(m2.find(secret), std::string::npos) << m2;
+  EXPECT_FALSE(fs::exists(result));  // failed before any work
+
+  // A URI with the password, wrong user: the server's refusal, no password.
+  deid::Job refused = job;
+  refused.input.postgres->connection =
+      "postgresql://nobody-here:" + secret + "@/postgres?host=" + cluster_dir() + "&port=5432";
+  const std::string m3 = error_of(refused);
+  EXPECT_EQ(m3.find(secret), std::string::npos) << m3;
+  EXPECT_NE(m3.find("nobody-here"), std::string::npos) << m3;
+  fs::remove(report);
+}
+
+// The command line: exit 0 from table to table, exit 2 (before any work)
+// when the server cannot be reached.
+TEST(Postgres, CommandLineExitCodes) {
+  REQUIRE_CLUSTER();
+  Db db;
+  const std::string in = unique("adult"), out = unique("out");
+  load_adult(db, in);
+  const fs::path dir = temp("cli");
+  fs::create_directories(dir);
+  const std::string hierarchies = deid::testing::example_path("adult/hierarchies");
+  auto write_job = [&](const std::string& connection) {
+    std::ofstream f(dir / "job.yaml");
+    f << "input:\n  postgres:\n    connection: \"" << connection << "\"\n    query: 'SELECT " << kAdultColumns
+      << " FROM " << q(in) << " ORDER BY line'\n"
+      << "attributes:\n";
+    for (const char* a : {"age", "education", "marital-status", "native-country", "race", "salary-class", "sex",
+                          "workclass", "occupation"})
+      f << "  " << a << ": {role: quasi-identifying, hierarchy: " << hierarchies << "/" << a << ".csv}\n";
+    f << "default-role: insensitive\nprivacy:\n  - k-anonymity: {k: 5}\nsuppression-limit: 0.05\n"
+      << "output:\n  postgres: {table: " << out << "}\n  result: result.json\n";
+  };
+  auto run = [&](std::string* err, const std::string& command = "anonymize") {
+    const std::string cmd = std::string(DEID_CLI_PATH) + " " + command + " --quiet " + (dir / "job.yaml").string() +
+                            " 2> " + (dir / "err.txt").string();
+    const int status = std::system(cmd.c_str());
+    *err = deid::testing::slurp((dir / "err.txt").string());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  std::string err;
+  write_job(conninfo() + " password=cli-Secret-42");
+  EXPECT_EQ(run(&err), 0) << err;
+  EXPECT_EQ(db.value("SELECT count(*) FROM " + q(out)), "30162");
+  EXPECT_TRUE(fs::exists(dir / "result.json"));
+  fs::remove(dir / "result.json");
+  // deid verify reads files only, and says so.
+  EXPECT_EQ(run(&err, "verify"), 2) << err;
+  EXPECT_NE(err.find("deid verify reads CSV files"), std::string::npos) << err;
+
+  write_job("host=" + cluster_dir() + "/nowhere user=deid password=cli-Secret-42");
+  EXPECT_EQ(run(&err), 2) << err;
+  EXPECT_NE(err.find("cannot connect"), std::string::npos) << err;
+  EXPECT_EQ(err.find("cli-Secret-42"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(dir / "result.json"));
+  fs::remove_all(dir);
+}
+
+// examples/adult-postgres.yaml, loaded as its comment says, gives the
+// result of examples/adult.yaml.
+TEST(Postgres, ExampleJobGivesTheCsvExamplesResult) {
+  REQUIRE_CLUSTER();
+  const std::string dbname = fresh_database("exampledb");
+  Db db(conninfo(dbname));
+  load_adult(db, "adult");
+  deid::Job job = deid::read_job(deid::testing::example_path("adult-postgres.yaml"));
+  ASSERT_TRUE(job.input.postgres && job.output.postgres);
+  job.input.postgres->connection = job.output.postgres->connection = conninfo(dbname);
+  job.output.result.clear();
+  job.output.report.clear();
+  const deid::Anonymization from_pg = deid::anonymize(job);
+  deid::Job csv = deid::read_job(deid::testing::example_path("adult.yaml"));
+  const fs::path out = temp("example.csv");
+  csv.output.path = out.string();
+  csv.output.result.clear();
+  const deid::Anonymization from_csv = deid::anonymize(csv);
+  EXPECT_EQ(comparable(from_pg.result).dump(2), comparable(from_csv.result).dump(2));
+  EXPECT_EQ(table_rows(db, "adult_deid"), rows_of(deid::testing::slurp(out.string()), ';'));
+  fs::remove(out);
+}
+
+}  // namespace
