@@ -97,7 +97,13 @@ class PropertyStore {
     std::uint8_t level = 0;
   };
 
-  // Levels as stored: mirrored for specializations.
+  // The level at tree depth d as stored, from the attribute's level, or
+  // back (mirrored for specializations, h−1−l, which is its own inverse).
+  std::uint8_t stored_level(std::size_t depth, std::uint8_t level) const {
+    return inheritance_ == Inheritance::generalizations ? level
+                                                        : static_cast<std::uint8_t>(heights_[depth] - 1 - level);
+  }
+  // Levels as stored: in depth order, mirrored for specializations.
   void load(const Transformation& x);
   // Whether a stored element y ≤ key_ exists (in stored coordinates); on a
   // hit, recent_ row hit_row_ is such an element.

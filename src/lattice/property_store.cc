@@ -47,8 +47,7 @@ PropertyStore::PropertyStore(const Lattice& lattice, Inheritance inheritance)
 void PropertyStore::load(const Transformation& x) {
   const std::size_t m = heights_.size();
   for (std::size_t i = 0; i < m; ++i)
-    key_[i] = inheritance_ == Inheritance::generalizations ? x[order_[i]]
-                                                            : static_cast<std::uint8_t>(heights_[i] - 1 - x[order_[i]]);
+    key_[i] = stored_level(i, x[order_[i]]);
   suffix_[m] = 0;
   for (std::size_t i = m; i-- > 0;) suffix_[i] = suffix_[i + 1] + key_[i];
 }
@@ -132,11 +131,7 @@ bool PropertyStore::contains(const Transformation& x, Transformation& witness) {
   const std::size_t m = heights_.size();
   witness.resize(m);
   const std::uint8_t* row = recent_.data() + hit_row_ * stride_;
-  for (std::size_t d = 0; d < m; ++d) {
-    const std::uint8_t level = row[d];
-    witness[order_[d]] =
-        inheritance_ == Inheritance::generalizations ? level : static_cast<std::uint8_t>(heights_[d] - 1 - level);
-  }
+  for (std::size_t d = 0; d < m; ++d) witness[order_[d]] = stored_level(d, row[d]);
   return true;
 }
 
@@ -297,9 +292,7 @@ std::vector<Transformation> PropertyStore::elements() const {
       if (--d >= 0) cur[d] = nodes_[cur[d]].next_sibling;
       continue;
     }
-    t[order_[d]] = inheritance_ == Inheritance::generalizations
-                       ? nodes_[c].level
-                       : static_cast<std::uint8_t>(heights_[d] - 1 - nodes_[c].level);
+    t[order_[d]] = stored_level(static_cast<std::size_t>(d), nodes_[c].level);
     if (d == m - 1) {
       out.push_back(t);
       cur[d] = nodes_[c].next_sibling;
