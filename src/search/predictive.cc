@@ -166,12 +166,6 @@ bool probe_path(PredictiveProperties& props, Evaluator& ev, const Transformation
   // path, are those of the stores.
   std::vector<std::uint8_t> closed(m, 0);
   std::vector<Transformation> witness(m);
-  const auto below = [](const Transformation& a, const Transformation& b) {
-    if (b.empty()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i)
-      if (a[i] > b[i]) return false;
-    return true;
-  };
   Transformation s;
   while (true) {
     bool extended = false;
@@ -185,7 +179,8 @@ bool probe_path(PredictiveProperties& props, Evaluator& ev, const Transformation
         closed[i] = 1;
         continue;
       }
-      if (props.monotonic() && (below(s, witness[i]) || props.insufficient_protection(s, witness[i]))) continue;
+      const bool witnessed = !witness[i].empty() && leq(s, witness[i]);
+      if (props.monotonic() && (witnessed || props.insufficient_protection(s, witness[i]))) continue;
       if (props.sufficient_protection(s)) {
         closed[i] = 1;
         continue;
