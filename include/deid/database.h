@@ -72,6 +72,66 @@ void check_databases(const Job& job);
 // result without rows or with duplicate or empty column names.
 Dataset read_postgres(const PostgresTable& source);
 
+// Pushdown (docs/databases.md, "Pushdown"): the input grouped where it
+// lives and the release written there, so that rows never pass through
+// deid. One connection to the input's server holds one REPEATABLE READ
+// transaction from the histogram's query to the release's INSERT, so both
+// see the same rows whatever other sessions change meanwhile. The
+// destructor (an exception, no solution) rolls back.
+class PostgresPushdown {
+ public:
+  // Connects, begins the transaction and reads the input's column names.
+  // Throws DatabaseError.
+  explicit PostgresPushdown(const PostgresTable& source);
+  ~PostgresPushdown();
+  PostgresPushdown(const PostgresPushdown&) = delete;
+  PostgresPushdown& operator=(const PostgresPushdown&) = delete;
+
+  // The input's column names, in order.
+  const std::vector<std::string>& columns() const;
+
+  // The input as a grouped Dataset (Dataset::weights): one row per distinct
+  // combination of the `grouped` columns' values (per column of columns()),
+  // in order of each combination's first row in the scan, so that codes
+  // and histogram entries are numbered as read_postgres() would number
+  // them. The other columns have a name only; of those flagged `copied`,
+  // the dictionary holds the values looks_like_formula (output.h) accepts,
+  // in order of first appearance. `sha256` and `bytes` are those of the
+  // grouped CSV text received.
+  Dataset read(const std::vector<bool>& grouped, const std::vector<bool>& copied);
+
+  // What the database computes for the released table.
+  struct Release {
+    struct Map {  // one per generalized column: its values and what each becomes
+      std::vector<std::string> values, labels;  // label: already escaped when it must be
+      std::vector<std::uint32_t> codes;         // the value's generalized code (its class key part)
+    };
+    struct Column {
+      std::size_t source = 0;           // index into columns()
+      int generalized = -1;             // index into maps, or -1: copied
+      std::vector<std::string> escape;  // copied: values written with a leading '
+    };
+    std::vector<Column> columns;          // of the released table, in order
+    std::vector<Map> maps;
+    std::vector<std::uint32_t> suppressed;  // maps.size() codes per suppressed class
+    std::uint64_t records = 0;              // rows the input has (and the release must have)
+  };
+  // Writes the release into `target` (on the input's connection) in the
+  // transaction: creates (create, replace: after dropping) the table with
+  // a text column per released column, or appends (values cast to the
+  // existing columns' types), by one INSERT ... SELECT. Throws
+  // DatabaseError, also when the INSERT's row count is not
+  // `release.records`. Returns the digest (path describe(target), rows).
+  FileDigest write(const PostgresTable& target, const std::vector<std::string>& names, const Release& release,
+                   const std::string& digest_role);
+  // Commits the transaction. REQUIRES: write() returned.
+  void commit();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 // The released table, written to the database in one transaction:
 // connects, begins, creates (create, replace: after dropping it) the table
 // with a text column per released column, and streams stream() into it

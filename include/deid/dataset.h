@@ -126,7 +126,19 @@ struct Dataset {
   // read; empty and 0 for a text read from memory.
   std::string sha256;
   std::uint64_t bytes = 0;
+  // Empty for a table of records (a file, a COPY of a table): each row is
+  // one record. Set for a table grouped where it lives (docs/databases.md,
+  // "Pushdown"): row r is weights[r] identical records, and only the
+  // grouped columns have codes; the others have a name, no codes and a
+  // dictionary that holds at most the values formula_warnings (output.h)
+  // must see. Such a table is searched like any other (its histogram has
+  // the same entries and counts as the records'), but its rows cannot be
+  // written out one per record: the database writes the release.
+  std::vector<std::uint64_t> weights;
 
+  bool grouped() const { return !weights.empty(); }
+  // The number of records: rows, or the sum of the weights.
+  std::uint64_t records() const;
   // Index of the column named `name`, or -1.
   int column_index(std::string_view name) const;
 };

@@ -102,6 +102,10 @@ struct PostgresTable {
   std::string query;   // input only: a SELECT whose rows are the input
   enum class Mode { create, replace, append };
   Mode mode = Mode::create;  // output only
+  // input only: group the table in the database and write the release
+  // there (docs/databases.md, "Pushdown") when the output is a table on
+  // the same connection or there is no output table; false: stream rows.
+  bool pushdown = true;
   std::uint64_t line = 0;    // of the `postgres` key in the job file
 };
 const char* to_string(PostgresTable::Mode mode);

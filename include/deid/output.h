@@ -76,6 +76,12 @@ struct FileDigest {
   std::string path;    // as the job resolved it
   std::string sha256;  // 64 lowercase hex digits
   std::uint64_t bytes = 0;
+  // A table the database grouped or wrote itself (docs/databases.md,
+  // "Pushdown"): "histogram" for the input (sha256 and bytes: of the
+  // grouped text received), "database" for the output (no bytes passed
+  // through deid: sha256 empty, bytes 0; rows: the rows written).
+  std::string pushdown;
+  std::uint64_t rows = 0;
 };
 nlohmann::json to_json(const std::vector<FileDigest>& files);
 

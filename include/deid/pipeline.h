@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "deid/check.h"
+#include "deid/database.h"
 #include "deid/dataset.h"
 #include "deid/hierarchy.h"
 #include "deid/job.h"
@@ -78,6 +79,20 @@ HierarchyTable hierarchy_table(const Job& job, const AttributeSpec& attribute, c
 // columns removed; quasi-identifiers generalized, or '*' in every
 // quasi-identifier of a suppressed record.
 void write_output(const PreparedJob& prepared, const Transformation& t, const Classes& classes, std::ostream& out);
+
+// Pushdown (docs/databases.md, "Pushdown"): whether anonymize() has the
+// input's database group the input and write the release, i.e. the input
+// is a table with input.postgres.pushdown (the default) and the output is
+// no file (a table on the input's connection, or none).
+bool uses_pushdown(const Job& job);
+// The job's input grouped by its quasi-identifying and sensitive columns,
+// with the formula-like values of its insensitive ones (PostgresPushdown::read).
+Dataset read_grouped(const Job& job, PostgresPushdown& source);
+// Writes the release of `t` with `classes` into job.output.postgres by the
+// database (PostgresPushdown::write): the rows write_output() would write,
+// in the database's order.
+FileDigest write_pushdown(PostgresPushdown& database, const PreparedJob& prepared, const Transformation& t,
+                          const Classes& classes);
 
 // Hooks for a progress display. The library never prints: a front end
 // renders what these report (the CLI draws a bar on a terminal).

@@ -121,6 +121,13 @@ std::vector<std::uint32_t> Codes::to_vector() const {
 
 // --- Dataset -----------------------------------------------------------------
 
+std::uint64_t Dataset::records() const {
+  if (weights.empty()) return rows;
+  std::uint64_t n = 0;
+  for (const std::uint64_t w : weights) n += w;
+  return n;
+}
+
 int Dataset::column_index(std::string_view name) const {
   for (std::size_t i = 0; i < columns.size(); ++i)
     if (columns[i].name == name) return static_cast<int>(i);

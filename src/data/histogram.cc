@@ -55,6 +55,7 @@ void build_packed(const Dataset& data, const std::vector<int>& columns, const st
         for (std::uint64_t r = begin; r < end; ++r) packed[r - begin] |= static_cast<std::uint64_t>(codes[r]) << sh;
       });
     }
+    const std::uint64_t* weights = data.grouped() ? data.weights.data() : nullptr;
     for (std::uint64_t r = begin; r < end; ++r) {
       const std::uint64_t key = packed[r - begin];
       auto [it, inserted] = ch.index.try_emplace(key, static_cast<std::uint32_t>(ch.keys.size()));
@@ -62,7 +63,7 @@ void build_packed(const Dataset& data, const std::vector<int>& columns, const st
         ch.keys.push_back(key);
         ch.counts.push_back(0);
       }
-      ++ch.counts[it->second];
+      ch.counts[it->second] += weights ? weights[r] : 1;
       h.row_entry[r] = it->second;  // local for now
     }
     // The merge needs only the chunk's keys and counts: freeing the index
@@ -147,7 +148,7 @@ void build_wide(const Dataset& data, const std::vector<int>& columns, Histogram&
       h.keys.insert(h.keys.end(), probe.begin(), probe.end());
       h.counts.push_back(0);
     }
-    ++h.counts[it->second];
+    h.counts[it->second] += data.grouped() ? data.weights[r] : 1;
     h.row_entry[r] = it->second;
   }
 }
@@ -170,22 +171,34 @@ Histogram build_histogram(const Dataset& data, const std::vector<int>& columns,
   else
     build_wide(data, columns, h);
 
-  // Sensitive distributions per entry, in order of code.
+  // Sensitive distributions per entry, in order of code. Of a grouped
+  // table, a pair's records are the sum of its rows' weights.
   for (int sc : sensitive_columns) {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;  // (entry, code)
+    std::vector<std::uint64_t> order;                            // of a grouped table: rows by pair
     pairs.reserve(data.rows);
     data.columns[sc].codes.visit([&](auto codes) {
       for (std::uint64_t r = 0; r < data.rows; ++r) pairs.emplace_back(h.row_entry[r], codes[r]);
     });
-    std::sort(pairs.begin(), pairs.end());
+    if (data.grouped()) {
+      order.resize(data.rows);
+      for (std::uint64_t r = 0; r < data.rows; ++r) order[r] = r;
+      std::sort(order.begin(), order.end(), [&](std::uint64_t a, std::uint64_t b) { return pairs[a] < pairs[b]; });
+    } else {
+      std::sort(pairs.begin(), pairs.end());
+    }
+    auto pair_at = [&](std::size_t i) -> const std::pair<std::uint32_t, std::uint32_t>& {
+      return order.empty() ? pairs[i] : pairs[order[i]];
+    };
     Histogram::Sensitive s;
     s.offsets.assign(h.size() + 1, 0);
     for (std::size_t i = 0; i < pairs.size();) {
       std::size_t j = i;
-      while (j < pairs.size() && pairs[j] == pairs[i]) ++j;
-      s.codes.push_back(pairs[i].second);
-      s.counts.push_back(j - i);
-      ++s.offsets[pairs[i].first + 1];
+      std::uint64_t records = 0;
+      for (; j < pairs.size() && pair_at(j) == pair_at(i); ++j) records += order.empty() ? 1 : data.weights[order[j]];
+      s.codes.push_back(pair_at(i).second);
+      s.counts.push_back(records);
+      ++s.offsets[pair_at(i).first + 1];
       i = j;
     }
     for (std::size_t e = 0; e < h.size(); ++e) s.offsets[e + 1] += s.offsets[e];

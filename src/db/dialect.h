@@ -12,6 +12,20 @@
 
 namespace deid::db {
 
+// A column of the input (table or query).
+struct SourceColumn {
+  std::string name;
+  bool text = false;  // of a text type whose value is its own text (text, varchar)
+};
+
+// A column of the released table, as the database computes it.
+struct ReleasedColumn {
+  std::size_t source = 0;  // index into the input's columns
+  int generalized = -1;    // ≥ 0: through map_table(generalized); -1: copied
+  bool escape = false;     // copied: values listed in escape_table(source) get a leading '
+  std::string cast;        // empty: text; else the target column's type (mode append)
+};
+
 class Dialect {
  public:
   virtual ~Dialect() = default;
@@ -29,6 +43,47 @@ class Dialect {
   virtual std::string begin() const = 0;
   virtual std::string commit() const = 0;
   virtual std::string drop_table(const PostgresTable& t) const = 0;
+  // --- Pushdown (docs/databases.md, "Pushdown") --------------------------------
+  // The histogram and the release are computed in the database, in one
+  // transaction whose snapshot both see.
+  virtual std::string begin_snapshot() const = 0;
+  // Statement-local settings of the pushdown's reads (row numbers in scan
+  // order need a scan that is not split across workers).
+  virtual std::string pushdown_settings() const = 0;
+  // The input's columns, without rows.
+  virtual std::string describe_input(const PostgresTable& source) const = 0;
+  // Streams, as CSV with a header row, one row per distinct combination of
+  // the `grouped` columns' values (each a value_text()) with its count as
+  // the last field, in order of each combination's first row in the scan.
+  virtual std::string group_input(const PostgresTable& source, const std::vector<SourceColumn>& columns,
+                                  const std::vector<std::size_t>& grouped) const = 0;
+  // Rows (i, v): the distinct values v of column copied[i] that start
+  // with =, +, - or @ and are not plainly a number, by i and then in order
+  // of first appearance (the candidates for formula escaping).
+  virtual std::string formula_candidates(const PostgresTable& source, const std::vector<SourceColumn>& columns,
+                                         const std::vector<std::size_t>& copied) const = 0;
+  // The target's columns with their types: one parameter ($1: the quoted,
+  // qualified name), rows (name, type).
+  virtual std::string column_types() const = 0;
+  // Temporary tables of the release, dropped at commit: a map per
+  // generalized column (original value text → class code, released label),
+  // the suppressed classes (one code per generalized column), and a list
+  // per escaped column (values to prefix with ').
+  virtual std::string map_table(std::size_t g) const = 0;
+  virtual std::string suppressed_table() const = 0;
+  virtual std::string escape_table(std::size_t c) const = 0;
+  virtual std::string create_map(std::size_t g) const = 0;
+  virtual std::string create_suppressed(std::size_t generalized) const = 0;
+  virtual std::string create_escape(std::size_t c) const = 0;
+  // Receives CSV rows (every field quoted) into a temporary table.
+  virtual std::string load_temporary(const std::string& table) const = 0;
+  virtual std::string analyze(const std::vector<std::string>& tables) const = 0;
+  // Inserts the release: one row per input row, `released` in order.
+  virtual std::string insert_release(const PostgresTable& target, const std::vector<std::string>& target_columns,
+                                     const PostgresTable& source, const std::vector<SourceColumn>& columns,
+                                     const std::vector<ReleasedColumn>& released, std::size_t generalized,
+                                     bool any_suppressed) const = 0;
+
   // A table with a text column per name.
   virtual std::string create_table(const PostgresTable& t, const std::vector<std::string>& columns) const = 0;
   // Receives CSV with a header row and `delimiter` into `columns` of `t`;
@@ -50,6 +105,26 @@ class PostgresDialect final : public Dialect {
   std::string create_table(const PostgresTable& t, const std::vector<std::string>& columns) const override;
   std::string write_rows(const PostgresTable& t, const std::vector<std::string>& columns,
                          char delimiter) const override;
+  std::string begin_snapshot() const override;
+  std::string pushdown_settings() const override;
+  std::string describe_input(const PostgresTable& source) const override;
+  std::string group_input(const PostgresTable& source, const std::vector<SourceColumn>& columns,
+                          const std::vector<std::size_t>& grouped) const override;
+  std::string formula_candidates(const PostgresTable& source, const std::vector<SourceColumn>& columns,
+                                 const std::vector<std::size_t>& copied) const override;
+  std::string column_types() const override;
+  std::string map_table(std::size_t g) const override;
+  std::string suppressed_table() const override;
+  std::string escape_table(std::size_t c) const override;
+  std::string create_map(std::size_t g) const override;
+  std::string create_suppressed(std::size_t generalized) const override;
+  std::string create_escape(std::size_t c) const override;
+  std::string load_temporary(const std::string& table) const override;
+  std::string analyze(const std::vector<std::string>& tables) const override;
+  std::string insert_release(const PostgresTable& target, const std::vector<std::string>& target_columns,
+                             const PostgresTable& source, const std::vector<SourceColumn>& columns,
+                             const std::vector<ReleasedColumn>& released, std::size_t generalized,
+                             bool any_suppressed) const override;
 };
 
 }  // namespace deid::db

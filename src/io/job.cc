@@ -636,7 +636,7 @@ void check_identifier(const Ctx& ctx, const YAML::Node& n, const std::string& wh
 PostgresTable parse_postgres(const Ctx& ctx, const YAML::Node& n, bool input) {
   const std::string where = input ? "input.postgres" : "output.postgres";
   if (input)
-    ctx.keys(n, where, {"connection", "schema", "table", "query"});
+    ctx.keys(n, where, {"connection", "schema", "table", "query", "pushdown"});
   else
     ctx.keys(n, where, {"connection", "schema", "table", "mode"});
   PostgresTable t;
@@ -655,6 +655,7 @@ PostgresTable parse_postgres(const Ctx& ctx, const YAML::Node& n, bool input) {
     if (t.table.empty() == t.query.empty())
       ctx.fail(n, "input.postgres needs exactly one of 'table' and 'query'");
     if (!t.query.empty() && n["schema"]) ctx.fail(n["schema"], "input.postgres.schema goes with 'table', not 'query'");
+    if (n["pushdown"]) t.pushdown = ctx.boolean(n["pushdown"], "input.postgres.pushdown");
   } else {
     if (t.table.empty()) ctx.fail(n, "output.postgres needs 'table'");
     if (n["mode"]) {

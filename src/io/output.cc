@@ -206,8 +206,15 @@ std::string sha256_file(const std::string& path) {
 
 nlohmann::json to_json(const std::vector<FileDigest>& files) {
   nlohmann::json out = nlohmann::json::array();
-  for (const FileDigest& f : files)
+  for (const FileDigest& f : files) {
     out.push_back({{"role", f.role}, {"path", f.path}, {"sha256", f.sha256}, {"bytes", f.bytes}});
+    if (f.pushdown.empty()) continue;
+    out.back()["pushdown"] = f.pushdown;
+    if (f.pushdown == "database") {
+      out.back()["sha256"] = nullptr;
+      out.back()["rows"] = f.rows;
+    }
+  }
   return out;
 }
 
@@ -332,7 +339,7 @@ FileDigest OutputFile::finish(const std::string& digest_role) {
   fd_ = -1;
   if (::close(fd) != 0) fail(path_, fmt::format("cannot write the {} ({})", role_, reason(errno)));
   finished_ = true;
-  return FileDigest{digest_role, path_, buffer_->digest(), buffer_->bytes()};
+  return FileDigest{digest_role, path_, buffer_->digest(), buffer_->bytes(), {}, 0};
 }
 
 void OutputFile::publish() {

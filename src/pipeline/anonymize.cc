@@ -152,7 +152,18 @@ Anonymization anonymize(const Job& job, const RunOptions& options) {
   // And every database answers, and the output table can be written.
   check_databases(job);
   Timings timings;
-  auto prepared = prepare(job, &timings, options.phase);
+  std::unique_ptr<PostgresPushdown> pushdown;
+  std::unique_ptr<PreparedJob> prepared;
+  if (uses_pushdown(job)) {
+    if (options.phase) options.phase(Phase::reading);
+    const auto tr = std::chrono::steady_clock::now();
+    pushdown = std::make_unique<PostgresPushdown>(*job.input.postgres);
+    Dataset data = read_grouped(job, *pushdown);
+    timings.read = ms_since(tr);
+    prepared = prepare(job, std::move(data), &timings, options.phase);
+  } else {
+    prepared = prepare(job, &timings, options.phase);
+  }
   Anonymization a = run_search(*prepared, options);
   a.timings.read = timings.read;
   a.timings.encode = timings.encode;
@@ -166,13 +177,18 @@ Anonymization anonymize(const Job& job, const RunOptions& options) {
   if (options.phase) options.phase(Phase::writing);
   const auto tw = std::chrono::steady_clock::now();
   std::vector<FileDigest> files;
-  files.push_back({"input", input_name(job), prepared->data.sha256, prepared->data.bytes});
+  files.push_back({"input", input_name(job), prepared->data.sha256, prepared->data.bytes, {}, 0});
+  if (pushdown) files.back().pushdown = "histogram";
+  bool pushed = false;
   std::optional<OutputFile> table, report, result;
   std::optional<PostgresTableWriter> db_table;
   if (a.found && !job.output.path.empty()) {
     table.emplace(job.output.path, "output table");
     write_output(*prepared, a.search.best->transformation, *a.classes, table->stream());
     files.push_back(table->finish("output"));
+  } else if (a.found && job.output.postgres && pushdown) {
+    files.push_back(write_pushdown(*pushdown, *prepared, a.search.best->transformation, *a.classes));
+    pushed = true;
   } else if (a.found && job.output.postgres) {
     std::vector<std::string> columns;
     for (std::size_t c = 0; c < prepared->data.columns.size(); ++c)
@@ -199,6 +215,7 @@ Anonymization anonymize(const Job& job, const RunOptions& options) {
   }
   // The table's transaction commits first: when it fails, no file is replaced.
   if (db_table) db_table->commit();
+  if (pushed) pushdown->commit();
   for (std::optional<OutputFile>* f : {&table, &report, &result})
     if (f->has_value()) (*f)->publish();
   return a;

@@ -159,9 +159,9 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
   }
 
   pr.histogram = build_histogram(ds, pr.qi_columns, sensitive_columns);
-  pr.rows = ds.rows;
+  pr.rows = ds.records();
   // ARX: at most floor(limit * rows) records may be suppressed.
-  pr.max_suppressed = static_cast<std::uint64_t>(job.suppression_limit * static_cast<double>(ds.rows) + 1e-9);
+  pr.max_suppressed = static_cast<std::uint64_t>(job.suppression_limit * static_cast<double>(pr.rows) + 1e-9);
   pr.quality = make_quality_model(job.quality);
   for (std::size_t i = 0; i < job.privacy.size(); ++i) {
     try {

@@ -57,10 +57,18 @@ double TCloseness::distance(const ClassView& cls) const {
   return std::visit([&](const auto& g) { return g.distance(cls.sensitive[index_], cls.count); }, distance_);
 }
 
+// The records' distribution, summed from the histogram's per-entry
+// distributions (a grouped table's rows stand for several records each);
+// from the column's codes for a problem built without a histogram.
 std::vector<std::uint64_t> reference_counts(const Problem& problem, std::size_t index) {
   const Column& col = *problem.sensitive[index].data;
   std::vector<std::uint64_t> counts(col.dictionary.size(), 0);
-  for (std::uint32_t code : col.codes) ++counts[code];
+  if (index < problem.histogram.sensitive.size()) {
+    const Histogram::Sensitive& s = problem.histogram.sensitive[index];
+    for (std::size_t i = 0; i < s.codes.size(); ++i) counts[s.codes[i]] += s.counts[i];
+  } else {
+    for (std::uint32_t code : col.codes) ++counts[code];
+  }
   return counts;
 }
 

@@ -132,7 +132,7 @@ RiskReport assess_risk(const Job& job, const Dataset& data, const RiskOptions& o
 
   // A population contains the sample: one smaller than the table's records
   // is a mistake in the job or on the command line, not a risk to report.
-  const std::uint64_t records = data.rows - suppressed;
+  const std::uint64_t records = data.records() - suppressed;
   for (const auto& population : opts.populations)
     if (const auto& [name, size] = population; size < static_cast<double>(records)) {
       // (A pair, not the structured binding, in the lambda: clang 14
@@ -147,7 +147,7 @@ RiskReport assess_risk(const Job& job, const Dataset& data, const RiskOptions& o
   RiskReport r = assess_risk(ClassSizeFrequencies::from_class_sizes(sizes), opts);
   r.input = path;
   r.quasi_identifiers = names;
-  r.rows = data.rows;
+  r.rows = data.records();
   r.suppressed_records = suppressed;
   r.warnings = std::move(warnings);
   return r;

@@ -1,4 +1,5 @@
 #include <ostream>
+#include <stdexcept>
 
 #include "deid/csv.h"
 #include "deid/output.h"
@@ -9,6 +10,9 @@ namespace deid {
 void write_output(const PreparedJob& p, const Transformation& t, const Classes& classes, std::ostream& out) {
   const Dataset& ds = p.data;
   const Problem& pr = p.problem;
+  // A grouped table (Dataset::weights) has no rows to write: its database
+  // writes the release (write_pushdown).
+  if (ds.grouped()) throw std::logic_error("write_output: the input was grouped in its database");
   const char delim = p.job.output.delimiter.value_or(ds.delimiter);
 
   // Per dataset column: -1 when removed, else the quasi-identifier index or -2 (copied).

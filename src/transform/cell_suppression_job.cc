@@ -537,7 +537,7 @@ CellSuppressionRun run(const Job& job, Dataset data, Clock::time_point t_start, 
   const char delim = job.output.delimiter.value_or(b.data.delimiter);
   const bool escape = job.output.escape_formulas;
   std::vector<FileDigest> files;
-  files.push_back({"input", input_name(job), b.data.sha256, b.data.bytes});
+  files.push_back({"input", input_name(job), b.data.sha256, b.data.bytes, {}, 0});
   std::vector<std::unique_ptr<OutputFile>> outputs;
   if (in_memory) {
     std::ostringstream table;

@@ -2,6 +2,7 @@
 // cluster is started by tests/postgres/cluster.sh (a ctest fixture) and
 // found through the file DEID_PG_STATE names. Each test uses tables of its
 // own (named after the test and the process), so tests may run in parallel.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 #include <sys/wait.h>
@@ -13,10 +14,12 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "deid/csv.h"
 #include "deid/database.h"
+#include "deid/histogram.h"
 #include "deid/pipeline.h"
 #include "support/reference.h"
 
@@ -175,18 +178,20 @@ nlohmann::json comparable(nlohmann::json r) {
 
 // --- The same results as the CSV path ----------------------------------------
 
-class ReferenceFromTable : public ::testing::TestWithParam<std::string> {};
+class ReferenceFromTable : public ::testing::TestWithParam<std::tuple<std::string, bool>> {};
 
 // Every ARX reference run of adult, read from a table (in the file's order)
 // and written to a table, gives the result and the released rows of the
-// run on adult.csv.
+// run on adult.csv: grouped and written by the database (pushdown), and
+// streamed through deid.
 TEST_P(ReferenceFromTable, SameResultAndRowsAsTheCsvFile) {
   REQUIRE_CLUSTER();
   Db db;
   const std::string in = unique("adult"), out = unique("released");
   load_adult(db, in);
+  const bool pushdown = std::get<1>(GetParam());
 
-  const nlohmann::json& run = deid::testing::arx_adult_run(GetParam());
+  const nlohmann::json& run = deid::testing::arx_adult_run(std::get<0>(GetParam()));
   deid::Job csv_job = deid::testing::arx_adult_job(run);
   const fs::path csv_out = temp("released.csv");
   csv_job.output.path = csv_out.string();
@@ -201,6 +206,8 @@ TEST_P(ReferenceFromTable, SameResultAndRowsAsTheCsvFile) {
   pg_job.output.postgres = PostgresTable{};
   pg_job.output.postgres->connection = conninfo();
   pg_job.output.postgres->table = out;
+  pg_job.input.postgres->pushdown = pushdown;
+  ASSERT_EQ(deid::uses_pushdown(pg_job), pushdown);
   const deid::Anonymization from_pg = deid::anonymize(pg_job);
 
   EXPECT_EQ(comparable(from_pg.result).dump(2), comparable(from_csv.result).dump(2));
@@ -210,6 +217,13 @@ TEST_P(ReferenceFromTable, SameResultAndRowsAsTheCsvFile) {
   if (from_csv.found) {
     EXPECT_EQ(table_rows(db, q(out)), rows_of(deid::testing::slurp(csv_out.string()), ';'));
     EXPECT_EQ(from_pg.result["files"][1]["path"], deid::describe(*pg_job.output.postgres));
+    if (pushdown) {
+      EXPECT_EQ(from_pg.result["files"][1]["pushdown"], "database");
+      EXPECT_EQ(from_pg.result["files"][1]["rows"], 30162);
+      EXPECT_EQ(from_pg.result["files"][0]["pushdown"], "histogram");
+    } else {
+      EXPECT_FALSE(from_pg.result["files"][1].contains("pushdown"));
+    }
   } else {
     EXPECT_EQ(db.value("SELECT to_regclass('" + q(out) + "') IS NULL"), "t");
   }
@@ -223,8 +237,11 @@ std::vector<std::string> reference_runs() {
   return names;
 }
 
-INSTANTIATE_TEST_SUITE_P(Postgres, ReferenceFromTable, ::testing::ValuesIn(reference_runs()),
-                         [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Postgres, ReferenceFromTable,
+                         ::testing::Combine(::testing::ValuesIn(reference_runs()), ::testing::Bool()),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + (std::get<1>(info.param) ? "_pushdown" : "_streamed");
+                         });
 
 // A table read as a table (no ORDER BY: the server's order) gives the
 // Dataset, the result and the rows of the CSV that COPY ... TO exports
@@ -301,6 +318,135 @@ TEST(Postgres, TypesAndNullsReadAsTheirText) {
     for (std::size_t c = 0; c < 8; ++c) EXPECT_EQ(cell(c, r), expected[r][c]) << "row " << r << ", column " << c;
 }
 
+// --- Pushdown ------------------------------------------------------------------
+
+// The histogram grouped by the server is the one deid builds from the rows
+// it streams: the same dictionaries (values in the same order), entries,
+// counts and sensitive distributions, for values of every type, NULLs, the
+// empty string and padded char(n), with far fewer rows.
+TEST(Postgres, PushdownGroupsAsTheRowsDo) {
+  REQUIRE_CLUSTER();
+  Db db;
+  const std::string t = unique("types");
+  db.exec("CREATE TABLE " + q(t) +
+          " (i integer, n numeric(8,2), d date, f boolean, c char(3), s text, v varchar(9), r double precision)");
+  db.exec("INSERT INTO " + q(t) +
+          " SELECT CASE WHEN g % 7 = 0 THEN NULL ELSE g % 5 END, (g % 3) / 2.0, DATE '2024-02-29' + g % 4, g % 2 = 0, "
+          "CASE WHEN g % 6 = 0 THEN 'a' ELSE 'a b' END, CASE g % 5 WHEN 0 THEN NULL WHEN 1 THEN '' ELSE 'x\"' || g % 3 "
+          "END, 'v' || g % 2, g % 3 * 0.1 FROM generate_series(1, 3000) AS g");
+  PostgresTable src;
+  src.connection = conninfo();
+  src.query = "SELECT * FROM " + q(t) + " ORDER BY md5(i::text || n::text || d::text || r::text), f, c, s, v";
+  const deid::Dataset rows = deid::read_postgres(src);
+  deid::PostgresPushdown pd(src);
+  ASSERT_EQ(pd.columns().size(), 8u);
+  // Every column grouped except r, which is copied.
+  std::vector<bool> grouped(8, true), copied(8, false);
+  grouped[7] = false;
+  copied[7] = true;
+  const deid::Dataset g = pd.read(grouped, copied);
+  ASSERT_TRUE(g.grouped());
+  EXPECT_EQ(g.records(), 3000u);
+  EXPECT_LT(g.rows, 400u);
+  for (std::size_t c = 0; c < 7; ++c) {
+    ASSERT_EQ(g.columns[c].name, rows.columns[c].name);
+    ASSERT_EQ(g.columns[c].dictionary.size(), rows.columns[c].dictionary.size()) << g.columns[c].name;
+    for (std::uint32_t v = 0; v < g.columns[c].dictionary.size(); ++v)
+      EXPECT_EQ(g.columns[c].dictionary.value(v), rows.columns[c].dictionary.value(v)) << g.columns[c].name;
+  }
+  EXPECT_EQ(g.columns[7].dictionary.size(), 0u);  // no formula-like value
+  EXPECT_TRUE(g.columns[7].codes.empty());
+  const std::vector<int> qis = {0, 1, 2, 3, 4}, sensitive = {5, 6};
+  const deid::Histogram a = deid::build_histogram(rows, qis, sensitive), b = deid::build_histogram(g, qis, sensitive);
+  EXPECT_EQ(a.keys, b.keys);
+  EXPECT_EQ(a.counts, b.counts);
+  ASSERT_EQ(a.sensitive.size(), b.sensitive.size());
+  for (std::size_t s = 0; s < a.sensitive.size(); ++s) {
+    EXPECT_EQ(a.sensitive[s].offsets, b.sensitive[s].offsets);
+    EXPECT_EQ(a.sensitive[s].codes, b.sensitive[s].codes);
+    EXPECT_EQ(a.sensitive[s].counts, b.sensitive[s].counts);
+  }
+}
+
+deid::Job adult_job(const std::string& in, const std::string& out, PostgresTable::Mode mode);
+
+// Rows added to and deleted from the input while deid searches are not
+// in the release: the histogram and the release see one snapshot, so the
+// released table has exactly the records the search protected.
+TEST(Postgres, PushdownWritesTheRowsItGrouped) {
+  REQUIRE_CLUSTER();
+  Db db;
+  const std::string in = unique("adult"), out = unique("out");
+  load_adult(db, in);
+  deid::Job job = adult_job(in, out, PostgresTable::Mode::create);
+  ASSERT_TRUE(deid::uses_pushdown(job));
+  deid::RunOptions options;
+  bool changed = false;
+  options.phase = [&](deid::Phase p) {
+    if (p != deid::Phase::search || changed) return;
+    Db other;
+    // A unique record, which k = 5 would have to suppress, and 100 fewer records.
+    other.exec("INSERT INTO " + q(in) + " SELECT 0, 'Female', 17, 'Other', 'Widowed', 'Doctorate', 'Vietnam', "
+               "'Without-pay', 'Armed-Forces', '>50K' FROM generate_series(1, 3)");
+    other.exec("DELETE FROM " + q(in) + " WHERE line <= 100");
+    changed = true;
+  };
+  const deid::Anonymization a = deid::anonymize(job, options);
+  ASSERT_TRUE(changed);
+  ASSERT_TRUE(a.found);
+  EXPECT_EQ(a.result["records"], 30162);
+  EXPECT_EQ(db.value("SELECT count(*) FROM " + q(out)), "30162");
+  EXPECT_EQ(db.value("SELECT count(*) FROM " + q(out) + " WHERE education = 'Doctorate' AND sex = 'Female' AND "
+                     "\"native-country\" = 'Vietnam'"),
+            "0");
+}
+
+// Formula-like values of copied columns are found by the server and
+// decided by deid: the warnings and, with escape-formulas, the escaped
+// cells are those of the streamed run.
+TEST(Postgres, PushdownEscapesFormulasAsTheStreamDoes) {
+  REQUIRE_CLUSTER();
+  Db db;
+  const std::string in = unique("formulas");
+  db.exec("CREATE TABLE " + q(in) + " (line integer, zip text, note text, amount text)");
+  std::string data;
+  const std::vector<std::string> notes = {"=cmd()", "-5", "+1e999", "@x", "-", "", "plain", "+1.5e3", "-.5", "=1+2"};
+  for (int i = 0; i < 200; ++i) {
+    data += fmt::format("{},{},\"{}\",", i, 1000 + i % 2, notes[static_cast<std::size_t>(i) % notes.size()]);
+    data += i % 3 ? fmt::format("-{}\n", i) : std::string("=SUM(A1)\n");
+  }
+  db.copy_in("COPY " + q(in) + " FROM STDIN (FORMAT csv)", data);
+  const fs::path dir = temp("formula");
+  fs::create_directories(dir);
+  std::ofstream(dir / "zip.csv") << "1000;100*;*\n1001;100*;*\n";
+  for (const bool escape : {false, true}) {
+    std::vector<std::vector<std::string>> tables;
+    std::vector<nlohmann::json> results;
+    for (const bool pushdown : {false, true}) {
+      const std::string out = unique(escape ? (pushdown ? "out_ep" : "out_e") : (pushdown ? "out_p" : "out"));
+      const std::string text = "input:\n  postgres:\n    connection: \"" + conninfo() + "\"\n    query: 'SELECT zip, "
+                               "note, amount FROM " + q(in) + " ORDER BY line'\n    pushdown: " +
+                               (pushdown ? "true" : "false") +
+                               "\nattributes:\n  zip: {role: quasi-identifying, hierarchy: zip.csv}\n"
+                               "default-role: insensitive\nprivacy:\n  - k-anonymity: {k: 5}\noutput:\n  postgres: "
+                               "{table: " + out + "}\n  escape-formulas: " + (escape ? "true" : "false") + "\n";
+      const deid::Job job = deid::parse_job(text, "formula.yaml", dir.string());
+      ASSERT_EQ(deid::uses_pushdown(job), pushdown);
+      const deid::Anonymization a = deid::anonymize(job);
+      ASSERT_TRUE(a.found);
+      tables.push_back(table_rows(db, q(out)));
+      results.push_back(comparable(a.result));
+    }
+    EXPECT_EQ(tables[0], tables[1]) << "escape " << escape;
+    EXPECT_EQ(results[0].dump(2), results[1].dump(2)) << "escape " << escape;
+    EXPECT_EQ(results[1]["warnings"].size(), escape ? 0u : 2u) << results[1]["warnings"].dump();
+    if (escape) {
+      EXPECT_NE(std::find(tables[1].begin(), tables[1].end(), "1000\x1f'=cmd()\x1f'=SUM(A1)"), tables[1].end());
+    }
+  }
+  fs::remove_all(dir);
+}
+
 // --- Modes, transactions ------------------------------------------------------
 
 deid::Job adult_job(const std::string& in, const std::string& out, PostgresTable::Mode mode) {
@@ -320,11 +466,22 @@ deid::Job adult_job(const std::string& in, const std::string& out, PostgresTable
   return job;
 }
 
-TEST(Postgres, CreateReplaceAppend) {
+class Written : public ::testing::TestWithParam<bool> {};  // param: pushdown
+
+// Job for adult from table `in` to table `out`, grouped and written by the
+// database when the test's parameter says pushdown.
+deid::Job adult_job_for(const std::string& in, const std::string& out, PostgresTable::Mode mode) {
+  deid::Job job = adult_job(in, out, mode);
+  job.input.postgres->pushdown = Written::GetParam();
+  return job;
+}
+
+TEST_P(Written, CreateReplaceAppend) {
   REQUIRE_CLUSTER();
   Db db;
   const std::string in = unique("adult"), out = unique("out");
   load_adult(db, in);
+  auto adult_job = adult_job_for;
   const std::string count = "SELECT count(*) FROM " + q(out);
 
   ASSERT_TRUE(deid::anonymize(adult_job(in, out, PostgresTable::Mode::create)).found);
@@ -358,8 +515,9 @@ TEST(Postgres, CreateReplaceAppend) {
 
 // Appending rows the table's types refuse ('*' into an integer column)
 // fails in the COPY: nothing is appended, and the error names its role.
-TEST(Postgres, FailedAppendAddsNothing) {
+TEST_P(Written, FailedAppendAddsNothing) {
   REQUIRE_CLUSTER();
+  auto adult_job = adult_job_for;
   Db db;
   const std::string in = unique("adult"), out = unique("typed");
   load_adult(db, in);
@@ -372,6 +530,24 @@ TEST(Postgres, FailedAppendAddsNothing) {
     EXPECT_NE(e.server_message().find("integer"), std::string::npos) << e.what();
   }
   EXPECT_EQ(db.value("SELECT count(*) FROM " + q(out)), "5");
+}
+
+INSTANTIATE_TEST_SUITE_P(Postgres, Written, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "pushdown" : "streamed"; });
+
+// Appending to typed columns: the text of each released value is converted
+// by the column's type, as COPY converts it (pushdown casts it).
+TEST_P(Written, AppendConvertsToTheColumnsTypes) {
+  REQUIRE_CLUSTER();
+  Db db;
+  const std::string in = unique("adult"), out = unique("typed");
+  load_adult(db, in);
+  db.exec("CREATE TABLE " + q(out) + " (note text, \"salary-class\" varchar(5), sex char(6), age text, race text, "
+          "\"marital-status\" text, education text, \"native-country\" text, workclass text, occupation text)");
+  ASSERT_TRUE(deid::anonymize(adult_job_for(in, out, PostgresTable::Mode::append)).found);
+  EXPECT_EQ(db.value("SELECT count(*) FROM " + q(out) + " WHERE note IS NULL AND sex IN ('Male  ', 'Female', '*')"),
+            "30162");
+  EXPECT_EQ(db.value("SELECT count(*) FROM " + q(out) + " WHERE \"salary-class\" IN ('<=50K', '>50K', '*')"), "30162");
 }
 
 // The connection is killed by the server in the middle of the COPY (a
@@ -401,9 +577,10 @@ TEST(Postgres, KilledConnectionMidWriteLeavesNoTable) {
   db.exec("CREATE EVENT TRIGGER add_killer ON ddl_command_end WHEN TAG IN ('CREATE TABLE') "
           "EXECUTE FUNCTION add_killer()");
 
-  auto run = [&](const std::string& out, PostgresTable::Mode mode) {
+  auto run = [&](const std::string& out, PostgresTable::Mode mode, bool pushdown) {
     deid::Job job = adult_job("adult", out, mode);
     job.input.postgres->connection = job.output.postgres->connection = conninfo(dbname);
+    job.input.postgres->pushdown = pushdown;
     const fs::path result = temp("result.json");
     job.output.result = result.string();
     try {
@@ -415,10 +592,13 @@ TEST(Postgres, KilledConnectionMidWriteLeavesNoTable) {
     EXPECT_FALSE(fs::exists(result)) << "the result was published for a table that was not written";
     db.exec("SELECT setval('rows_seen', 1)");
   };
-  run("new", PostgresTable::Mode::create);
-  EXPECT_EQ(db.value("SELECT to_regclass('new') IS NULL"), "t");
-  run("old", PostgresTable::Mode::replace);
-  EXPECT_EQ(db.value("SELECT string_agg(kept::text, ',') FROM old"), "1");
+  // Streamed (COPY FROM STDIN) and by the database (INSERT ... SELECT).
+  for (const bool pushdown : {false, true}) {
+    run("new", PostgresTable::Mode::create, pushdown);
+    EXPECT_EQ(db.value("SELECT to_regclass('new') IS NULL"), "t");
+    run("old", PostgresTable::Mode::replace, pushdown);
+    EXPECT_EQ(db.value("SELECT string_agg(kept::text, ',') FROM old"), "1");
+  }
 }
 
 // --- Hostile names ------------------------------------------------------------

@@ -8,6 +8,7 @@
 
 #include "db/dialect.h"
 #include "deid/database.h"
+#include "deid/pipeline.h"
 #include "deid/job.h"
 
 namespace {
@@ -81,6 +82,46 @@ TEST(PostgresDialect, QuotesEveryIdentifierItWrites) {
   EXPECT_EQ(d.table_exists().find("My Schema"), std::string::npos);
 }
 
+// The pushdown's statements: every name quoted, values compared as their
+// text byte for byte, the histogram in order of first appearance, the
+// release joined with the temporary tables.
+TEST(PostgresDialect, PushdownStatements) {
+  const deid::db::PostgresDialect d;
+  PostgresTable t;
+  t.schema = "s";
+  t.table = "T\"x";
+  const std::vector<deid::db::SourceColumn> cols = {{"Age", false}, {"zip;code", true}, {"name", true}};
+  EXPECT_EQ(d.describe_input(t), "SELECT * FROM \"s\".\"T\"\"x\" AS src LIMIT 0");
+  EXPECT_EQ(d.group_input(t, cols, {0, 1}),
+            "COPY (SELECT k0, k1, count(*) FROM (SELECT format('%s', src.\"Age\") COLLATE \"C\" AS k0, "
+            "COALESCE(src.\"zip;code\"::text, '') COLLATE \"C\" AS k1, row_number() OVER () AS rn FROM "
+            "\"s\".\"T\"\"x\" AS src) AS s GROUP BY k0, k1 ORDER BY min(rn)) TO STDOUT (FORMAT csv, HEADER true)");
+  PostgresTable q;
+  q.query = "SELECT 1 AS a;";
+  EXPECT_EQ(d.describe_input(q), "SELECT * FROM (SELECT 1 AS a) AS src LIMIT 0");
+  const std::string f = d.formula_candidates(q, cols, {2});
+  EXPECT_NE(f.find("CROSS JOIN LATERAL (VALUES (0, s.k0)) AS x(i, v)"), std::string::npos) << f;
+  EXPECT_NE(f.find("ORDER BY x.i, min(s.rn)"), std::string::npos) << f;
+  EXPECT_EQ(f.find('\\'), std::string::npos) << "a backslash would depend on standard_conforming_strings";
+
+  PostgresTable out;
+  out.table = "Out";
+  std::vector<deid::db::ReleasedColumn> released(2);
+  released[0].source = 0;
+  released[0].generalized = 0;
+  released[1].source = 1;
+  released[1].escape = true;
+  released[1].cast = "integer";
+  EXPECT_EQ(d.insert_release(out, {"Age", "zip;code"}, t, cols, released, 1, true),
+            "INSERT INTO \"Out\" (\"Age\", \"zip;code\") SELECT CASE WHEN x.c0 IS NULL THEN NULLIF(m0.g, '') ELSE "
+            "'*' END, CAST(NULLIF(CASE WHEN s.k1 IN (SELECT e.v FROM pg_temp.deid_escape_1 AS e) THEN '''' || s.k1 "
+            "ELSE s.k1 END, '') AS integer) FROM (SELECT format('%s', src.\"Age\") COLLATE \"C\" AS k0, "
+            "COALESCE(src.\"zip;code\"::text, '') COLLATE \"C\" AS k1 FROM \"s\".\"T\"\"x\" AS src) AS s JOIN "
+            "pg_temp.deid_map_0 AS m0 ON m0.v = s.k0 LEFT JOIN pg_temp.deid_suppressed AS x ON x.c0 = m0.c");
+  EXPECT_EQ(d.create_suppressed(2), "CREATE TEMPORARY TABLE pg_temp.deid_suppressed (c0 integer NOT NULL, c1 integer "
+                                    "NOT NULL) ON COMMIT DROP");
+}
+
 deid::Job job(const std::string& text) { return deid::parse_job(text, "job.yaml", "/base"); }
 
 const char* const kRest = R"(
@@ -110,9 +151,26 @@ output:
   EXPECT_TRUE(j.output.path.empty());
   EXPECT_EQ(j.output.result, "/base/r.json");
 
-  const deid::Job q = job(std::string("input:\n  postgres: {query: \"SELECT * FROM a\"}\n") + kRest);
+  EXPECT_TRUE(j.input.postgres->pushdown);  // the default
+
+  const deid::Job q = job(std::string("input:\n  postgres: {query: \"SELECT * FROM a\", pushdown: false}\n") + kRest);
   EXPECT_EQ(q.input.postgres->query, "SELECT * FROM a");
   EXPECT_EQ(q.input.postgres->connection, "");
+  EXPECT_FALSE(q.input.postgres->pushdown);
+}
+
+// Pushdown needs the rows to stay in the database: a CSV output or a table
+// on another connection streams them instead.
+TEST(JobFilePostgres, PushdownOnlyWhereTheReleaseStaysInTheDatabase) {
+  const std::string in = "input:\n  postgres: {table: a, connection: \"dbname=x\"}\n";
+  EXPECT_TRUE(deid::uses_pushdown(job(in + kRest)));
+  EXPECT_TRUE(deid::uses_pushdown(job(in + "output:\n  postgres: {table: b}\n" + kRest)));
+  EXPECT_TRUE(deid::uses_pushdown(job(in + "output:\n  postgres: {table: b, connection: \"dbname=x\"}\n" + kRest)));
+  EXPECT_FALSE(deid::uses_pushdown(job(in + "output:\n  postgres: {table: b, connection: \"dbname=y\"}\n" + kRest)));
+  EXPECT_FALSE(deid::uses_pushdown(job(in + "output:\n  path: b.csv\n" + kRest)));
+  EXPECT_FALSE(deid::uses_pushdown(
+      job(std::string("input:\n  postgres: {table: a, pushdown: false}\noutput:\n  postgres: {table: b}\n") + kRest)));
+  EXPECT_FALSE(deid::uses_pushdown(job(std::string("input:\n  path: a.csv\n") + kRest)));
 }
 
 TEST(JobFilePostgres, RejectsWhatCannotWork) {
@@ -133,6 +191,8 @@ TEST(JobFilePostgres, RejectsWhatCannotWork) {
   fails("input:\n  postgres: {table: a}\noutput:\n  path: b.csv\n  postgres: {table: b}\n", "not both");
   fails("input:\n  postgres: {table: a}\noutput:\n  postgres: {mode: append}\n", "needs 'table'");
   fails("input:\n  postgres: {table: " + std::string(64, 'x') + "}\n", "at most 63");
+  fails("input:\n  postgres: {table: a, pushdown: sometimes}\n", "pushdown");
+  fails("input:\n  postgres: {table: a}\noutput:\n  postgres: {table: b, pushdown: true}\n", "unknown key 'pushdown'");
 }
 
 }  // namespace
