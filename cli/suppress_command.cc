@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "deid/cell_suppression.h"
+#include "deid/pipeline.h"
 #include "deid/job.h"
 
 namespace deid::cli {
@@ -35,7 +36,10 @@ Command add_suppress_command(CLI::App& app, const bool& quiet) {
       job.input.path = opts->input;
       job.input.postgres.reset();
     }
-    if (!opts->output.empty()) job.output.path = opts->output;
+    if (!opts->output.empty()) {
+      job.output.path = opts->output;
+      job.output.postgres.reset();
+    }
     if (!opts->result.empty()) job.output.result = opts->result;
     const CellSuppressionRun run = run_cell_suppression(job);
     if (quiet) return 0;
@@ -55,7 +59,7 @@ Command add_suppress_command(CLI::App& app, const bool& quiet) {
                  run.complete_loss->records_with_suppression);
     fmt::print("Time             {:.0f} ms (suppression {:.0f} ms)\n", r["time_ms"]["total"].get<double>(),
                r["time_ms"]["suppress"].get<double>());
-    if (!job.output.path.empty()) fmt::print("Output           {}\n", job.output.path);
+    if (!job.output.path.empty() || job.output.postgres) fmt::print("Output           {}\n", output_name(job));
     if (!job.output.result.empty()) fmt::print("Result           {}\n", job.output.result);
     return 0;
   };

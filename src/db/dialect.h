@@ -50,6 +50,9 @@ class Dialect {
   // Statement-local settings of the pushdown's reads (row numbers in scan
   // order need a scan that is not split across workers).
   virtual std::string pushdown_settings() const = 0;
+  // Statement-local settings of the release's INSERT: hash joins (the
+  // maps are small, the input large).
+  virtual std::string release_settings() const = 0;
   // The input's columns, without rows.
   virtual std::string describe_input(const PostgresTable& source) const = 0;
   // Streams, as CSV with a header row, one row per distinct combination of
@@ -107,6 +110,7 @@ class PostgresDialect final : public Dialect {
                          char delimiter) const override;
   std::string begin_snapshot() const override;
   std::string pushdown_settings() const override;
+  std::string release_settings() const override;
   std::string describe_input(const PostgresTable& source) const override;
   std::string group_input(const PostgresTable& source, const std::vector<SourceColumn>& columns,
                           const std::vector<std::size_t>& grouped) const override;

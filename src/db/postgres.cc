@@ -395,6 +395,7 @@ FileDigest PostgresPushdown::write(const PostgresTable& target, const std::vecto
     released.push_back(std::move(r));
   }
   c.exec(kDialect.analyze(temporary), "analyze the temporary tables of the release");
+  c.exec(kDialect.release_settings(), "set the release's settings");
 
   switch (target.mode) {
     case PostgresTable::Mode::replace:

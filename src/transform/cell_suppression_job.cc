@@ -10,11 +10,13 @@
 #include <ctime>
 #include <memory>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "deid/attack_risk.h"
 #include "deid/cell_suppression.h"
 #include "deid/csv.h"
+#include "deid/database.h"
 #include "deid/error.h"
 #include "deid/job.h"
 #include "deid/output.h"
@@ -539,6 +541,7 @@ CellSuppressionRun run(const Job& job, Dataset data, Clock::time_point t_start, 
   std::vector<FileDigest> files;
   files.push_back({"input", input_name(job), b.data.sha256, b.data.bytes, {}, 0});
   std::vector<std::unique_ptr<OutputFile>> outputs;
+  std::optional<PostgresTableWriter> db_table;
   if (in_memory) {
     std::ostringstream table;
     write_table(b, out, cs.marker, delim, escape, table, nullptr);
@@ -554,6 +557,16 @@ CellSuppressionRun run(const Job& job, Dataset data, Clock::time_point t_start, 
     outputs.push_back(std::make_unique<OutputFile>(job.output.path, "output table"));
     write_table(b, out, cs.marker, delim, escape, outputs.back()->stream(), nullptr);
     files.push_back(outputs.back()->finish("output"));
+  } else if (job.output.postgres) {
+    // Row by row, as for a file: COPY ... FROM STDIN in one transaction,
+    // committed before any file is published (docs/databases.md).
+    std::vector<std::string> names;
+    for (const OutColumn& o : output_columns(b, out))
+      names.push_back(o.data_column >= 0 ? b.data.columns[static_cast<std::size_t>(o.data_column)].name
+                                         : out.names[o.table_column]);
+    db_table.emplace(*job.output.postgres, names, delim);
+    write_table(b, out, cs.marker, delim, escape, db_table->stream(), nullptr);
+    files.push_back(db_table->finish("output"));
   }
   nlohmann::json sj = nlohmann::json::array();
   for (std::size_t i = 0; i < samples.size() && !in_memory; ++i) {
@@ -582,6 +595,7 @@ CellSuppressionRun run(const Job& job, Dataset data, Clock::time_point t_start, 
     outputs.back()->stream() << j.dump(2) << '\n';
     outputs.back()->finish("result");
   }
+  if (db_table) db_table->commit();
   for (auto& f : outputs) f->publish();
   return run;
 }
@@ -594,9 +608,8 @@ CellSuppressionRun run_cell_suppression(const Job& job) {
   // Before any work: no output may be an input or another output, and every
   // output's directory must take it (docs/reliability.md).
   check_files(job_reads(job), job_writes(job));
-  if (job.output.postgres)
-    fail(job, job.output.postgres->line, "deid suppress writes CSV files only: give output.path instead of "
-                                         "output.postgres");
+  // And every database answers, and the output table can be written.
+  check_databases(job);
   Dataset data = read_input(job);
   return run(job, std::move(data), t_start, ms_since(t_start), nullptr);
 }

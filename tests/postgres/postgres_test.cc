@@ -17,6 +17,7 @@
 #include <tuple>
 #include <vector>
 
+#include "deid/cell_suppression.h"
 #include "deid/csv.h"
 #include "deid/database.h"
 #include "deid/histogram.h"
@@ -447,6 +448,55 @@ TEST(Postgres, PushdownEscapesFormulasAsTheStreamDoes) {
   fs::remove_all(dir);
 }
 
+// deid suppress reads a table and writes its release (computed row by row)
+// to a table: the rows of the run from the CSV file to a file, and the same
+// result.
+TEST(Postgres, SuppressFromTableToTable) {
+  REQUIRE_CLUSTER();
+  Db db;
+  const std::string in = unique("discharge"), out = unique("suppressed");
+  db.exec("CREATE TABLE " + q(in) + " (line integer, abstract_id bigint, province text, age_group text, sex text, "
+          "diagnosis text, intervention text, los integer, discharge text)");
+  std::istringstream file(deid::testing::slurp(deid::testing::example_path("discharge/discharge.csv")));
+  std::string line, data;
+  std::getline(file, line);  // header
+  for (int n = 1; std::getline(file, line); ++n) data += std::to_string(n) + "," + line + "\n";
+  db.copy_in("COPY " + q(in) + " FROM STDIN (FORMAT csv)", data);
+
+  const fs::path dir = temp("suppress");
+  fs::create_directories(dir);
+  deid::Job csv = deid::read_job(deid::testing::example_path("discharge/discharge.yaml"));
+  csv.cell_suppression->samples.clear();
+  csv.output.path = (dir / "out.csv").string();
+  csv.output.result.clear();
+  const deid::CellSuppressionRun from_csv = deid::run_cell_suppression(csv);
+
+  deid::Job pg = deid::read_job(deid::testing::example_path("discharge/discharge.yaml"));
+  pg.cell_suppression->samples.clear();
+  pg.input.path.clear();
+  pg.input.postgres = PostgresTable{};
+  pg.input.postgres->connection = conninfo();
+  pg.input.postgres->query = "SELECT abstract_id, province, age_group, sex, diagnosis, intervention, los, discharge "
+                             "FROM " + q(in) + " ORDER BY line";
+  pg.output.path.clear();
+  pg.output.result.clear();
+  pg.output.postgres = PostgresTable{};
+  pg.output.postgres->connection = conninfo();
+  pg.output.postgres->table = out;
+  const deid::CellSuppressionRun from_pg = deid::run_cell_suppression(pg);
+
+  EXPECT_EQ(table_rows(db, q(out)), rows_of(deid::testing::slurp((dir / "out.csv").string()), ','));
+  EXPECT_EQ(from_pg.result["information_loss"].dump(), from_csv.result["information_loss"].dump());
+  nlohmann::json pg_stats = from_pg.result["suppression"], csv_stats = from_csv.result["suppression"];
+  pg_stats.erase("time_ms");
+  csv_stats.erase("time_ms");
+  EXPECT_EQ(pg_stats.dump(), csv_stats.dump());
+  EXPECT_EQ(from_pg.result["files"][1]["sha256"], from_csv.result["files"][1]["sha256"]);  // the same bytes sent
+  // An existing table (mode create) is refused before any work.
+  EXPECT_THROW(deid::run_cell_suppression(pg), deid::DatabaseError);
+  fs::remove_all(dir);
+}
+
 // --- Modes, transactions ------------------------------------------------------
 
 deid::Job adult_job(const std::string& in, const std::string& out, PostgresTable::Mode mode) {
@@ -635,17 +685,26 @@ TEST(Postgres, HostileIdentifiers) {
                                "privacy:\n  - k-anonymity: {k: 5}\n"
                                "output:\n  postgres: {schema: '" + schema + "', table: '" + std::string("Out''; TRUNCATE x; --\" ÄÖÜ") +
                                "', mode: create}\n";
-  const deid::Job job = deid::parse_job(job_text, "hostile.yaml", dir.string());
+  deid::Job job = deid::parse_job(job_text, "hostile.yaml", dir.string());
   ASSERT_EQ(job.input.postgres->table, in);
   ASSERT_EQ(job.output.postgres->table, out);
-  const deid::Anonymization a = deid::anonymize(job);
-  ASSERT_TRUE(a.found);
-  const std::vector<std::string> rows = table_rows(db, qout);
-  ASSERT_EQ(rows.size(), 41u);
-  EXPECT_EQ(rows[0], "Age Group\x1fzip\"code;\x1fGröße\x1fselect");  // Name (identifying) dropped
-  // Only the two tables: nothing was dropped or truncated by a name.
-  EXPECT_EQ(db.value("SELECT count(*) FROM pg_tables WHERE schemaname = '" + std::string(schema) + "'"), "2");
-  EXPECT_EQ(db.value("SELECT count(*) FROM " + qin), "40");
+  std::vector<std::string> streamed;
+  for (const bool pushdown : {false, true}) {
+    job.input.postgres->pushdown = pushdown;
+    job.output.postgres->mode = pushdown ? PostgresTable::Mode::replace : PostgresTable::Mode::create;
+    const deid::Anonymization a = deid::anonymize(job);
+    ASSERT_TRUE(a.found);
+    const std::vector<std::string> rows = table_rows(db, qout);
+    ASSERT_EQ(rows.size(), 41u);
+    EXPECT_EQ(rows[0], "Age Group\x1fzip\"code;\x1fGröße\x1fselect");  // Name (identifying) dropped
+    if (pushdown) {
+      EXPECT_EQ(rows, streamed);
+    }
+    streamed = rows;
+    // Only the two tables: nothing was dropped or truncated by a name.
+    EXPECT_EQ(db.value("SELECT count(*) FROM pg_tables WHERE schemaname = '" + std::string(schema) + "'"), "2");
+    EXPECT_EQ(db.value("SELECT count(*) FROM " + qin), "40");
+  }
   db.exec("DROP SCHEMA " + q(schema) + " CASCADE");
   fs::remove_all(dir);
 }

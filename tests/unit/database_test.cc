@@ -116,8 +116,8 @@ TEST(PostgresDialect, PushdownStatements) {
             "INSERT INTO \"Out\" (\"Age\", \"zip;code\") SELECT CASE WHEN x.c0 IS NULL THEN NULLIF(m0.g, '') ELSE "
             "'*' END, CAST(NULLIF(CASE WHEN s.k1 IN (SELECT e.v FROM pg_temp.deid_escape_1 AS e) THEN '''' || s.k1 "
             "ELSE s.k1 END, '') AS integer) FROM (SELECT format('%s', src.\"Age\") COLLATE \"C\" AS k0, "
-            "COALESCE(src.\"zip;code\"::text, '') COLLATE \"C\" AS k1 FROM \"s\".\"T\"\"x\" AS src) AS s JOIN "
-            "pg_temp.deid_map_0 AS m0 ON m0.v = s.k0 LEFT JOIN pg_temp.deid_suppressed AS x ON x.c0 = m0.c");
+            "COALESCE(src.\"zip;code\"::text, '') COLLATE \"C\" AS k1 FROM \"s\".\"T\"\"x\" AS src) AS s LEFT "
+            "JOIN pg_temp.deid_map_0 AS m0 ON m0.v = s.k0 LEFT JOIN pg_temp.deid_suppressed AS x ON x.c0 = m0.c");
   EXPECT_EQ(d.create_suppressed(2), "CREATE TEMPORARY TABLE pg_temp.deid_suppressed (c0 integer NOT NULL, c1 integer "
                                     "NOT NULL) ON COMMIT DROP");
 }
