@@ -13,7 +13,12 @@
 # in a temporary directory, fsync off), stopped at the end, also on failure.
 #
 #   bench/postgres-scale.sh [--deid BUILD/deid] [--gen BUILD/bench/gen_survey]
-#                           [--work DIR] [--ways "pushdown export streamed"] SCALE...
+#                           [--work DIR] [--ways "pushdown export streamed"]
+#                           [--qis "YEAR QUARTER ..."] SCALE...
+#
+# --qis: the quasi-identifiers (default: all nine); the others are
+# insensitive, copied to the release. Fewer of them give a histogram much
+# smaller than the table, the case pushdown is for.
 #
 # SCALE is a multiple of 1,193,504 rows (1, 4, 16). One line of JSON per
 # size and way: wall seconds, peak RSS of deid (and of psql for export),
@@ -24,6 +29,7 @@ deid=$here/../build/deid
 gen=$here/../build/bench/gen_survey
 work=${TMPDIR:-/tmp}/deid-pg-scale
 ways="pushdown export streamed"
+attrs="YEAR QUARTER REGION PERNUM AGE MARSTAT SEX RACEA EDUC"
 scales=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -31,6 +37,7 @@ while [ $# -gt 0 ]; do
     --gen) gen=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
     --ways) ways=$2; shift 2 ;;
+    --qis) attrs=$2; shift 2 ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) scales+=("$1"); shift ;;
   esac
@@ -46,13 +53,12 @@ sock=$(cat "$state")
 conn="host=$sock port=5432 user=deid dbname=postgres"
 export PGOPTIONS="-c client_min_messages=warning"
 
-attrs="YEAR QUARTER REGION PERNUM AGE MARSTAT SEX RACEA EDUC"
-
 job() {  # job FILE INPUT OUTPUT: the survey's k=5 job with the given input and output blocks
   {
     echo "$2"
     echo "attributes:"
     for a in $attrs; do echo "  $a: {role: quasi-identifying, hierarchy: hierarchies/$a.csv}"; done
+    echo "default-role: insensitive"
     echo "privacy:"
     echo "  - k-anonymity: {k: 5}"
     echo "suppression-limit: 0.05"
@@ -82,7 +88,7 @@ for scale in "${scales[@]}"; do
   fi
   size=$(psql "$conn" -Atc "SELECT pg_total_relation_size('$table')")
   for way in $ways; do
-    out=$dir/$way
+    out=$dir/$way-$(echo $attrs | wc -w)
     mkdir -p "$out"
     rm -f "$out"/*.json "$out"/*.csv
     psql "$conn" -qc "DROP TABLE IF EXISTS ${table}_released" > /dev/null
@@ -109,7 +115,7 @@ for scale in "${scales[@]}"; do
 import json, sys
 r = json.load(open(sys.argv[1]))
 print(json.dumps({
-    "scale": int(sys.argv[2]), "rows": int(sys.argv[3]), "way": sys.argv[4],
+    "scale": int(sys.argv[2]), "rows": int(sys.argv[3]), "way": sys.argv[4], "qis": len(r["quasi_identifiers"]),
     "deid_wall_s": float(sys.argv[5]), "deid_peak_rss": int(sys.argv[6]),
     "export_wall_s": float(sys.argv[7]), "export_peak_rss": int(sys.argv[8]),
     "table_bytes": int(sys.argv[9]),

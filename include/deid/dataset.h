@@ -116,6 +116,12 @@ struct Column {
   std::vector<std::uint64_t> first_line;  // per code: the file line where it first occurs
 };
 
+// The file line on which `code` of `column` first occurs, or 0 when the
+// column carries no lines (a table grouped in its database).
+inline std::uint64_t first_line_of(const Column& column, std::uint32_t code) {
+  return code < column.first_line.size() ? column.first_line[code] : 0;
+}
+
 // An encoded table: a header and one column per field.
 struct Dataset {
   std::string source;  // file name, for messages

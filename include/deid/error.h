@@ -25,6 +25,10 @@ struct Location {
   std::string to_string() const;
 };
 
+// " (data line N)" for a message about a value first seen on line N of the
+// data, "" when the line is unknown (0: a table grouped in its database).
+std::string data_line_note(std::uint64_t line);
+
 // Base of every deid error.
 class Error : public std::runtime_error {
  public:

@@ -44,10 +44,6 @@ HierarchyTable collect(const std::string& name, const CsvOptions& options, auto&
   return table;
 }
 
-// Data line on which `code` first occurs (0 when the column carries no lines).
-std::uint64_t data_line(const Column& column, std::uint32_t code) {
-  return code < column.first_line.size() ? column.first_line[code] : 0;
-}
 
 std::string trimmed(std::string_view s) {
   const auto b = s.find_first_not_of(" \t");
@@ -164,7 +160,7 @@ Generalization Generalization::build(const HierarchyTable& table, const Column& 
       row[c] = it->second;
     } else {
       ++missing;
-      if (first_missing < 0 || data_line(column, c) < data_line(column, static_cast<std::uint32_t>(first_missing)))
+      if (first_missing < 0 || first_line_of(column, c) < first_line_of(column, static_cast<std::uint32_t>(first_missing)))
         first_missing = c;
     }
   }
@@ -178,10 +174,10 @@ Generalization Generalization::build(const HierarchyTable& table, const Column& 
       if (trimmed(table.rows[r][0]) == t)
         hint = fmt::format(" (line {} of the hierarchy has '{}', which differs only in spaces)", line_of(table, r),
                            table.rows[r][0]);
-    throw InputError(Location{data_source, data_line(column, c), 0, column.name},
-                     fmt::format("attribute '{}': value '{}' (data line {}) is not in hierarchy {}; {} value{} "
+    throw InputError(Location{data_source, first_line_of(column, c), 0, column.name},
+                     fmt::format("attribute '{}': value '{}'{} is not in hierarchy {}; {} value{} "
                                  "missing{}",
-                                 column.name, value, data_line(column, c), table.source, missing,
+                                 column.name, value, data_line_note(first_line_of(column, c)), table.source, missing,
                                  missing == 1 ? "" : "s", hint));
   }
   for (std::size_t level = 0; level < height; ++level) g.map_[level].resize(n);

@@ -50,8 +50,10 @@ class Dialect {
   // Statement-local settings of the pushdown's reads (row numbers in scan
   // order need a scan that is not split across workers).
   virtual std::string pushdown_settings() const = 0;
-  // Statement-local settings of the release's INSERT: hash joins (the
-  // maps are small, the input large).
+  // Settings of the release's INSERT: hash joins (the maps are small, the
+  // input large; a merge join sorted the input on the suppressed classes'
+  // codes), and the parallel scans the histogram's row numbers turned off
+  // allowed again.
   virtual std::string release_settings() const = 0;
   // The input's columns, without rows.
   virtual std::string describe_input(const PostgresTable& source) const = 0;

@@ -301,7 +301,14 @@ Dataset PostgresPushdown::read(const std::vector<bool>& grouped, const std::vect
     if (c < grouped.size() && grouped[c]) group.push_back(c);
     else if (c < copied.size() && copied[c]) copy.push_back(c);
   }
-  if (group.empty()) throw JobError(Location{}, "pushdown: no column to group by");
+  if (group.empty()) {
+    // Nothing to group: the names alone let prepare() say what the job
+    // lacks (an attribute that is not a column, no quasi-identifier).
+    Dataset d;
+    d.source = describe(s.source);
+    for (const db::SourceColumn& c : s.columns) d.columns.emplace_back().name = c.name;
+    return d;
+  }
   Dataset g = copy_out(s.conn, kDialect.group_input(s.source, s.columns, group), role + " (grouped)",
                        describe(s.source));
   // The last column is each row's count.

@@ -106,7 +106,9 @@ std::string PostgresDialect::write_rows(const PostgresTable& t, const std::vecto
 
 std::string PostgresDialect::begin_snapshot() const { return "BEGIN ISOLATION LEVEL REPEATABLE READ"; }
 
-std::string PostgresDialect::release_settings() const { return "SET LOCAL enable_nestloop = off"; }
+std::string PostgresDialect::release_settings() const {
+  return "RESET max_parallel_workers_per_gather; SET LOCAL enable_nestloop = off; SET LOCAL enable_mergejoin = off";
+}
 
 std::string PostgresDialect::pushdown_settings() const { return "SET LOCAL max_parallel_workers_per_gather = 0"; }
 

@@ -15,6 +15,8 @@ std::string Location::to_string() const {
   return out;
 }
 
+std::string data_line_note(std::uint64_t line) { return line > 0 ? fmt::format(" (data line {})", line) : ""; }
+
 namespace {
 
 std::string message(const Location& where, const std::string& problem) {

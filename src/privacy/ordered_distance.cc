@@ -177,19 +177,20 @@ std::vector<std::uint32_t> ordered_ranks(const SensitiveAttribute& attribute) {
     for (std::uint32_t c = 0; c < m; ++c) {
       auto it = position.find(col.dictionary.value(c));
       if (it == position.end())
-        throw JobError(Location{{}, col.first_line[c], 0, attribute.name},
-                       fmt::format("attribute '{}': value '{}' (data line {}) is not in the declared 'order'; "
+        throw JobError(Location{{}, first_line_of(col, c), 0, attribute.name},
+                       fmt::format("attribute '{}': value '{}'{} is not in the declared 'order'; "
                                    "t-closeness with ordered distance needs every value of the data ranked",
-                                   attribute.name, col.dictionary.value(c), col.first_line[c]));
+                                   attribute.name, col.dictionary.value(c), data_line_note(first_line_of(col, c))));
       pos[c] = it->second;
     }
     std::sort(by_rank.begin(), by_rank.end(), [&](std::uint32_t a, std::uint32_t b) { return pos[a] < pos[b]; });
   } else {
     const auto c = static_cast<std::uint32_t>(not_number);
-    throw JobError(Location{{}, col.first_line[c], 0, attribute.name},
-                   fmt::format("t-closeness with ordered distance on '{}': value '{}' (data line {}) is not a number; "
+    throw JobError(Location{{}, first_line_of(col, c), 0, attribute.name},
+                   fmt::format("t-closeness with ordered distance on '{}': value '{}'{} is not a number; "
                                "declare the order of the values with attributes.{}.order",
-                               attribute.name, col.dictionary.value(c), col.first_line[c], attribute.name));
+                               attribute.name, col.dictionary.value(c), data_line_note(first_line_of(col, c)),
+                               attribute.name));
   }
   std::vector<std::uint32_t> rank(m);
   for (std::uint32_t r = 0; r < m; ++r) rank[by_rank[r]] = r;
