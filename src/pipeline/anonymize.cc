@@ -8,6 +8,7 @@
 #include "deid/output.h"
 #include "deid/pipeline.h"
 #include "deid/report.h"
+#include "deid/utility.h"
 
 namespace deid {
 namespace {
@@ -157,6 +158,10 @@ Anonymization anonymize(const Job& job, const RunOptions& options) {
   a.timings.read = timings.read;
   a.timings.encode = timings.encode;
   a.result["warnings"] = release_warnings(*prepared, a);
+  // The utility analysis of the release (docs/utility.md), unless
+  // output.utility is false.
+  if (a.found && job.output.utility)
+    a.result["utility"] = to_json(analyze_utility(utility_input(*prepared, a.search.best->transformation, *a.classes)));
 
   // Every output is written to a temporary file first and the temporaries
   // replace their targets only when all are complete, so a failure leaves
