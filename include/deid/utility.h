@@ -3,8 +3,10 @@
 // input with the release: the frequency distribution at the released level
 // and two distances between before and after, the summary statistics of
 // numeric attributes (generalized labels read back by a documented rule),
-// and, for every pair of quasi-identifiers and sensitive attributes, the
-// association (Cramér's V) before and after.
+// for every pair of quasi-identifiers and sensitive attributes, the
+// association (Cramér's V) before and after, and for every sensitive
+// attribute the accuracy of a logistic regression (liblinear) predicting it
+// from the quasi-identifiers, trained on the input and on the release.
 //
 // The analysis works on codes: one pass over the rows per attribute and per
 // pair counts codes split by whether the record was suppressed; everything
@@ -84,6 +86,20 @@ struct AttributeUtility {
   NumericSummary numeric_before, numeric_after;
 };
 
+// How well a logistic regression predicts `target` from `features`,
+// trained on the input and on the release (docs/utility.md,
+// "Classification"): cross-validated accuracies and ARX's relative
+// accuracy (after - baseline) / (before - baseline), nullopt when before
+// equals the baseline.
+struct ClassificationUtility {
+  std::string target;
+  std::vector<std::string> features;
+  std::uint64_t records = 0;  // records sampled
+  int folds = 0;
+  double baseline = 0, accuracy_before = 0, accuracy_after = 0;
+  std::optional<double> relative_accuracy;
+};
+
 struct UtilityAnalysis {
   std::uint64_t records = 0;
   std::uint64_t suppressed_records = 0;
@@ -95,6 +111,8 @@ struct UtilityAnalysis {
   // fewer than two categories).
   std::vector<std::string> dependency_attributes;
   std::vector<std::vector<std::optional<double>>> cramers_v_before, cramers_v_after;
+  // Per sensitive attribute as the target, the quasi-identifiers as features.
+  std::vector<ClassificationUtility> classification;
 };
 
 // Analyses `input`. REQUIRES: every attribute's column has `input.rows`

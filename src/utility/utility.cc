@@ -8,6 +8,7 @@
 
 #include "deid/error.h"
 #include "deid/output.h"
+#include "utility/classification.h"
 #include "utility/statistics.h"
 
 namespace deid {
@@ -268,6 +269,7 @@ UtilityAnalysis analyze_utility(const UtilityInput& in) {
     out.cramers_v_before[j][i] = out.cramers_v_before[i][j];
     out.cramers_v_after[j][i] = out.cramers_v_after[i][j];
   });
+  out.classification = utility::classify(in);
   return out;
 }
 
@@ -485,7 +487,19 @@ nlohmann::json to_json(const UtilityAnalysis& u) {
     }
     attrs.push_back(std::move(j));
   }
+  nlohmann::json classification = nlohmann::json::array();
+  for (const ClassificationUtility& c : u.classification)
+    classification.push_back({{"target", c.target},
+                              {"features", c.features},
+                              {"model", "logistic-regression"},
+                              {"records", c.records},
+                              {"folds", c.folds},
+                              {"baseline_accuracy", c.baseline},
+                              {"accuracy_before", c.accuracy_before},
+                              {"accuracy_after", c.accuracy_after},
+                              {"relative_accuracy", optional_json(c.relative_accuracy)}});
   return {{"records", u.records},
+          {"classification", std::move(classification)},
           {"suppressed_records", u.suppressed_records},
           {"attributes", std::move(attrs)},
           {"dependencies",

@@ -87,6 +87,7 @@ TEST_F(UtilityCli, CommandOnTheReleasedTableAgreesWithTheAnonymizeResult) {
   EXPECT_EQ(age["numeric"]["before"]["min"], 17.0);
   EXPECT_EQ(age["numeric"]["before"]["max"], 90.0);
   EXPECT_EQ(u["dependencies"]["attributes"].size(), 9u);
+  EXPECT_EQ(u["classification"], nlohmann::json::array());  // adult.yaml has no sensitive attribute
   EXPECT_EQ(u["dependencies"]["before"].size(), 9u);
 
   const fs::path u1 = dir_ / "u1.json", u2 = dir_ / "u2.json";

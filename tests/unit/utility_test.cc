@@ -273,6 +273,68 @@ TEST(UtilityJson, LayoutOfOneAttribute) {
   EXPECT_TRUE(j["dependencies"]["attributes"].empty());
 }
 
+// Classification: x in a, b, c, d (30 records each), the target p for a,
+// b, c and q for d. On the input a logistic regression is always right
+// (accuracy 1); the majority class p is right for 3/4 of the records.
+class UtilityClassification : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string csv = "x,y\n";
+    for (int r = 0; r < 120; ++r) {
+      const char x = static_cast<char>('a' + r % 4);
+      csv += std::string(1, x) + "," + (x == 'd' ? "q" : "p") + "\n";
+    }
+    data_ = read_dataset_text(csv, "toy.csv", CsvOptions{',', true});
+    UtilityAttribute x{"x", Role::quasi_identifying, &data_.columns[0], 1, {}, {}};
+    UtilityAttribute y{"y", Role::sensitive, &data_.columns[1], -1, {}, {}};
+    in_.rows = 120;
+    in_.attributes = {x, y};
+    in_.suppressed.assign(120, 0);
+  }
+  Dataset data_;
+  UtilityInput in_;
+};
+
+TEST_F(UtilityClassification, ReleaseThatKeepsTheSignalHasRelativeAccuracyOne) {
+  in_.attributes[0].labels = {"ab", "c", "d"};
+  in_.attributes[0].to_released = {0, 0, 1, 2};
+  const UtilityAnalysis u = analyze_utility(in_);
+  ASSERT_EQ(u.classification.size(), 1u);
+  const ClassificationUtility& c = u.classification[0];
+  EXPECT_EQ(c.target, "y");
+  EXPECT_EQ(c.features, std::vector<std::string>{"x"});
+  EXPECT_EQ(c.records, 120u);
+  EXPECT_EQ(c.folds, 5);
+  EXPECT_DOUBLE_EQ(c.baseline, 0.75);
+  EXPECT_DOUBLE_EQ(c.accuracy_before, 1.0);
+  EXPECT_DOUBLE_EQ(c.accuracy_after, 1.0);
+  EXPECT_DOUBLE_EQ(*c.relative_accuracy, 1.0);
+}
+
+TEST_F(UtilityClassification, ReleaseAtTheTopLevelFallsToTheBaseline) {
+  in_.attributes[0].labels = {"*"};
+  in_.attributes[0].to_released = {0, 0, 0, 0};
+  const UtilityAnalysis u = analyze_utility(in_);
+  ASSERT_EQ(u.classification.size(), 1u);
+  const ClassificationUtility& c = u.classification[0];
+  EXPECT_DOUBLE_EQ(c.accuracy_before, 1.0);
+  EXPECT_DOUBLE_EQ(c.accuracy_after, 0.75);  // every record predicted p
+  EXPECT_DOUBLE_EQ(*c.relative_accuracy, 0.0);
+}
+
+TEST_F(UtilityClassification, SuppressedRecordsLoseTheirFeatures) {
+  // Identity release, the 30 d records suppressed: '*' (only d records) is
+  // as informative as d was: accuracy stays 1. Half of the c records
+  // suppressed as well: '*' now mixes p and q (15 p, 30 q): those 15 p
+  // records are predicted q, accuracy 105/120.
+  in_.attributes[0].labels = {"a", "b", "c", "d"};
+  in_.attributes[0].to_released = {0, 1, 2, 3};
+  for (int r = 3; r < 120; r += 4) in_.suppressed[static_cast<std::size_t>(r)] = 1;
+  EXPECT_DOUBLE_EQ(analyze_utility(in_).classification.at(0).accuracy_after, 1.0);
+  for (int r = 2; r < 120; r += 8) in_.suppressed[static_cast<std::size_t>(r)] = 1;
+  EXPECT_DOUBLE_EQ(analyze_utility(in_).classification.at(0).accuracy_after, 105.0 / 120);
+}
+
 // The analysis against a row-by-row implementation on strings: maps of
 // labels, the expanded sample sorted, chi2 as sum (O - E)^2 / E over every
 // cell of the r x c table.
