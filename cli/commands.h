@@ -30,6 +30,11 @@ Command add_hierarchy_command(CLI::App& app);
 // `quiet` (read when the command runs).
 Command add_suppress_command(CLI::App& app, const bool& quiet);
 
+// `deid utility JOB [--input FILE] --output FILE [--json FILE]`: the utility
+// analysis (docs/utility.md) of a released table against the job's input;
+// prints the JSON, or writes it and prints a summary unless `quiet`.
+Command add_utility_command(CLI::App& app, const bool& quiet);
+
 // `deid verify JOB [--output FILE] [--result FILE] [--input FILE]`: checks a
 // released table against its job with the independent verifier
 // (docs/verify.md); returns 0 when every check holds, 1 when one fails.

@@ -184,6 +184,7 @@ int main(int argc, char** argv) {
   const deid::cli::Command suppress = deid::cli::add_suppress_command(app, quiet);
   const deid::cli::Command risk = add_risk_command(app, quiet);
   const deid::cli::Command verify = deid::cli::add_verify_command(app, quiet);
+  const deid::cli::Command utility = deid::cli::add_utility_command(app, quiet);
 
   try {
     app.parse(argc, argv);
@@ -218,6 +219,7 @@ int main(int argc, char** argv) {
     if (*suppress.app) return suppress.run();
     if (*risk.app) return risk.run();
     if (*verify.app) return verify.run();
+    if (*utility.app) return utility.run();
     if (*anon) {
       deid::Job job = deid::read_job(job_path);
       // A file on the command line replaces a database table of the job.

@@ -136,6 +136,9 @@ struct Job {
     // Prefix cells a spreadsheet would run as formulas (output.h,
     // looks_like_formula) with "'"; off by default: data is not changed.
     bool escape_formulas = false;
+    // The utility analysis (docs/utility.md) in the result's "utility"
+    // section; on by default, off with `output.utility: false`.
+    bool utility = true;
     // The released table written to a database instead of `path`
     // (docs/databases.md); `result` and `report` stay files.
     std::optional<PostgresTable> postgres;

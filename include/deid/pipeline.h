@@ -117,6 +117,10 @@ Anonymization run_search(PreparedJob& prepared, const RunOptions& options = {});
 // formulas, output.h), for the result's "warnings"; empty with
 // output.escape-formulas, which escapes them.
 nlohmann::json release_warnings(const PreparedJob& prepared, const Anonymization& a);
+// The result's "utility" section (docs/utility.md): the analysis of the
+// table `a` releases; null when there is none (no solution, or
+// output.utility: false), {"skipped": ...} for a grouped input.
+nlohmann::json release_utility(const PreparedJob& prepared, const Anonymization& a);
 
 // The whole of `deid anonymize`: prepare, search, write the output (when a
 // solution was found and job.output.path or job.output.postgres is set) and

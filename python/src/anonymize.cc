@@ -73,6 +73,7 @@ std::shared_ptr<Run> anonymize(const std::shared_ptr<JobHandle>& job, const std:
     run->a.timings.read = 0;
     run->a.timings.encode = timings.encode;
     run->a.result["warnings"] = release_warnings(*run->prepared, run->a);
+    if (nlohmann::json u = release_utility(*run->prepared, run->a); !u.is_null()) run->a.result["utility"] = std::move(u);
     run->a.timings.total = ms_since(t0);
     run->a.result["time_ms"] = {{"read", 0.0},
                                 {"encode", run->a.timings.encode},

@@ -848,7 +848,7 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
 
   if (root["output"]) {
     const auto& o = root["output"];
-    ctx.keys(o, "output", {"path", "result", "report", "delimiter", "escape-formulas", "postgres"});
+    ctx.keys(o, "output", {"path", "result", "report", "delimiter", "escape-formulas", "utility", "postgres"});
     if (o["postgres"]) {
       if (o["path"] || o["delimiter"])
         ctx.fail(o["postgres"], "output has either 'path' (a CSV file) or 'postgres' (a table), not both");
@@ -868,6 +868,7 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
     if (o["report"]) job.output.report = ctx.path(o["report"], "output.report");
     if (o["delimiter"]) job.output.delimiter = ctx.delimiter(o["delimiter"]);
     if (o["escape-formulas"]) job.output.escape_formulas = ctx.boolean(o["escape-formulas"], "output.escape-formulas");
+    if (o["utility"]) job.output.utility = ctx.boolean(o["utility"], "output.utility");
     // Each output goes to its own file, never over the input.
     std::vector<std::pair<std::string, std::string>> written;  // key, resolved path
     for (const char* key : {"path", "result", "report"}) {

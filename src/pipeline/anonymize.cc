@@ -8,6 +8,7 @@
 #include "deid/output.h"
 #include "deid/pipeline.h"
 #include "deid/report.h"
+#include "deid/utility.h"
 
 namespace deid {
 namespace {
@@ -40,6 +41,17 @@ nlohmann::json release_warnings(const PreparedJob& p, const Anonymization& a) {
   if (p.job.output.escape_formulas) return out;
   for (std::string& w : formula_warnings(p.data, written, released)) out.push_back(std::move(w));
   return out;
+}
+
+nlohmann::json release_utility(const PreparedJob& p, const Anonymization& a) {
+  if (!a.found || !p.job.output.utility) return nullptr;
+  // The analysis reads every released column row by row, and its
+  // classification samples records in input order: a table grouped in its
+  // database has neither (docs/databases.md, "Pushdown").
+  if (p.data.grouped())
+    return {{"skipped", "the input was grouped in its database (pushdown): the analysis needs the rows; set "
+                        "input.postgres.pushdown: false, or run deid utility on the released table exported to CSV"}};
+  return to_json(analyze_utility(utility_input(p, a.search.best->transformation, *a.classes)));
 }
 
 std::uint64_t peak_rss_bytes() {
@@ -168,6 +180,9 @@ Anonymization anonymize(const Job& job, const RunOptions& options) {
   a.timings.read = timings.read;
   a.timings.encode = timings.encode;
   a.result["warnings"] = release_warnings(*prepared, a);
+  // The utility analysis of the release (docs/utility.md), unless
+  // output.utility is false.
+  if (nlohmann::json u = release_utility(*prepared, a); !u.is_null()) a.result["utility"] = std::move(u);
 
   // Every output is written to a temporary file first and the temporaries
   // replace their targets only when all are complete, so a failure leaves

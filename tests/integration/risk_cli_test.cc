@@ -2,7 +2,6 @@
 // estimates), of an anonymized output with suppressed records, the
 // |PU|/|SU| of papers/002 Table II, and errors.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -36,25 +35,14 @@ class RiskCli : public ::testing::Test {
 
   // The 1 % job of papers/002 (Dankar's rule, USA) on adult, as YAML.
   fs::path write_job(const std::string& extra = "") {
-    const std::string adult = deid::testing::example_path("adult");
-    std::string yaml = "input: {path: '" + adult + "/adult.csv', delimiter: ';'}\nattributes:\n";
-    for (const char* q : {"age", "education", "marital-status", "native-country", "race", "salary-class", "sex",
-                          "workclass", "occupation"})
-      yaml += std::string("  ") + q + ": {role: quasi-identifying, hierarchy: '" + adult + "/hierarchies/" + q +
-              ".csv'}\n";
-    yaml += "default-role: insensitive\nprivacy:\n  - population-uniqueness: {threshold: 0.01, population-size: "
-            "318.9e6, estimator: dankar}\nsuppression-limit: 1.0\n" +
-            extra;
-    const fs::path job = dir_ / "job.yaml";
-    std::ofstream(job) << yaml;
-    return job;
+    return deid::testing::write_adult_job((dir_ / "job.yaml").string(),
+                                          "privacy:\n  - population-uniqueness: {threshold: 0.01, population-size: "
+                                          "318.9e6, estimator: dankar}\nsuppression-limit: 1.0\n" +
+                                              extra);
   }
 
   int run(const std::string& args) {
-    const std::string cmd = std::string("'") + DEID_CLI_PATH + "' " + args + " >'" + (dir_ / "stdout").string() +
-                            "' 2>'" + (dir_ / "stderr").string() + "'";
-    const int status = std::system(cmd.c_str());
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return deid::testing::run_deid(args, (dir_ / "stdout").string(), (dir_ / "stderr").string());
   }
   std::string out() const { return slurp(dir_ / "stdout"); }
   std::string err() const { return slurp(dir_ / "stderr"); }

@@ -1,5 +1,8 @@
 #include "support/reference.h"
 
+#include <sys/wait.h>
+
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
@@ -13,6 +16,23 @@ std::string slurp(const std::string& path) {
 
 std::string example_path(const std::string& relative) { return std::string(DEID_EXAMPLES_DIR) + "/" + relative; }
 std::string testdata_path(const std::string& relative) { return std::string(DEID_TESTDATA_DIR) + "/" + relative; }
+
+std::string write_adult_job(const std::string& path, const std::string& rest) {
+  const std::string adult = example_path("adult");
+  std::string yaml = "input: {path: '" + adult + "/adult.csv', delimiter: ';'}\nattributes:\n";
+  for (const char* q : {"age", "education", "marital-status", "native-country", "race", "salary-class", "sex",
+                        "workclass", "occupation"})
+    yaml += std::string("  ") + q + ": {role: quasi-identifying, hierarchy: '" + adult + "/hierarchies/" + q + ".csv'}\n";
+  std::ofstream(path) << yaml << "default-role: insensitive\n" << rest;
+  return path;
+}
+
+int run_deid(const std::string& args, const std::string& stdout_path, const std::string& stderr_path) {
+  const std::string cmd =
+      std::string("'") + DEID_CLI_PATH + "' " + args + " >'" + stdout_path + "' 2>'" + stderr_path + "'";
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
 const std::vector<nlohmann::json>& arx_adult_runs() {
   static const std::vector<nlohmann::json> runs = [] {

@@ -31,6 +31,17 @@ const std::vector<nlohmann::json>& arx_adult_risk_cases();
 // The whole content of a file, bytes as they are ("" when it cannot be read).
 std::string slurp(const std::string& path);
 
+// Writes to `path` a job file on examples/adult with absolute paths: the
+// input (delimiter ';'), the nine quasi-identifiers with their hierarchies,
+// `default-role: insensitive`, then `rest` (privacy and the rest); returns
+// `path`.
+std::string write_adult_job(const std::string& path, const std::string& rest);
+
+// Runs the deid command line with `args` (shell words, quoted by the
+// caller), standard output and error into the given files; returns the
+// exit code, -1 when the process did not exit.
+int run_deid(const std::string& args, const std::string& stdout_path, const std::string& stderr_path);
+
 // Path of a file under examples/ or tests/testdata/.
 std::string example_path(const std::string& relative);
 std::string testdata_path(const std::string& relative);

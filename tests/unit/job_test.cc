@@ -259,6 +259,15 @@ TEST(JobErrors, WrongTypesAreRejected) {
   expect_rejected("- just\n- a list\n", "the job must be a mapping", 1);
 }
 
+// The utility analysis (docs/utility.md) is on unless output.utility is false.
+TEST(JobParse, OutputUtilityIsOnByDefaultAndOffWhenFalse) {
+  EXPECT_TRUE(parse(kHead).output.utility);
+  EXPECT_TRUE(parse(kHead + "output: {result: r.json}\n").output.utility);
+  EXPECT_FALSE(parse(kHead + "output: {result: r.json, utility: false}\n").output.utility);
+  EXPECT_TRUE(parse(kHead + "output: {utility: true}\n").output.utility);
+  expect_rejected(kHead + "output: {utility: sometimes}\n", "output.utility", 9);
+}
+
 TEST(JobErrors, BadDelimitersAreRejected) {
   for (const char* d : {"',,'", "'\"'", "''"})
     expect_rejected("input: {path: d.csv, delimiter: " + std::string(d) + "}\nprivacy: [{k-anonymity: {k: 2}}]\n",

@@ -1,0 +1,75 @@
+// `deid utility JOB [--input FILE] --output FILE [--json FILE]`: the utility
+// analysis (docs/utility.md) of a table `deid anonymize` released, read
+// back and compared with the job's input. The same analysis as the
+// "utility" section of anonymize's result.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "commands.h"
+#include "deid/job.h"
+#include "deid/output.h"
+#include "deid/pipeline.h"
+#include "deid/utility.h"
+
+namespace deid::cli {
+
+Command add_utility_command(CLI::App& app, const bool& quiet) {
+  struct Options {
+    std::string job, input, output, json;
+  };
+  auto opts = std::make_shared<Options>();
+  CLI::App* sub = app.add_subcommand("utility", "Compare a released table with its input: distributions, "
+                                                "numeric summaries, dependencies");
+  sub->add_option("job", opts->job, "Job file (YAML) the table was released with")->required()->check(CLI::ExistingFile);
+  sub->add_option("--input", opts->input, "Input CSV (overrides input.path)");
+  sub->add_option("--output", opts->output, "The released table (CSV written by deid anonymize)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sub->add_option("--json", opts->json, "Write the analysis as JSON to this file (default: print it)");
+
+  Command cmd;
+  cmd.app = sub;
+  cmd.run = [opts, &quiet]() -> int {
+    const auto t0 = std::chrono::steady_clock::now();
+    Job job = read_job(opts->job);
+    if (!opts->input.empty()) {
+      job.input.path = opts->input;
+      job.input.postgres.reset();
+    }
+    std::vector<FileUse> reads = job_reads(job);
+    reads.push_back({"released table", opts->output});
+    check_files(reads, {{"utility JSON", opts->json}});
+    const std::unique_ptr<PreparedJob> prepared = prepare(job);
+    const Dataset released =
+        read_dataset(opts->output, CsvOptions{job.output.delimiter.value_or(prepared->data.delimiter), true});
+    const auto ta = std::chrono::steady_clock::now();
+    const UtilityAnalysis analysis = analyze_utility(utility_input(*prepared, released));
+    const double analysis_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ta).count();
+    const nlohmann::json j = to_json(analysis);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (opts->json.empty()) {
+      std::cout << j.dump(2) << '\n';
+      return 0;
+    }
+    OutputFile file(opts->json, "utility JSON");
+    file.stream() << j.dump(2) << '\n';
+    file.finish("utility JSON");
+    file.publish();
+    if (quiet) return 0;
+    fmt::print("Records          {} ({} suppressed)\n", analysis.records, analysis.suppressed_records);
+    fmt::print("{:<24} {:>5} {:>10} {:>10} {:>10}\n", "Attribute", "level", "suppressed", "TVD", "JSD");
+    for (const AttributeUtility& a : analysis.attributes)
+      fmt::print("{:<24} {:>5} {:>10} {:>10.6f} {:>10.6f}\n", a.name, a.level >= 0 ? fmt::format("{}", a.level) : "-",
+                 a.suppressed, a.total_variation, a.jensen_shannon);
+    fmt::print("Time             {:.0f} ms (analysis {:.0f} ms)\n", ms, analysis_ms);
+    fmt::print("JSON             {}\n", opts->json);
+    return 0;
+  };
+  return cmd;
+}
+
+}  // namespace deid::cli
