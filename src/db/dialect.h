@@ -57,16 +57,23 @@ class Dialect {
   virtual std::string release_settings() const = 0;
   // The input's columns, without rows.
   virtual std::string describe_input(const PostgresTable& source) const = 0;
+  // One parameter ($1: the quoted, qualified name); one row: the kind of
+  // relation ('r' a table, 'm' a materialized view: heap tables whose rows
+  // have a position; 'v', 'p', 'f', ...: others), none when not found.
+  virtual std::string relation_kind() const = 0;
   // Streams, as CSV with a header row, one row per distinct combination of
   // the `grouped` columns' values (each a value_text()) with its count as
   // the last field, in order of each combination's first row in the scan.
+  // `heap`: the input is a heap table (relation_kind), read ONLY (as COPY
+  // reads it), whose rows' positions order the scan in parallel too;
+  // otherwise rows are numbered in an unsplit scan (pushdown_settings()).
   virtual std::string group_input(const PostgresTable& source, const std::vector<SourceColumn>& columns,
-                                  const std::vector<std::size_t>& grouped) const = 0;
+                                  const std::vector<std::size_t>& grouped, bool heap) const = 0;
   // Rows (i, v): the distinct values v of column copied[i] that start
   // with =, +, - or @ and are not plainly a number, by i and then in order
   // of first appearance (the candidates for formula escaping).
   virtual std::string formula_candidates(const PostgresTable& source, const std::vector<SourceColumn>& columns,
-                                         const std::vector<std::size_t>& copied) const = 0;
+                                         const std::vector<std::size_t>& copied, bool heap) const = 0;
   // The target's columns with their types: one parameter ($1: the quoted,
   // qualified name), rows (name, type).
   virtual std::string column_types() const = 0;
@@ -87,7 +94,7 @@ class Dialect {
   virtual std::string insert_release(const PostgresTable& target, const std::vector<std::string>& target_columns,
                                      const PostgresTable& source, const std::vector<SourceColumn>& columns,
                                      const std::vector<ReleasedColumn>& released, std::size_t generalized,
-                                     bool any_suppressed) const = 0;
+                                     bool any_suppressed, bool heap) const = 0;
 
   // A table with a text column per name.
   virtual std::string create_table(const PostgresTable& t, const std::vector<std::string>& columns) const = 0;
@@ -114,10 +121,11 @@ class PostgresDialect final : public Dialect {
   std::string pushdown_settings() const override;
   std::string release_settings() const override;
   std::string describe_input(const PostgresTable& source) const override;
+  std::string relation_kind() const override;
   std::string group_input(const PostgresTable& source, const std::vector<SourceColumn>& columns,
-                          const std::vector<std::size_t>& grouped) const override;
+                          const std::vector<std::size_t>& grouped, bool heap) const override;
   std::string formula_candidates(const PostgresTable& source, const std::vector<SourceColumn>& columns,
-                                 const std::vector<std::size_t>& copied) const override;
+                                 const std::vector<std::size_t>& copied, bool heap) const override;
   std::string column_types() const override;
   std::string map_table(std::size_t g) const override;
   std::string suppressed_table() const override;
@@ -130,7 +138,7 @@ class PostgresDialect final : public Dialect {
   std::string insert_release(const PostgresTable& target, const std::vector<std::string>& target_columns,
                              const PostgresTable& source, const std::vector<SourceColumn>& columns,
                              const std::vector<ReleasedColumn>& released, std::size_t generalized,
-                             bool any_suppressed) const override;
+                             bool any_suppressed, bool heap) const override;
 };
 
 }  // namespace deid::db

@@ -270,6 +270,7 @@ struct PostgresPushdown::State {
   Connection conn;
   std::vector<db::SourceColumn> columns;
   std::vector<std::string> names;
+  bool heap = false;  // a table with rows of its own (relation_kind 'r' or 'm')
   bool written = false;
 
   explicit State(const PostgresTable& s) : source(s), conn(s.connection) {}
@@ -279,7 +280,13 @@ PostgresPushdown::PostgresPushdown(const PostgresTable& source) : state_(std::ma
   State& s = *state_;
   const std::string role = input_role(source);
   s.conn.exec(kDialect.begin_snapshot(), "begin the pushdown's transaction");
-  s.conn.exec(kDialect.pushdown_settings(), "set the pushdown's settings");
+  if (source.query.empty()) {
+    ResultPtr k = s.conn.exec(kDialect.relation_kind(), "look up the input table", {kDialect.table_name(source)},
+                              PGRES_TUPLES_OK);
+    const std::string kind = PQntuples(k.get()) == 1 ? PQgetvalue(k.get(), 0, 0) : "";
+    s.heap = kind == "r" || kind == "m";
+  }
+  if (!s.heap) s.conn.exec(kDialect.pushdown_settings(), "set the pushdown's settings");
   ResultPtr r = s.conn.exec(kDialect.describe_input(source), role, {}, PGRES_TUPLES_OK);
   for (int i = 0; i < PQnfields(r.get()); ++i) {
     const Oid type = PQftype(r.get(), i);
@@ -309,7 +316,7 @@ Dataset PostgresPushdown::read(const std::vector<bool>& grouped, const std::vect
     for (const db::SourceColumn& c : s.columns) d.columns.emplace_back().name = c.name;
     return d;
   }
-  Dataset g = copy_out(s.conn, kDialect.group_input(s.source, s.columns, group), role + " (grouped)",
+  Dataset g = copy_out(s.conn, kDialect.group_input(s.source, s.columns, group, s.heap), role + " (grouped)",
                        describe(s.source));
   // The last column is each row's count.
   Column& counts = g.columns.back();
@@ -339,7 +346,7 @@ Dataset PostgresPushdown::read(const std::vector<bool>& grouped, const std::vect
     col.first_line.clear();  // lines of the grouped text, not of the input
   }
   if (!copy.empty()) {
-    ResultPtr r = s.conn.exec(kDialect.formula_candidates(s.source, s.columns, copy), role + " (formula check)", {},
+    ResultPtr r = s.conn.exec(kDialect.formula_candidates(s.source, s.columns, copy, s.heap), role + " (formula check)", {},
                               PGRES_TUPLES_OK);
     for (int row = 0; row < PQntuples(r.get()); ++row) {
       const std::size_t i = std::strtoul(PQgetvalue(r.get(), row, 0), nullptr, 10);
@@ -432,7 +439,7 @@ FileDigest PostgresPushdown::write(const PostgresTable& target, const std::vecto
     }
   }
   ResultPtr r = c.exec(kDialect.insert_release(target, names, s.source, s.columns, released, release.maps.size(),
-                                               any_suppressed),
+                                               any_suppressed, s.heap),
                        role);
   const char* tuples = PQcmdTuples(r.get());
   const std::uint64_t rows = std::strtoull(tuples, nullptr, 10);

@@ -53,11 +53,18 @@ std::string_view trimmed_query(const PostgresTable& s) {
   return q;
 }
 
-// The input as a FROM item named src.
-std::string source_relation(const PostgresDialect& d, const PostgresTable& s) {
-  if (s.query.empty()) return d.table_name(s) + " AS src";
+// The input as a FROM item named src. A table with rows of its own (heap)
+// is read ONLY, without the rows of tables that inherit from it, as COPY
+// reads it.
+std::string source_relation(const PostgresDialect& d, const PostgresTable& s, bool heap = false) {
+  if (s.query.empty()) return (heap ? "ONLY " : "") + d.table_name(s) + " AS src";
   return fmt::format("({}) AS src", trimmed_query(s));
 }
+
+// Each row's position in the scan: its physical address in a heap table
+// (ordered, and aggregated by parallel workers too), else its number in an
+// unsplit scan.
+const char* position(bool heap) { return heap ? "src.ctid" : "row_number() OVER ()"; }
 
 // A column's value as the text COPY would send for it (its type's output
 // function: format's %s), NULL as the empty string, compared byte for byte.
@@ -116,21 +123,25 @@ std::string PostgresDialect::describe_input(const PostgresTable& s) const {
   return fmt::format("SELECT * FROM {} LIMIT 0", source_relation(*this, s));
 }
 
+std::string PostgresDialect::relation_kind() const {
+  return "SELECT c.relkind FROM pg_class AS c WHERE c.oid = to_regclass($1)";
+}
+
 std::string PostgresDialect::group_input(const PostgresTable& s, const std::vector<SourceColumn>& columns,
-                                         const std::vector<std::size_t>& grouped) const {
+                                         const std::vector<std::size_t>& grouped, bool heap) const {
   std::string values, keys;
   for (std::size_t i = 0; i < grouped.size(); ++i) {
     values += fmt::format("{} AS k{}, ", value_text(columns[grouped[i]]), i);
     keys += fmt::format("{}k{}", i ? ", " : "", i);
   }
   return fmt::format(
-      "COPY (SELECT {0}, count(*) FROM (SELECT {1}row_number() OVER () AS rn FROM {2}) AS s GROUP BY {0} "
+      "COPY (SELECT {0}, count(*) FROM (SELECT {1}{3} AS rn FROM {2}) AS s GROUP BY {0} "
       "ORDER BY min(rn)) TO STDOUT (FORMAT csv, HEADER true)",
-      keys, values, source_relation(*this, s));
+      keys, values, source_relation(*this, s, heap), position(heap));
 }
 
 std::string PostgresDialect::formula_candidates(const PostgresTable& s, const std::vector<SourceColumn>& columns,
-                                                const std::vector<std::size_t>& copied) const {
+                                                const std::vector<std::size_t>& copied, bool heap) const {
   std::string values, pairs;
   for (std::size_t i = 0; i < copied.size(); ++i) {
     values += fmt::format("{} AS k{}, ", value_text(columns[copied[i]]), i);
@@ -140,10 +151,10 @@ std::string PostgresDialect::formula_candidates(const PostgresTable& s, const st
   // digits or points, a two-digit exponent: never out of double's range);
   // looks_like_formula (output.h) decides the rest.
   return fmt::format(
-      "SELECT x.i, x.v FROM (SELECT {}row_number() OVER () AS rn FROM {}) AS s CROSS JOIN LATERAL (VALUES {}) AS "
+      "SELECT x.i, x.v FROM (SELECT {}{} AS rn FROM {}) AS s CROSS JOIN LATERAL (VALUES {}) AS "
       "x(i, v) WHERE x.v ~ '^[-=+@]' AND NOT (length(x.v) <= 24 AND x.v ~ "
       "'^[-+]([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][-+]?[0-9]{{1,2}})?$') GROUP BY x.i, x.v ORDER BY x.i, min(s.rn)",
-      values, source_relation(*this, s), pairs);
+      values, position(heap), source_relation(*this, s, heap), pairs);
 }
 
 std::string PostgresDialect::column_types() const {
@@ -184,7 +195,7 @@ std::string PostgresDialect::analyze(const std::vector<std::string>& tables) con
 std::string PostgresDialect::insert_release(const PostgresTable& target, const std::vector<std::string>& target_columns,
                                             const PostgresTable& source, const std::vector<SourceColumn>& columns,
                                             const std::vector<ReleasedColumn>& released, std::size_t generalized,
-                                            bool any_suppressed) const {
+                                            bool any_suppressed, bool heap) const {
   std::string values, joins, outputs;
   std::vector<std::size_t> map_source(generalized);
   for (const ReleasedColumn& r : released) {
@@ -217,7 +228,7 @@ std::string PostgresDialect::insert_release(const PostgresTable& target, const s
     for (std::size_t g = 0; g < generalized; ++g) joins += fmt::format("{}x.c{} = m{}.c", g ? " AND " : "", g, g);
   }
   return fmt::format("INSERT INTO {} ({}) SELECT {} FROM (SELECT {} FROM {}) AS s{}", table_name(target),
-                     column_list(target_columns, ""), outputs, values, source_relation(*this, source), joins);
+                     column_list(target_columns, ""), outputs, values, source_relation(*this, source, heap), joins);
 }
 
 }  // namespace db

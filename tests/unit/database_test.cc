@@ -92,14 +92,18 @@ TEST(PostgresDialect, PushdownStatements) {
   t.table = "T\"x";
   const std::vector<deid::db::SourceColumn> cols = {{"Age", false}, {"zip;code", true}, {"name", true}};
   EXPECT_EQ(d.describe_input(t), "SELECT * FROM \"s\".\"T\"\"x\" AS src LIMIT 0");
-  EXPECT_EQ(d.group_input(t, cols, {0, 1}),
+  EXPECT_EQ(d.group_input(t, cols, {0, 1}, false),
             "COPY (SELECT k0, k1, count(*) FROM (SELECT format('%s', src.\"Age\") COLLATE \"C\" AS k0, "
             "COALESCE(src.\"zip;code\"::text, '') COLLATE \"C\" AS k1, row_number() OVER () AS rn FROM "
             "\"s\".\"T\"\"x\" AS src) AS s GROUP BY k0, k1 ORDER BY min(rn)) TO STDOUT (FORMAT csv, HEADER true)");
+  // A heap table: read ONLY (as COPY reads it), ordered by the rows' addresses.
+  const std::string heap = d.group_input(t, cols, {1}, true);
+  EXPECT_NE(heap.find("src.ctid AS rn FROM ONLY \"s\".\"T\"\"x\" AS src"), std::string::npos) << heap;
+  EXPECT_EQ(heap.find("row_number"), std::string::npos) << heap;
   PostgresTable q;
   q.query = "SELECT 1 AS a;";
   EXPECT_EQ(d.describe_input(q), "SELECT * FROM (SELECT 1 AS a) AS src LIMIT 0");
-  const std::string f = d.formula_candidates(q, cols, {2});
+  const std::string f = d.formula_candidates(q, cols, {2}, false);
   EXPECT_NE(f.find("CROSS JOIN LATERAL (VALUES (0, s.k0)) AS x(i, v)"), std::string::npos) << f;
   EXPECT_NE(f.find("ORDER BY x.i, min(s.rn)"), std::string::npos) << f;
   EXPECT_EQ(f.find('\\'), std::string::npos) << "a backslash would depend on standard_conforming_strings";
@@ -112,12 +116,14 @@ TEST(PostgresDialect, PushdownStatements) {
   released[1].source = 1;
   released[1].escape = true;
   released[1].cast = "integer";
-  EXPECT_EQ(d.insert_release(out, {"Age", "zip;code"}, t, cols, released, 1, true),
+  EXPECT_EQ(d.insert_release(out, {"Age", "zip;code"}, t, cols, released, 1, true, false),
             "INSERT INTO \"Out\" (\"Age\", \"zip;code\") SELECT CASE WHEN x.c0 IS NULL THEN NULLIF(m0.g, '') ELSE "
             "'*' END, CAST(NULLIF(CASE WHEN s.k1 IN (SELECT e.v FROM pg_temp.deid_escape_1 AS e) THEN '''' || s.k1 "
             "ELSE s.k1 END, '') AS integer) FROM (SELECT format('%s', src.\"Age\") COLLATE \"C\" AS k0, "
             "COALESCE(src.\"zip;code\"::text, '') COLLATE \"C\" AS k1 FROM \"s\".\"T\"\"x\" AS src) AS s LEFT "
             "JOIN pg_temp.deid_map_0 AS m0 ON m0.v = s.k0 LEFT JOIN pg_temp.deid_suppressed AS x ON x.c0 = m0.c");
+  EXPECT_NE(d.insert_release(out, {"Age"}, t, cols, {released[0]}, 1, false, true).find("FROM ONLY \"s\""),
+            std::string::npos);
   EXPECT_EQ(d.create_suppressed(2), "CREATE TEMPORARY TABLE pg_temp.deid_suppressed (c0 integer NOT NULL, c1 integer "
                                     "NOT NULL) ON COMMIT DROP");
 }
