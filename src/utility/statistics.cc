@@ -164,7 +164,6 @@ std::optional<double> cramers_v(std::vector<Cell> cells, std::uint32_t rows, std
   std::sort(cells.begin(), cells.end(),
             [](const Cell& a, const Cell& b) { return a.row != b.row ? a.row < b.row : a.col < b.col; });
   std::vector<std::uint64_t> row_total(rows, 0), col_total(cols, 0);
-  std::uint64_t n = 0;
   std::size_t merged = 0;
   for (std::size_t i = 0; i < cells.size(); ++i) {
     if (cells[i].count == 0) continue;
@@ -174,7 +173,6 @@ std::optional<double> cramers_v(std::vector<Cell> cells, std::uint32_t rows, std
       cells[merged++] = cells[i];
     row_total[cells[i].row] += cells[i].count;
     col_total[cells[i].col] += cells[i].count;
-    n += cells[i].count;
   }
   cells.resize(merged);
   const auto r = static_cast<std::uint64_t>(std::count_if(row_total.begin(), row_total.end(), [](auto v) { return v > 0; }));
