@@ -37,6 +37,7 @@ class _Bar:
         self._tqdm = tqdm
         self._bar: Any = None
         self._last_text = 0.0
+        self._last_phase = ""
         self._shown = False
 
     def __call__(self, p: Progress) -> None:
@@ -52,10 +53,13 @@ class _Bar:
                 self._bar.set_postfix_str(f"{p.checked} checked{loss}", refresh=False)
             self._bar.refresh()
             return
+        # A new phase is always shown; updates within the search at most
+        # twice a second.
         now = time.monotonic()
-        if p.phase == "search" and now - self._last_text < 0.5:
+        if p.phase == self._last_phase and now - self._last_text < 0.5:
             return
         self._last_text = now
+        self._last_phase = p.phase
         text = f"deid: {p.phase}"
         if p.phase == "search" and p.checked is not None:
             if p.fraction_done is not None:
