@@ -161,7 +161,7 @@ for key in job:
 if "cell-suppression" in job:
     reject("a cell-suppression job (deid suppress) has no ARX counterpart in this comparison")
 search = job.get("search") or {}
-for key in ("time-limit", "max-checks"):
+for key in ("time-limit", "max-checks", "transformation"):
     if key in search:
         reject(f"search.{key} is not supported: ARX runs its optimal search to the end, so a limited deid "
                "search is not comparable (remove the limit)")
@@ -284,6 +284,11 @@ for column in header:
         if "hierarchy" not in spec:
             reject(f"quasi-identifier '{column}' has no hierarchy")
         args += ["--qi", column, hierarchy(column, spec["hierarchy"])]
+        for key, option in (("min-level", "--min-level"), ("max-level", "--max-level")):
+            if key in spec:
+                args += [option, column, str(int(spec[key]))]
+        if "weight" in spec:
+            args += ["--weight", column, text(num(spec["weight"], "weight"))]
     elif role == "sensitive" and column in with_model:
         args += ["--sensitive", column]
         if "hierarchy" in spec:

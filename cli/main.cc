@@ -33,6 +33,13 @@ constexpr int kExitInternal = 3;
 
 void print_summary(const deid::Job& job, const deid::Anonymization& a) {
   const auto& r = a.result;
+  if (!a.found && r["search"].contains("given_violating_records")) {
+    fmt::print("The given transformation does not satisfy the job: {} records are in classes that violate it "
+               "(at most {} may be suppressed).\n",
+               r["search"]["given_violating_records"].get<std::uint64_t>(),
+               r["suppression_limit_records"].get<std::uint64_t>());
+    return;
+  }
   if (!a.found) {
     fmt::print("No transformation satisfies the job ({} transformations checked).\n",
                r["search"]["transformations_checked"].get<std::uint64_t>());
@@ -177,8 +184,11 @@ int main(int argc, char** argv) {
   anon->add_option("--input", input, "Input CSV (overrides input.path)");
   anon->add_option("--output", output, "Output CSV (overrides output.path)");
   anon->add_option("--result", result, "JSON result (overrides output.result)");
-  std::string report;
+  std::string report, transformation;
   anon->add_option("--report", report, "Self-contained HTML report (overrides output.report)");
+  anon->add_option("--transformation", transformation,
+                   "Release this transformation instead of searching, e.g. age=2,sex=0,... (every "
+                   "quasi-identifier; overrides search.transformation); exit 1 when it does not satisfy the job");
 
   const deid::cli::Command hierarchy = deid::cli::add_hierarchy_command(app);
   const deid::cli::Command suppress = deid::cli::add_suppress_command(app, quiet);
@@ -233,6 +243,11 @@ int main(int argc, char** argv) {
       }
       if (!result.empty()) job.output.result = result;
       if (!report.empty()) job.output.report = report;
+      if (!transformation.empty()) {
+        job.search.transformation = deid::parse_transformation(transformation, "--transformation");
+        job.search.transformation_source = "--transformation";
+        job.search.transformation_line = 0;
+      }
       if (job.privacy.empty())
         throw deid::JobError(deid::Location{job.path, 0, 0, {}},
                              "the job has no privacy model, only a 'cell-suppression' section: run 'deid suppress'");

@@ -13,6 +13,8 @@
 //       --identifying NAME ...            identifying attribute (removed)
 //       --insensitive NAME ...            insensitive attribute (also the default of unnamed columns)
 //       --order NAME FILE                 total order of a sensitive attribute's values, one per line
+//       --min-level NAME L, --max-level NAME L   generalization constraints of a quasi-identifier
+//       --weight NAME W                   attribute weight of a quasi-identifier in the quality model
 //       --k K                             k-anonymity
 //       --ldiv NAME distinct|entropy|recursive L C    (C is '-' unless recursive)
 //       --tclose NAME equal|hierarchical|ordered T
@@ -73,6 +75,9 @@ public final class ArxRun {
     private String dataPath;
     private Character dataDelimiter;
     private final Map<String, String> qis = new LinkedHashMap<>();              // name -> hierarchy file
+    private final Map<String, Integer> minLevels = new LinkedHashMap<>();
+    private final Map<String, Integer> maxLevels = new LinkedHashMap<>();
+    private final Map<String, Double> weights = new LinkedHashMap<>();
     private final List<String> sensitive = new ArrayList<>();
     private final Map<String, String> sensitiveHierarchies = new LinkedHashMap<>();
     private final List<String> identifying = new ArrayList<>();
@@ -123,6 +128,11 @@ public final class ArxRun {
             case "--identifying": identifying.add(take(args, i++, option)); break;
             case "--insensitive": insensitive.add(take(args, i++, option)); break;
             case "--order": orders.put(take(args, i, option), take(args, i + 1, option)); i += 2; break;
+            case "--min-level":
+                minLevels.put(take(args, i, option), Integer.parseInt(take(args, i + 1, option))); i += 2; break;
+            case "--max-level":
+                maxLevels.put(take(args, i, option), Integer.parseInt(take(args, i + 1, option))); i += 2; break;
+            case "--weight": weights.put(take(args, i, option), number(take(args, i + 1, option), option)); i += 2; break;
             case "--k": k = positiveInt(take(args, i++, option), option); break;
             case "--ldiv":
                 ldiv.add(new String[] {take(args, i, option), take(args, i + 1, option), take(args, i + 2, option),
@@ -232,6 +242,12 @@ public final class ArxRun {
         }
         for (Map.Entry<String, String> qi : qis.entrySet()) {
             data.getDefinition().setAttributeType(qi.getKey(), hierarchies.get(qi.getKey()));
+        }
+        for (Map.Entry<String, Integer> m : minLevels.entrySet()) {
+            data.getDefinition().setMinimumGeneralization(m.getKey(), m.getValue());
+        }
+        for (Map.Entry<String, Integer> m : maxLevels.entrySet()) {
+            data.getDefinition().setMaximumGeneralization(m.getKey(), m.getValue());
         }
         for (String[] t : tclose) {
             if (t[1].equals("ordered")) data.getDefinition().setDataType(t[0], orderedType(handle, columns, t[0]));
@@ -354,6 +370,7 @@ public final class ArxRun {
         for (PrivacyCriterion c : criteria(sensitiveH)) config.addPrivacyModel(c);
         config.setSuppressionLimit(suppression);
         config.setQualityModel(metric());
+        for (Map.Entry<String, Double> w : weights.entrySet()) config.setAttributeWeight(w.getKey(), w.getValue());
         // Globally optimal search (FLASH) whatever the lattice's size: ARX would switch to a heuristic above
         // its threshold of 100,000 transformations.
         config.setAlgorithm(ARXConfiguration.AnonymizationAlgorithm.OPTIMAL);

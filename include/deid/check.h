@@ -65,6 +65,11 @@ struct CheckResult {
   QualityValue quality;             // of the output; meaningful when solution
   double lower_bound = 0;           // loss from generalization alone
   bool complete = true;             // false: stopped early (Checker::set_stop_early), not a solution
+  // A solution's released classes (not suppressed) and the size of the
+  // smallest: its prosecutor risk is at most 1 / smallest_class, on
+  // average kept_classes / (records - suppressed_records). 0 otherwise.
+  std::uint64_t kept_classes = 0;
+  std::uint64_t smallest_class = 0;
 };
 
 // How the classes of the checks so far were computed.

@@ -39,6 +39,13 @@ struct AttributeSpec {
   // The text the inline definition is in, for messages, when it is not the
   // job file (a HierarchyOverride's builder); empty: the job file.
   std::string hierarchy_source = {};
+  // Generalization constraints (quasi-identifiers): the search considers
+  // only levels in [min_level, max_level]; unset: 0 and the top level.
+  std::optional<int> min_level = std::nullopt, max_level = std::nullopt;
+  std::uint64_t min_level_line = 0, max_level_line = 0;
+  // Weight in the multi-dimensional quality models (ARX's attribute
+  // weights), in [0, 1]; unset: ARX's default, 0.5.
+  std::optional<double> weight = std::nullopt;
 
   // A hierarchy file, an inline definition or a table in memory.
   bool has_hierarchy() const { return !hierarchy.empty() || hierarchy_builder.has_value() || hierarchy_data != nullptr; }
@@ -86,6 +93,13 @@ struct SearchSpec {
   Algorithm algorithm = Algorithm::automatic;
   std::optional<double> time_limit_seconds;
   std::optional<std::uint64_t> max_checks;  // budget of transformations to check
+  // A transformation to release instead of searching (search.transformation
+  // or `deid anonymize --transformation`): each quasi-identifier with its
+  // level, in the order given. Empty: search.
+  std::vector<std::pair<std::string, int>> transformation;
+  // Where it was given, for messages: the job file and line, or the option.
+  std::string transformation_source;
+  std::uint64_t transformation_line = 0;
 };
 const char* to_string(SearchSpec::Algorithm a);
 
@@ -143,6 +157,16 @@ struct Job {
     // (docs/databases.md); `result` and `report` stay files.
     std::optional<PostgresTable> postgres;
   } output;
+
+  // The utility analysis's classification (docs/utility.md): the attributes
+  // to predict and the features to predict them from. Empty targets: every
+  // sensitive attribute; empty features: the quasi-identifiers (less the
+  // target).
+  struct Utility {
+    std::vector<std::string> targets;
+    std::vector<std::string> features;
+    std::uint64_t line = 0;  // of the section in the job file (0: none)
+  } utility;
 
   // `deid risk` (docs/risk-models.md): the threshold on the risk of single
   // records for "records at risk", and the populations to estimate
@@ -212,6 +236,13 @@ struct HierarchyOverride {
 
 // Reads and validates a job file. Throws JobError (with file and line) for
 // YAML syntax errors, unknown keys, wrong types and values out of range.
+// Parses "age=2,sex=0,...": quasi-identifier=level pairs separated by
+// commas (blanks around either allowed). Throws JobError naming `source`
+// for anything else, a level that is not an integer in [0, 255] or a name
+// given twice. Which names and levels the job allows is checked when the
+// job runs (the hierarchies' heights are known then).
+std::vector<std::pair<std::string, int>> parse_transformation(const std::string& text, const std::string& source);
+
 Job read_job(const std::string& path, const std::vector<HierarchyOverride>& hierarchies = {});
 // Same from text; relative paths are resolved against `base_dir`.
 Job parse_job(const std::string& text, const std::string& name, const std::string& base_dir,

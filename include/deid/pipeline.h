@@ -112,6 +112,11 @@ struct Anonymization {
 
 // Runs the search on a prepared job and builds the result; writes nothing.
 Anonymization run_search(PreparedJob& prepared, const RunOptions& options = {});
+// The job's search.transformation as a transformation of the problem.
+// Throws JobError (naming where it was given) for a name that is not a
+// quasi-identifier, one missing, or a level outside the hierarchy or the
+// attribute's min-level and max-level.
+Transformation given_transformation(const Job& job, const Problem& problem);
 
 // Warnings about the table `a` releases (cells a spreadsheet would run as
 // formulas, output.h), for the result's "warnings"; empty with

@@ -35,7 +35,16 @@ struct Problem {
   std::uint64_t max_suppressed = 0;            // floor(limit * rows), ARX's rule
   std::vector<std::unique_ptr<PrivacyModel>> privacy;
   std::unique_ptr<QualityModel> quality;
+  // Generalization constraints per quasi-identifier (the job's min-level and
+  // max-level; empty: every level of every hierarchy).
+  std::vector<int> min_levels, max_levels;
+  // Attribute weights of the multi-dimensional quality models, per
+  // quasi-identifier, normalized as ARX does: each weight divided by the
+  // largest (ARX's default weight 0.5 for an attribute without one); all 1
+  // when none is given. Empty: all 1.
+  std::vector<double> weights;
 
+  // The lattice within the generalization constraints.
   Lattice lattice() const;
   bool monotonic() const;  // all privacy models monotonic
 };

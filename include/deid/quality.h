@@ -73,7 +73,8 @@ class QualityModel {
 std::unique_ptr<QualityModel> make_quality_model(const QualitySpec& spec);
 
 // Aggregates per-attribute values: geometric mean as ARX computes it,
-// prod(1 + v_i)^(1/n) - 1; arithmetic mean; sum; max.
-double aggregate(Aggregate how, const std::vector<double>& values);
+// prod(1 + v_i)^(1/n) - 1; arithmetic mean; sum; max. `weights` (one per
+// value, or empty for all 1) are ARX's attribute weights (Problem::weights).
+double aggregate(Aggregate how, const std::vector<double>& values, std::span<const double> weights = {});
 
 }  // namespace deid

@@ -49,6 +49,17 @@ struct SearchLimits {
   std::optional<std::uint64_t> max_checks;
 };
 
+// A solution on the risk-utility frontier (Evaluator::frontier()): no other
+// solution the search checked has both less (or equal) information loss and
+// a lower (or equal) average prosecutor risk.
+struct FrontierPoint {
+  Transformation transformation;
+  double information_loss = 0;
+  double highest_risk = 0;  // 1 / the smallest released class
+  double average_risk = 0;  // released classes / released records
+  std::uint64_t suppressed_records = 0;
+};
+
 class Evaluator {
  public:
   Evaluator(const Problem& problem, SearchLimits limits, ProgressFn progress = {});
@@ -72,6 +83,11 @@ class Evaluator {
   // last one kept, so it costs nothing on the other checks.
   const std::vector<CheckResult>& best_solutions() const { return best_solutions_; }
   void keep_best_solutions(std::size_t n);
+  // The solutions checked so far that no other checked solution dominates
+  // in (information loss, average risk), by increasing loss (and so
+  // decreasing risk). Of two with equal figures the first checked stays, so
+  // the list is the same for any thread count.
+  const std::vector<FrontierPoint>& frontier() const { return frontier_; }
   std::size_t keep_best_solutions() const { return keep_best_; }
   static constexpr std::size_t kDefaultBestSolutions = 10;
   std::uint64_t checked() const { return checked_; }
@@ -81,6 +97,9 @@ class Evaluator {
   const CheckStatistics& check_statistics() const { return checker_.statistics(); }
   // Lets algorithms report how far they are, for the progress display.
   void set_fraction_done(double f) { fraction_done_ = f; }
+  // Whether checks may stop once they cannot be a solution (on by default;
+  // Checker::set_stop_early).
+  void set_stop_early(bool on) { checker_.set_stop_early(on); }
   const Problem& problem() const { return problem_; }
 
  private:
@@ -92,6 +111,8 @@ class Evaluator {
   std::optional<CheckResult> best_;
   std::vector<CheckResult> best_solutions_;  // sorted by better(), distinct transformations
   std::size_t keep_best_ = kDefaultBestSolutions;
+  std::vector<FrontierPoint> frontier_;  // by increasing loss, strictly decreasing average risk
+  void add_to_frontier(const CheckResult& r);
   std::uint64_t checked_ = 0;
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_report_;
@@ -135,6 +156,13 @@ std::unique_ptr<SearchAlgorithm> make_optimal_search();
 // checks it returns the best solution so far with optimal = false. Memory
 // grows with the queue and the stores, never with the lattice.
 std::unique_ptr<SearchAlgorithm> make_best_first_search();
+
+// No search: checks the one transformation `t` (the job's
+// search.transformation, `deid anonymize --transformation`) and takes it
+// when it is a solution. Its outcome is never `optimal`; its statistics say
+// whether `t` satisfied the job and, when not, how many records it would
+// have to suppress. REQUIRES: t is in the problem's lattice.
+std::unique_ptr<SearchAlgorithm> make_given_search(Transformation t);
 
 // Largest lattice for which `auto` runs the optimal search; above it, auto
 // runs best-first (docs/search.md says why).

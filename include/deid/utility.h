@@ -51,6 +51,11 @@ struct UtilityInput {
   std::uint64_t rows = 0;
   std::vector<UtilityAttribute> attributes;  // in output column order
   std::vector<std::uint8_t> suppressed;
+  // Classification (the job's utility section), as indices into
+  // `attributes`: the targets (empty: every sensitive attribute) and the
+  // features (empty: the quasi-identifiers); a target is never its own
+  // feature.
+  std::vector<std::size_t> targets, features;
 };
 
 // Summary statistics of a weighted sample of numbers (docs/utility.md):
@@ -98,6 +103,11 @@ struct ClassificationUtility {
   int folds = 0;
   double baseline = 0, accuracy_before = 0, accuracy_after = 0;
   std::optional<double> relative_accuracy;
+  // Classes of the target in the sample (3: three or more). With two, the
+  // cross-validated area under the ROC curve of the class that appears
+  // second in the input, from the model's probabilities; else nullopt.
+  std::size_t classes = 0;
+  std::optional<double> auc_before, auc_after;
 };
 
 struct UtilityAnalysis {

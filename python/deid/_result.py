@@ -161,6 +161,23 @@ class Result(Released, Reported):
         return pd.DataFrame(rows, columns=columns)
 
     @property
+    def frontier(self) -> pd.DataFrame:
+        """The risk-utility frontier of the solutions the search checked, by
+        increasing information loss: one row each, the level of each
+        quasi-identifier, the information loss, the highest and average
+        re-identification risk (prosecutor model) and the records suppressed.
+        Release one with ``search: {transformation: {...}}`` in the job."""
+        rows = []
+        for s in self.info["search"].get("frontier", []):
+            row = dict(s["transformation"])
+            for key in ("information_loss", "highest_risk", "average_risk", "suppressed_records"):
+                row[key] = s[key]
+            rows.append(row)
+        columns = list(self.info["quasi_identifiers"]) + ["information_loss", "highest_risk", "average_risk",
+                                                          "suppressed_records"]
+        return pd.DataFrame(rows, columns=columns)
+
+    @property
     def classes(self) -> pd.DataFrame:
         """The equivalence classes of the released table: the generalized value
         of each quasi-identifier, the class size and whether the class was

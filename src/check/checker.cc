@@ -26,7 +26,7 @@ namespace deid {
 Lattice Problem::lattice() const {
   std::vector<int> heights;
   for (const auto& h : hierarchies) heights.push_back(h.height());
-  return Lattice(heights);
+  return Lattice(heights, min_levels, max_levels);
 }
 
 bool Problem::monotonic() const {
@@ -230,6 +230,13 @@ void Checker::compute(HashState& hs, const Transformation& t, const Snapshot* fr
   r.suppressed_records = suppressed;
   r.solution = complete && dataset_models_hold && suppressed <= problem_.max_suppressed;
   r.complete = complete;
+  r.kept_classes = r.smallest_class = 0;
+  if (r.solution)
+    for (std::size_t c = 0; c < cls.size(); ++c)
+      if (!cls.suppressed[c]) {
+        ++r.kept_classes;
+        if (r.smallest_class == 0 || cls.counts[c] < r.smallest_class) r.smallest_class = cls.counts[c];
+      }
 
   // The bound is the loss with nothing suppressed. The flags are set aside
   // in the lane's buffer (a fresh vector per check was 9 % of an adult run

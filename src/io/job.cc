@@ -10,6 +10,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "deid/error.h"
 
@@ -679,7 +680,7 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
   job.base_dir = ctx.base_dir;
   if (!root || root.IsNull()) throw JobError(Location{ctx.file, 0, 0, {}}, "the job file is empty");
   ctx.keys(root, "the job", {"input", "attributes", "default-role", "privacy", "suppression-limit", "quality",
-                             "search", "output", "risk", "cell-suppression"});
+                             "search", "output", "risk", "cell-suppression", "utility"});
 
   if (!root["input"]) ctx.fail(root, "the job needs 'input' with a 'path'");
   const auto& in = root["input"];
@@ -702,7 +703,8 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
       a.name = ctx.name(kv.first, "an attribute's name (a column of the input)");
       a.line = static_cast<std::uint64_t>(kv.first.Mark().line + 1);
       const auto& v = kv.second;
-      ctx.keys(v, fmt::format("attribute '{}'", a.name), {"role", "hierarchy", "order"});
+      ctx.keys(v, fmt::format("attribute '{}'", a.name),
+               {"role", "hierarchy", "order", "min-level", "max-level", "weight"});
       if (!v["role"]) ctx.fail(v, fmt::format("attribute '{}' needs a 'role'", a.name));
       a.role = ctx.role(v["role"]);
       const bool has_role_for_hierarchy = a.role == Role::quasi_identifying || a.role == Role::sensitive;
@@ -743,6 +745,32 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
             ctx.fail(o, fmt::format("attribute '{}': value '{}' is listed twice in 'order'", a.name, a.order.back()));
         }
       }
+      // Generalization constraints and the quality models' weight belong to
+      // the lattice search of quasi-identifiers. Whether a level exists in
+      // the hierarchy is known when it is read (prepare()).
+      for (const char* key : {"min-level", "max-level", "weight"}) {
+        if (!v[key]) continue;
+        if (a.role != Role::quasi_identifying)
+          ctx.fail(v[key], fmt::format("attribute '{}': '{}' is only used for quasi-identifying attributes; this one "
+                                       "has role {}",
+                                       a.name, key, to_string(a.role)));
+        if (root["cell-suppression"])
+          ctx.fail(v[key], fmt::format("attribute '{}': '{}' is used by the lattice search (deid anonymize), not by "
+                                       "cell suppression",
+                                       a.name, key));
+      }
+      if (v["min-level"]) {
+        a.min_level = ctx.level(v["min-level"], "min-level");
+        a.min_level_line = static_cast<std::uint64_t>(v["min-level"].Mark().line + 1);
+      }
+      if (v["max-level"]) {
+        a.max_level = ctx.level(v["max-level"], "max-level");
+        a.max_level_line = static_cast<std::uint64_t>(v["max-level"].Mark().line + 1);
+      }
+      if (a.min_level && a.max_level && *a.min_level > *a.max_level)
+        ctx.fail(v["max-level"], fmt::format("attribute '{}': max-level {} is below min-level {}", a.name,
+                                             *a.max_level, *a.min_level));
+      if (v["weight"]) a.weight = ctx.fraction(v["weight"], "weight");
       // Cell suppression (deid suppress) releases a quasi-identifier without
       // a hierarchy as it is; the lattice search needs one.
       if (a.role == Role::quasi_identifying && !a.has_hierarchy() && !root["cell-suppression"])
@@ -833,9 +861,31 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
     }
   }
 
+  if (const auto& u = root["utility"]) {
+    ctx.keys(u, "utility", {"target", "features"});
+    job.utility.line = static_cast<std::uint64_t>(u.Mark().line + 1);
+    // One name or a list of names.
+    const auto names = [&](const YAML::Node& n, const char* what) {
+      std::vector<std::string> out;
+      if (n.IsSequence()) {
+        if (n.size() == 0) ctx.fail(n, fmt::format("utility.{} must name at least one attribute", what));
+        for (const auto& x : n) {
+          out.push_back(ctx.name(x, fmt::format("an attribute of utility.{}", what)));
+          if (std::count(out.begin(), out.end(), out.back()) > 1)
+            ctx.fail(x, fmt::format("utility.{} names '{}' twice", what, out.back()));
+        }
+      } else {
+        out.push_back(ctx.name(n, fmt::format("utility.{}", what)));
+      }
+      return out;
+    };
+    if (u["target"]) job.utility.targets = names(u["target"], "target");
+    if (u["features"]) job.utility.features = names(u["features"], "features");
+  }
+
   if (root["search"]) {
     const auto& s = root["search"];
-    ctx.keys(s, "search", {"algorithm", "time-limit", "max-checks"});
+    ctx.keys(s, "search", {"algorithm", "time-limit", "max-checks", "transformation"});
     if (s["algorithm"])
       job.search.algorithm = ctx.choice<SearchSpec::Algorithm>(s["algorithm"], "search.algorithm",
                                                                {{"auto", SearchSpec::Algorithm::automatic},
@@ -844,6 +894,19 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
                                                                 {"best-first", SearchSpec::Algorithm::best_first}});
     if (s["time-limit"]) job.search.time_limit_seconds = ctx.duration(s["time-limit"]);
     if (s["max-checks"]) job.search.max_checks = ctx.integer(s["max-checks"], "max-checks", 1);
+    if (const auto& t = s["transformation"]) {
+      if (!t.IsMap() || t.size() == 0)
+        ctx.fail(t, "search.transformation must map each quasi-identifier to a level, e.g. {age: 2, sex: 0}");
+      std::set<std::string> seen;
+      for (const auto& kv : t) {
+        const std::string name = ctx.name(kv.first, "a quasi-identifier of search.transformation");
+        if (!seen.insert(name).second)
+          ctx.fail(kv.first, fmt::format("search.transformation gives '{}' twice", name));
+        job.search.transformation.emplace_back(name, static_cast<int>(ctx.integer(kv.second, "a level", 0, 255)));
+      }
+      job.search.transformation_source = job.path;
+      job.search.transformation_line = static_cast<std::uint64_t>(t.Mark().line + 1);
+    }
   }
 
   if (root["output"]) {
@@ -917,6 +980,37 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
 }
 
 }  // namespace
+
+std::vector<std::pair<std::string, int>> parse_transformation(const std::string& text, const std::string& source) {
+  const auto trim = [](std::string_view v) {
+    while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+    while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+    return v;
+  };
+  const auto fail = [&](const std::string& problem) { throw JobError(Location{source, 0, 0, {}}, problem); };
+  std::vector<std::pair<std::string, int>> out;
+  std::string_view rest = text;
+  while (true) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = trim(rest.substr(0, comma));
+    const std::size_t eq = item.find('=');
+    if (eq == std::string_view::npos)
+      fail(fmt::format("'{}' is not quasi-identifier=level (a transformation is written age=2,sex=0,...)", item));
+    const std::string name(trim(item.substr(0, eq)));
+    const std::string_view level = trim(item.substr(eq + 1));
+    int v = -1;
+    const auto [end, ec] = std::from_chars(level.data(), level.data() + level.size(), v);
+    if (name.empty()) fail(fmt::format("'{}' names no quasi-identifier", item));
+    if (ec != std::errc() || end != level.data() + level.size() || v < 0 || v > 255)
+      fail(fmt::format("the level of '{}' must be an integer in [0, 255], got '{}'", name, level));
+    for (const auto& [n, l] : out)
+      if (n == name) fail(fmt::format("'{}' is given twice", name));
+    out.emplace_back(name, v);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return out;
+}
 
 Job parse_job(const std::string& text, const std::string& name, const std::string& base_dir,
               const std::vector<HierarchyOverride>& hierarchies) {

@@ -1,5 +1,8 @@
 #include <sys/resource.h>
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -22,7 +25,45 @@ nlohmann::json lattice_number(LatticeIndex v) {
   return to_string(v);
 }
 
+std::string name_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "'" : ", '") + n + "'";
+  return out;
+}
+
 }  // namespace
+
+Transformation given_transformation(const Job& job, const Problem& pr) {
+  const Location at{job.search.transformation_source, job.search.transformation_line, 0, {}};
+  const Lattice lattice = pr.lattice();
+  Transformation t(pr.qi_names.size(), 0);
+  std::vector<bool> given(pr.qi_names.size(), false);
+  for (const auto& [name, level] : job.search.transformation) {
+    const auto it = std::find(pr.qi_names.begin(), pr.qi_names.end(), name);
+    if (it == pr.qi_names.end())
+      throw JobError(at, fmt::format("the transformation gives a level for '{}', which is not a quasi-identifier of "
+                                     "the job (quasi-identifiers: {})",
+                                     name, name_list(pr.qi_names)));
+    const auto q = static_cast<std::size_t>(it - pr.qi_names.begin());
+    const int top = pr.hierarchies[q].height() - 1;
+    if (level > top)
+      throw JobError(at, fmt::format("the transformation gives '{}' level {}, above its hierarchy's top level {}",
+                                     name, level, top));
+    if (level < lattice.min_level(q) || level > lattice.max_level(q))
+      throw JobError(at, fmt::format("the transformation gives '{}' level {}, outside its min-level and max-level "
+                                     "[{}, {}]",
+                                     name, level, lattice.min_level(q), lattice.max_level(q)));
+    t[q] = static_cast<std::uint8_t>(level);
+    given[q] = true;
+  }
+  std::vector<std::string> missing;
+  for (std::size_t q = 0; q < given.size(); ++q)
+    if (!given[q]) missing.push_back(pr.qi_names[q]);
+  if (!missing.empty())
+    throw JobError(at, fmt::format("the transformation gives no level for {}: give one for every quasi-identifier",
+                                   name_list(missing)));
+  return t;
+}
 
 nlohmann::json release_warnings(const PreparedJob& p, const Anonymization& a) {
   std::vector<bool> written(p.data.columns.size(), true);
@@ -68,7 +109,8 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   SearchLimits limits{job.search.time_limit_seconds, job.search.max_checks};
   Evaluator ev(pr, limits, options.progress);
-  auto algo = make_search(job.search.algorithm, pr);
+  auto algo = job.search.transformation.empty() ? make_search(job.search.algorithm, pr)
+                                                 : make_given_search(given_transformation(job, pr));
   a.search = algo->run(ev);
   a.timings.search = ms_since(t0);
   a.check_statistics = ev.check_statistics();
@@ -140,6 +182,25 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
                     {"suppressed_records", c.suppressed_records}});
   }
   s["best_solutions"] = sols;
+  // The risk-utility frontier of the checked solutions, by increasing loss;
+  // at most kFrontierPoints of them, evenly spaced, both ends kept.
+  constexpr std::size_t kFrontierPoints = 100;
+  const std::vector<FrontierPoint>& frontier = ev.frontier();
+  nlohmann::json front = nlohmann::json::array();
+  const std::size_t shown = std::min(frontier.size(), kFrontierPoints);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const std::size_t k = shown < 2 ? 0 : i * (frontier.size() - 1) / (shown - 1);
+    const FrontierPoint& f = frontier[k];
+    nlohmann::json levels = nlohmann::json::object();
+    for (std::size_t q = 0; q < pr.qi_names.size(); ++q) levels[pr.qi_names[q]] = f.transformation[q];
+    front.push_back({{"transformation", levels},
+                     {"information_loss", f.information_loss},
+                     {"highest_risk", f.highest_risk},
+                     {"average_risk", f.average_risk},
+                     {"suppressed_records", f.suppressed_records}});
+  }
+  s["frontier"] = front;
+  s["frontier_size"] = frontier.size();
   r["search"] = s;
   const CheckStatistics& cs = a.check_statistics;
   r["check"] = {{"checks", cs.checks},

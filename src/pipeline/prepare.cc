@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "deid/database.h"
@@ -68,6 +69,51 @@ HierarchyTable hierarchy_table(const Job& job, const AttributeSpec& attribute, c
     return build_inline(job, attribute, data, data.columns[static_cast<std::size_t>(c)]);
   }
   return read_hierarchy(attribute.hierarchy);
+}
+
+// The job's min-level, max-level and weight of each quasi-identifier, once
+// the hierarchies' heights are known.
+static void set_constraints(const Job& job, Problem& pr) {
+  bool constrained = false, weighted = false;
+  double largest = 0;
+  std::vector<double> weights;
+  for (std::size_t q = 0; q < pr.qi_names.size(); ++q) {
+    const AttributeSpec* spec = job.attribute(pr.qi_names[q]);
+    const int top = pr.hierarchies[q].height() - 1;
+    int lo = 0, hi = top;
+    if (spec && spec->min_level) {
+      lo = *spec->min_level;
+      if (lo > top)
+        throw JobError(Location{job.path, spec->min_level_line, 0, {}},
+                       fmt::format("attribute '{}': min-level {} is above its hierarchy's top level {}",
+                                   pr.qi_names[q], lo, top));
+    }
+    if (spec && spec->max_level) {
+      hi = *spec->max_level;
+      if (hi > top)
+        throw JobError(Location{job.path, spec->max_level_line, 0, {}},
+                       fmt::format("attribute '{}': max-level {} is above its hierarchy's top level {}",
+                                   pr.qi_names[q], hi, top));
+    }
+    constrained = constrained || lo > 0 || hi < top;
+    pr.min_levels.push_back(lo);
+    pr.max_levels.push_back(hi);
+    // ARX: an attribute without a weight weighs 0.5; all weights are
+    // divided by the largest, and all are 1 when the largest is 0
+    // (AbstractMetricMultiDimensional.initializeInternal).
+    const double w = spec && spec->weight ? *spec->weight : 0.5;
+    weighted = weighted || (spec && spec->weight);
+    weights.push_back(w);
+    largest = std::max(largest, w);
+  }
+  if (!constrained) {
+    pr.min_levels.clear();
+    pr.max_levels.clear();
+  }
+  if (weighted && largest > 0) {
+    for (double& w : weights) w /= largest;
+    if (std::any_of(weights.begin(), weights.end(), [](double w) { return w != 1.0; })) pr.weights = std::move(weights);
+  }
 }
 
 Dataset read_input(const Job& job) {
@@ -140,6 +186,18 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
                                unassigned.size() == 1 ? "s" : "ve", unassigned.size() == 1 ? "it" : "them"));
   }
 
+  // The utility analysis's targets and features are released columns
+  // (checked here, before the search, not when the analysis runs).
+  for (const auto* names : {&job.utility.targets, &job.utility.features})
+    for (const std::string& n : *names) {
+      const int c = ds.column_index(n);
+      if (c < 0 || p->roles[static_cast<std::size_t>(c)] == Role::identifying)
+        throw JobError(Location{job.path, job.utility.line, 0, {}},
+                       fmt::format("utility.{} names '{}', which is {}", names == &job.utility.targets ? "target" : "features",
+                                   n, c < 0 ? fmt::format("not a column of {}", ds.source)
+                                            : std::string("identifying (not released)")));
+    }
+
   if (pr.qi_columns.empty())
     throw JobError(Location{job.path, 0, 0, {}},
                    fmt::format("the job has no quasi-identifying attribute among the columns of {}: list at least one "
@@ -148,6 +206,7 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
 
   for (std::size_t q = 0; q < pr.qi_columns.size(); ++q)
     pr.hierarchies.push_back(Generalization::build(p->qi_tables[q], ds.columns[pr.qi_columns[q]], ds.source));
+  set_constraints(job, pr);
   for (std::size_t s = 0; s < sensitive_columns.size(); ++s) {
     SensitiveAttribute sa;
     sa.column = sensitive_columns[s];

@@ -81,7 +81,7 @@ QualityValue EntropyModel::evaluate(const Problem& problem, const Transformation
     }
     out.per_attribute[q] = quality::truncate_10_digits(loss == 0.0 ? 0.0 : -loss);
   }
-  out.value = deid::aggregate(aggregate_, out.per_attribute);
+  out.value = deid::aggregate(aggregate_, out.per_attribute, problem.weights);
   return out;
 }
 
@@ -89,15 +89,16 @@ double EntropyModel::lower_bound(const Problem& problem, const Transformation& t
   const auto tab = table(problem);
   std::vector<double> per(classes.width);
   for (std::uint32_t q = 0; q < classes.width; ++q) per[q] = quality::truncate_10_digits((*tab)[q][t[q]]);
-  return deid::aggregate(aggregate_, per);
+  return deid::aggregate(aggregate_, per, problem.weights);
 }
 
 }  // namespace deid
 
 namespace deid {
 
-double EntropyModel::class_loss(const Problem&, const Transformation&, const Classes& classes, std::size_t c) const {
-  return deid::aggregate(aggregate_, std::vector<double>(classes.width, static_cast<double>(classes.counts[c])));
+double EntropyModel::class_loss(const Problem& problem, const Transformation&, const Classes& classes,
+                               std::size_t c) const {
+  return deid::aggregate(aggregate_, std::vector<double>(classes.width, static_cast<double>(classes.counts[c])), problem.weights);
 }
 
 }  // namespace deid

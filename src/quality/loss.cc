@@ -94,7 +94,7 @@ QualityValue LossModel::evaluate(const Problem& problem, const Transformation& t
   for (std::uint32_t q = 0; q < w; ++q)
     out.per_attribute[q] = attribute_loss(problem, q, (*tab)[q][static_cast<std::size_t>(t[q])], suppressed_leaves[q],
                                           suppressed_records);
-  out.value = deid::aggregate(aggregate_, out.per_attribute);
+  out.value = deid::aggregate(aggregate_, out.per_attribute, problem.weights);
   return out;
 }
 
@@ -103,7 +103,7 @@ double LossModel::lower_bound(const Problem& problem, const Transformation& t, c
   std::vector<double> per(classes.width);
   for (std::uint32_t q = 0; q < classes.width; ++q)
     per[q] = attribute_loss(problem, q, (*tab)[q][static_cast<std::size_t>(t[q])], 0, 0);
-  return deid::aggregate(aggregate_, per);
+  return deid::aggregate(aggregate_, per, problem.weights);
 }
 
 double LossModel::class_loss(const Problem& problem, const Transformation& t, const Classes& classes,
@@ -117,7 +117,7 @@ double LossModel::class_loss(const Problem& problem, const Transformation& t, co
                          static_cast<double>(h.hierarchy_rows());
     values[q] = count * share;
   }
-  return deid::aggregate(aggregate_, values);
+  return deid::aggregate(aggregate_, values, problem.weights);
 }
 
 void LossModel::class_losses(const Problem& problem, const Transformation& t, const Classes& classes,
@@ -129,7 +129,8 @@ void LossModel::class_losses(const Problem& problem, const Transformation& t, co
     return;
   }
   // The operations of class_loss() and aggregate() in the same order, so
-  // the same bits: product over q of pow(count * share + 1, 1 / w), minus 1.
+  // the same bits: product over q of pow(count * share * weight + 1, 1 / w),
+  // minus 1.
   const std::uint32_t w = classes.width;
   const double count = static_cast<double>(classes.counts[which[0]]);
   std::vector<std::vector<double>> factor(w);
@@ -142,7 +143,8 @@ void LossModel::class_losses(const Problem& problem, const Transformation& t, co
       if (f < 0) {
         const Generalization& h = problem.hierarchies[q];
         const double share = static_cast<double>(h.leaves(t[q], code)) / static_cast<double>(h.hierarchy_rows());
-        f = std::pow(count * share + 1.0, 1.0 / static_cast<double>(w));
+        const double weight = problem.weights.empty() ? 1.0 : problem.weights[q];
+        f = std::pow(count * share * weight + 1.0, 1.0 / static_cast<double>(w));
       }
       product *= f;
     }

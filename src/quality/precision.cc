@@ -30,18 +30,19 @@ QualityValue PrecisionModel::evaluate(const Problem& problem, const Transformati
     const double v = level_share(problem, t, q);
     out.per_attribute[q] = n > 0 ? v + s * (1.0 - v) / n : v;
   }
-  out.value = deid::aggregate(aggregate_, out.per_attribute);
+  out.value = deid::aggregate(aggregate_, out.per_attribute, problem.weights);
   return out;
 }
 
 double PrecisionModel::lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const {
   std::vector<double> per(classes.width);
   for (std::size_t q = 0; q < classes.width; ++q) per[q] = level_share(problem, t, q);
-  return deid::aggregate(aggregate_, per);
+  return deid::aggregate(aggregate_, per, problem.weights);
 }
 
-double PrecisionModel::class_loss(const Problem&, const Transformation&, const Classes& classes, std::size_t c) const {
-  return deid::aggregate(aggregate_, std::vector<double>(classes.width, static_cast<double>(classes.counts[c])));
+double PrecisionModel::class_loss(const Problem& problem, const Transformation&, const Classes& classes,
+                               std::size_t c) const {
+  return deid::aggregate(aggregate_, std::vector<double>(classes.width, static_cast<double>(classes.counts[c])), problem.weights);
 }
 
 }  // namespace deid

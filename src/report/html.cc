@@ -71,6 +71,56 @@ std::string bar_chart(const std::string& id, const std::string& title, const std
   return svg;
 }
 
+std::string scatter_chart(const std::string& id, const std::string& title, const std::vector<Point>& points,
+                          const std::string& x_label, const std::string& y_label, bool x_percent,
+                          std::size_t highlight) {
+  const double left = 96, top = 16, plot_w = 520, plot_h = 260, width = left + plot_w + 30,
+               height = top + plot_h + 50;
+  double max_x = 0, max_y = 0;
+  for (const Point& p : points) {
+    max_x = std::max(max_x, p.x);
+    max_y = std::max(max_y, p.y);
+  }
+  if (max_x <= 0) max_x = 1;
+  if (max_y <= 0) max_y = 1;
+  const auto px = [&](double x) { return left + x / max_x * plot_w; };
+  const auto py = [&](double y) { return top + plot_h - y / max_y * plot_h; };
+  const auto x_text = [&](double x) { return x_percent ? pct(x) : fmt::format("{:.4g}", x); };
+  std::string svg = fmt::format(
+      "<figure><figcaption>{}</figcaption><svg class=\"chart\" id=\"{}\" role=\"img\" aria-label=\"{}\" "
+      "width=\"{:.0f}\" height=\"{:.0f}\" viewBox=\"0 0 {:.0f} {:.0f}\">",
+      esc(title), id, esc(title), width, height, width, height);
+  // Axes with three ticks each.
+  svg += fmt::format("<path d=\"M{0:.0f} {1:.0f}V{2:.0f}H{3:.0f}\" fill=\"none\" stroke=\"#999\"/>", left, top,
+                     top + plot_h, left + plot_w);
+  for (int i = 0; i <= 2; ++i) {
+    const double fx = max_x * i / 2, fy = max_y * i / 2;
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" text-anchor=\"middle\" class=\"label\">{}</text>", px(fx),
+                       top + plot_h + 16, esc(x_text(fx)));
+    svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.1f}\" text-anchor=\"end\" class=\"label\">{:.4g}</text>",
+                       left - 6, py(fy) + 4, fy);
+  }
+  svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"middle\" class=\"label\">{}</text>",
+                     left + plot_w / 2, top + plot_h + 36, esc(x_label));
+  svg += fmt::format("<text x=\"14\" y=\"{:.0f}\" text-anchor=\"middle\" class=\"label\" "
+                     "transform=\"rotate(-90 14 {:.0f})\">{}</text>",
+                     top + plot_h / 2, top + plot_h / 2, esc(y_label));
+  if (points.size() > 1) {
+    std::string d;
+    for (const Point& p : points) d += fmt::format("{}{:.1f} {:.1f}", d.empty() ? "M" : "L", px(p.x), py(p.y));
+    svg += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"#4e79a7\" stroke-opacity=\"0.5\"/>", d);
+  }
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const Point& p = points[i];
+    const bool hi = i == highlight;
+    svg += fmt::format("<circle class=\"point\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\"><title>{}</title>"
+                       "</circle>",
+                       px(p.x), py(p.y), hi ? 6 : 4, hi ? "#e15759" : "#4e79a7", esc(p.text));
+  }
+  svg += "</svg></figure>\n";
+  return svg;
+}
+
 std::string page_begin(const std::string& title) {
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -92,7 +142,7 @@ std::string page_end() {
   // have a drawn, non-empty box, so a test in a real browser can assert that
   // every chart shows data. It changes nothing a reader sees.
   return "<script>(function(){var c=document.querySelectorAll('svg.chart'),d=0;"
-         "c.forEach(function(s){var ok=false;s.querySelectorAll('rect.bar').forEach(function(b){"
+         "c.forEach(function(s){var ok=false;s.querySelectorAll('rect.bar,circle.point').forEach(function(b){"
          "var r=b.getBBox();if(r.width>0&&r.height>0)ok=true;});if(ok)d++;else s.setAttribute('data-empty','true');});"
          "document.documentElement.setAttribute('data-charts',c.length);"
          "document.documentElement.setAttribute('data-charts-drawn',d);})();</script>\n"

@@ -31,6 +31,22 @@ std::string bar_chart(const std::string& id, const std::string& title, const std
                       const std::vector<std::vector<Bar>>& series, const std::vector<std::string>& series_names,
                       double max_value);
 
+// One point of a scatter chart, with the text of its tooltip.
+struct Point {
+  double x = 0, y = 0;
+  std::string text;
+};
+
+// A scatter chart (<figure> with an inline <svg class="chart">) of `points`
+// joined by a line in their order, both axes from 0 to the largest value
+// (labelled with `x_label` and `y_label`, values formatted with
+// `x_percent`: as percentages or plain); the point `highlight` (an index,
+// or points.size() for none) is drawn larger in another colour. `id` must
+// be unique in the page.
+std::string scatter_chart(const std::string& id, const std::string& title, const std::vector<Point>& points,
+                          const std::string& x_label, const std::string& y_label, bool x_percent,
+                          std::size_t highlight);
+
 // The largest value of `series` (0 when empty), for bar_chart's max_value.
 double max_value(const std::vector<std::vector<Bar>>& series);
 
@@ -39,7 +55,7 @@ std::string page_begin(const std::string& title);
 
 // The end of a page: the self-check script (it marks the page with
 // data-charts, the number of charts, and data-charts-drawn, those with at
-// least one bar of non-empty size), a footer and </html>.
+// least one bar or point of non-empty size), a footer and </html>.
 std::string page_end();
 
 }  // namespace deid::html

@@ -60,14 +60,23 @@ std::string render_html_report(const PreparedJob& p, const Anonymization& a) {
   }
 
   // The job.
-  html += "<h2>Job</h2><table><tr><th>Attribute</th><th>Role</th><th>Hierarchy levels</th></tr>\n";
+  // Generalization constraints and weights, when the job sets them.
+  const bool bounded = !pr.min_levels.empty(), weighted = !pr.weights.empty();
+  html += fmt::format("<h2>Job</h2><table><tr><th>Attribute</th><th>Role</th><th>Hierarchy levels</th>{}{}</tr>\n",
+                      bounded ? "<th>Levels allowed</th>" : "", weighted ? "<th>Weight</th>" : "");
   for (std::size_t c = 0; c < p.data.columns.size(); ++c) {
     const std::string& name = p.data.columns[c].name;
-    std::string levels = "";
+    std::string levels = "", allowed = "", weight = "";
     for (std::size_t q = 0; q < pr.qi_names.size(); ++q)
-      if (pr.qi_names[q] == name) levels = std::to_string(pr.hierarchies[q].height());
-    html += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td></tr>\n", esc(name),
-                        to_string(p.roles[c]), levels);
+      if (pr.qi_names[q] == name) {
+        levels = std::to_string(pr.hierarchies[q].height());
+        if (bounded) allowed = fmt::format("{} to {}", pr.min_levels[q], pr.max_levels[q]);
+        if (weighted) weight = fmt::format("{:.4g}", pr.weights[q]);
+      }
+    html += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td>{}{}</tr>\n", esc(name),
+                        to_string(p.roles[c]), levels,
+                        bounded ? fmt::format("<td class=\"num\">{}</td>", allowed) : "",
+                        weighted ? fmt::format("<td class=\"num\">{}</td>", weight) : "");
   }
   html += "</table><table>";
   std::string models;
@@ -124,6 +133,40 @@ std::string render_html_report(const PreparedJob& p, const Anonymization& a) {
       html += "</table>\n";
       html += bar_chart("solutions", "Information loss of the best solutions found (#1 chosen)", labels, {loss},
                         {"loss"}, std::max(html::max_value({loss}), 1e-12));
+    }
+
+    // The risk-utility frontier (result.search.frontier, by increasing loss).
+    if (r["search"].contains("frontier") && !r["search"]["frontier"].empty()) {
+      const nlohmann::json& frontier = r["search"]["frontier"];
+      const std::size_t total = r["search"].value("frontier_size", frontier.size());
+      html += fmt::format(
+          "<h2>Risk-utility frontier</h2><p>Of the solutions the search checked, those that no other beats in "
+          "both information loss and average re-identification risk (prosecutor model: the released classes / "
+          "the released records; highest: 1 / the smallest class), by increasing loss. {}Release another one "
+          "with <code>deid anonymize JOB --transformation ...</code>; a pruning search checks few solutions far "
+          "from the optimum (<code>search.algorithm: exhaustive</code> gives the whole lattice's frontier).</p>"
+          "<table><tr><th>#</th><th>Transformation</th><th>Information loss</th><th>Average risk</th>"
+          "<th>Highest risk</th><th>Suppressed records</th></tr>\n",
+          total > frontier.size() ? fmt::format("{} of its {} points are shown, evenly spaced. ", frontier.size(), total)
+                                  : "");
+      std::vector<html::Point> points;
+      std::size_t chosen = frontier.size();
+      for (const auto& f : frontier) {
+        std::string lv;
+        for (const auto& [name, level] : f["transformation"].items())
+          lv += fmt::format("{}{}={}", lv.empty() ? "" : ",", name, level.get<int>());
+        const double loss = f["information_loss"].get<double>(), avg = f["average_risk"].get<double>();
+        const bool is_chosen = f["transformation"] == r["transformation"];
+        if (is_chosen) chosen = points.size();
+        points.push_back({avg, loss, fmt::format("{}: loss {:.4f}, average risk {}", lv, loss, pct(avg))});
+        html += fmt::format("<tr{}><td class=\"num\">{}</td><td><code>{}</code></td><td class=\"num\">{:.6f}</td>"
+                            "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+                            is_chosen ? " class=\"chosen\"" : "", points.size(), esc(lv), loss, pct(avg),
+                            pct(f["highest_risk"].get<double>()), f["suppressed_records"].get<std::uint64_t>());
+      }
+      html += "</table>\n";
+      html += html::scatter_chart("frontier", "Information loss against average re-identification risk (chosen in red)",
+                                  points, "average risk", "information loss", true, chosen);
     }
 
     // Loss per attribute.

@@ -121,7 +121,7 @@ class BestFirstSearch final : public SearchAlgorithm {
       }
       // Canonical children: raise an attribute at or after the last raised one.
       for (std::size_t i = e.first_free; i < m; ++i) {
-        if (t[i] + 1 >= lattice.heights()[i]) continue;
+        if (t[i] >= lattice.max_level(i)) continue;
         ++t[i];
         queue.push({lattice.index(t), key, static_cast<std::uint16_t>(e.rank + 1), static_cast<std::uint16_t>(i)});
         --t[i];

@@ -41,6 +41,28 @@ void Evaluator::keep_best_solutions(std::size_t n) {
   if (best_solutions_.size() > n) best_solutions_.resize(n);
 }
 
+void Evaluator::add_to_frontier(const CheckResult& r) {
+  FrontierPoint p;
+  p.information_loss = r.quality.value;
+  p.suppressed_records = r.suppressed_records;
+  const std::uint64_t released = problem_.rows - std::min(problem_.rows, r.suppressed_records);
+  if (r.smallest_class > 0) p.highest_risk = 1.0 / static_cast<double>(r.smallest_class);
+  if (released > 0) p.average_risk = static_cast<double>(r.kept_classes) / static_cast<double>(released);
+  // The last point with loss <= p's has the least risk of those; if it is
+  // no riskier, p is dominated.
+  auto at = std::upper_bound(frontier_.begin(), frontier_.end(), p.information_loss,
+                             [](double loss, const FrontierPoint& f) { return loss < f.information_loss; });
+  if (at != frontier_.begin() && std::prev(at)->average_risk <= p.average_risk) return;
+  // p dominates an earlier point of equal loss (it is riskier), and the
+  // later points (more loss) that are no less risky.
+  if (at != frontier_.begin() && std::prev(at)->information_loss == p.information_loss) at = frontier_.erase(std::prev(at));
+  auto end = at;
+  while (end != frontier_.end() && end->average_risk >= p.average_risk) ++end;
+  at = frontier_.erase(at, end);
+  p.transformation = r.transformation;
+  frontier_.insert(at, std::move(p));
+}
+
 void Evaluator::prefetch(std::span<const Transformation> ts) {
   if (limits_.max_checks) {
     const std::uint64_t left = *limits_.max_checks > checked_ ? *limits_.max_checks - checked_ : 0;
@@ -57,6 +79,7 @@ const CheckResult& Evaluator::check(const Transformation& t) {
       best_ = last_;
       time_to_best_ = elapsed_seconds();
     }
+    add_to_frontier(last_);
     // The best few solutions, for the report. Algorithms check in a fixed
     // order and better() is a total order, so the list is the same for any
     // thread count. A solution not better than the last kept costs one

@@ -65,7 +65,7 @@ class OptimalSearch final : public SearchAlgorithm {
     const Lattice& lattice = props.lattice();
     const double total = static_cast<double>(lattice.size());
     Transformation t;
-    for (int r = 0; r <= lattice.max_rank(); ++r) {
+    for (int r = lattice.min_rank(); r <= lattice.max_rank(); ++r) {
       for (bool more = lattice.first_of_rank(r, t); more; more = lattice.next_of_rank(t)) {
         ++swept_;
         if (props.checked(t) || props.pruned(t, true)) continue;

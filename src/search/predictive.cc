@@ -171,7 +171,7 @@ bool probe_path(PredictiveProperties& props, Evaluator& ev, const Transformation
     bool extended = false;
     // Raise the first attribute that leads to an unresolved transformation.
     for (std::size_t i = 0; i < m && !extended; ++i) {
-      if (closed[i] || path.back()[i] + 1 >= lattice.heights()[i]) continue;
+      if (closed[i] || path.back()[i] >= lattice.max_level(i)) continue;
       s = path.back();
       ++s[i];
       if (props.checked(s)) continue;

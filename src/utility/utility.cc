@@ -298,6 +298,23 @@ std::vector<UtilityAttribute> released_attributes(const PreparedJob& p, const st
   return attrs;
 }
 
+// The job's utility.target and utility.features as indices of `in`'s
+// attributes. Throws JobError, at the section's line, for a name that is not
+// a released column.
+void set_classification(const Job& job, UtilityInput& in) {
+  const auto index = [&](const std::string& name, const char* what) {
+    for (std::size_t i = 0; i < in.attributes.size(); ++i)
+      if (in.attributes[i].name == name) return i;
+    std::string released;
+    for (const UtilityAttribute& a : in.attributes) released += (released.empty() ? "'" : ", '") + a.name + "'";
+    throw JobError(Location{job.path, job.utility.line, 0, {}},
+                   fmt::format("utility.{} names '{}', which is not a released column (released: {})", what, name,
+                               released));
+  };
+  for (const std::string& n : job.utility.targets) in.targets.push_back(index(n, "target"));
+  for (const std::string& n : job.utility.features) in.features.push_back(index(n, "features"));
+}
+
 }  // namespace
 
 UtilityInput utility_input(const PreparedJob& p, const Transformation& t, const Classes& classes) {
@@ -319,6 +336,7 @@ UtilityInput utility_input(const PreparedJob& p, const Transformation& t, const 
   }
   in.suppressed.resize(in.rows);
   for (std::uint64_t r = 0; r < in.rows; ++r) in.suppressed[r] = entry_suppressed[hist.row_entry[r]];
+  set_classification(p.job, in);
   return in;
 }
 
@@ -455,6 +473,7 @@ UtilityInput utility_input(const PreparedJob& p, const Dataset& released) {
                                    a.level, a.labels[a.to_released[a.column->codes[r]]]));
     }
   }
+  set_classification(p.job, in);
   return in;
 }
 
@@ -497,7 +516,9 @@ nlohmann::json to_json(const UtilityAnalysis& u) {
                               {"baseline_accuracy", c.baseline},
                               {"accuracy_before", c.accuracy_before},
                               {"accuracy_after", c.accuracy_after},
-                              {"relative_accuracy", optional_json(c.relative_accuracy)}});
+                              {"relative_accuracy", optional_json(c.relative_accuracy)},
+                              {"auc_before", optional_json(c.auc_before)},
+                              {"auc_after", optional_json(c.auc_after)}});
   return {{"records", u.records},
           {"classification", std::move(classification)},
           {"suppressed_records", u.suppressed_records},

@@ -97,6 +97,25 @@ def test_result_accessors(adult_frame, tmp_path):
     assert json.loads((tmp_path / "r.json").read_text())["information_loss"] == r.information_loss
 
 
+def test_frontier_and_releasing_one_of_its_points(adult_frame):
+    run = next(x for x in arx_runs() if x["name"] == "adult_k5_loss_arith")
+    job = adult_job(run)
+    r = deid.anonymize(adult_frame, job)
+    f = r.frontier
+    assert len(f) == r.info["search"]["frontier_size"] >= 2
+    assert f.iloc[0]["information_loss"] == r.information_loss
+    assert f["information_loss"].is_monotonic_increasing and f["average_risk"].is_monotonic_decreasing
+    # The last point of the frontier, released directly, gives its figures.
+    point = f.iloc[-1]
+    qis = r.info["quasi_identifiers"]
+    job["search"] = {"transformation": {q: int(point[q]) for q in qis}}
+    g = deid.anonymize(adult_frame, job)
+    assert g.info["search"]["algorithm"] == "given" and not g.optimal
+    assert g.transformation == {q: int(point[q]) for q in qis}
+    assert g.information_loss == point["information_loss"]
+    assert g.suppressed_records == point["suppressed_records"]
+
+
 def test_no_solution_is_a_result_not_an_error(adult_frame):
     job = adult_job(RUNS[0] | {"privacy_models": ["k=40000"], "suppression_limit": 0.0})
     r = deid.anonymize(adult_frame, job)

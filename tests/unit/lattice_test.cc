@@ -2,6 +2,7 @@
 // neighbours and the enumeration by rank that the optimal search sweeps.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <set>
 
@@ -94,6 +95,77 @@ TEST(Lattice, RankEnumerationVisitsEveryTransformationOnceInLexicographicOrder) 
     EXPECT_FALSE(lattice.first_of_rank(lattice.max_rank() + 1, t));
     EXPECT_FALSE(lattice.first_of_rank(-1, t));
   }
+}
+
+// A bounded lattice (min-level, max-level) against the full lattice
+// filtered to the bounds: the same transformations, indices a bijection onto
+// [0, size), rank enumeration complete and in lexicographic order, and
+// neighbours within the bounds.
+TEST(BoundedLattice, IsTheFullLatticeFilteredToTheBounds) {
+  std::mt19937 rng(23);
+  for (int trial = 0; trial < 100; ++trial) {
+    std::vector<int> heights(1 + rng() % 5), lo, hi;
+    for (auto& h : heights) {
+      h = 1 + static_cast<int>(rng() % 5);
+      const int a = static_cast<int>(rng() % h), b = static_cast<int>(rng() % h);
+      lo.push_back(std::min(a, b));
+      hi.push_back(std::max(a, b));
+    }
+    const Lattice full(heights), bounded(heights, lo, hi);
+    std::vector<Transformation> inside;
+    for (LatticeIndex i = 0; i < full.size(); ++i)
+      if (bounded.contains(full.at(i))) inside.push_back(full.at(i));
+    ASSERT_EQ(static_cast<LatticeIndex>(inside.size()), bounded.size());
+    // Indices number the sublattice in lexicographic order.
+    for (std::size_t i = 0; i < inside.size(); ++i) {
+      EXPECT_EQ(bounded.index(inside[i]), static_cast<LatticeIndex>(i));
+      EXPECT_EQ(bounded.at(static_cast<LatticeIndex>(i)), inside[i]);
+    }
+    EXPECT_EQ(bounded.bottom(), inside.front());
+    EXPECT_EQ(bounded.top(), inside.back());
+    // Rank enumeration: every transformation once, each rank lexicographic.
+    std::set<LatticeIndex> seen;
+    Transformation t;
+    EXPECT_FALSE(bounded.first_of_rank(bounded.min_rank() - 1, t));
+    EXPECT_FALSE(bounded.first_of_rank(bounded.max_rank() + 1, t));
+    for (int r = bounded.min_rank(); r <= bounded.max_rank(); ++r) {
+      ASSERT_TRUE(bounded.first_of_rank(r, t));
+      Transformation previous;
+      do {
+        EXPECT_EQ(rank(t), r);
+        EXPECT_TRUE(bounded.contains(t)) << to_string(t);
+        if (!previous.empty()) {
+          EXPECT_TRUE(lex_less(previous, t));
+        }
+        EXPECT_TRUE(seen.insert(bounded.index(t)).second) << to_string(t);
+        previous = t;
+      } while (bounded.next_of_rank(t));
+    }
+    EXPECT_EQ(static_cast<LatticeIndex>(seen.size()), bounded.size());
+    // Neighbours: exactly those of the full lattice that are inside.
+    for (const Transformation& x : inside) {
+      std::vector<Transformation> up, down;
+      for (const Transformation& s : full.successors(x))
+        if (bounded.contains(s)) up.push_back(s);
+      for (const Transformation& p : full.predecessors(x))
+        if (bounded.contains(p)) down.push_back(p);
+      EXPECT_EQ(bounded.successors(x), up);
+      EXPECT_EQ(bounded.predecessors(x), down);
+    }
+    EXPECT_EQ(bounded.bounded(), lo != std::vector<int>(heights.size(), 0) || [&] {
+      for (std::size_t i = 0; i < heights.size(); ++i)
+        if (hi[i] != heights[i] - 1) return true;
+      return false;
+    }());
+  }
+}
+
+TEST(BoundedLattice, RejectsBoundsOutsideTheHierarchy) {
+  EXPECT_THROW(Lattice({3, 3}, {0, 2}, {2, 1}), std::invalid_argument);  // min > max
+  EXPECT_THROW(Lattice({3, 3}, {0, 0}, {2, 3}), std::invalid_argument);  // max >= height
+  EXPECT_THROW(Lattice({3, 3}, {-1, 0}, {2, 2}), std::invalid_argument);
+  EXPECT_THROW(Lattice({3, 3}, {0}, {2, 2}), std::invalid_argument);     // one bound per attribute
+  EXPECT_EQ(Lattice({3, 4}, {1, 3}, {1, 3}).size(), 1u);
 }
 
 TEST(Lattice, FirstOfRankIsLexicographicallySmallest) {

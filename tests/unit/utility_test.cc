@@ -335,6 +335,51 @@ TEST_F(UtilityClassification, SuppressedRecordsLoseTheirFeatures) {
   EXPECT_DOUBLE_EQ(analyze_utility(in_).classification.at(0).accuracy_after, 105.0 / 120);
 }
 
+TEST_F(UtilityClassification, AucOfTwoClassesFromTheProbabilities) {
+  // The input separates q (the class that appears second) perfectly: every
+  // q record gets a higher probability than every p record.
+  in_.attributes[0].labels = {"ab", "c", "d"};
+  in_.attributes[0].to_released = {0, 0, 1, 2};
+  UtilityAnalysis u = analyze_utility(in_);
+  ASSERT_EQ(u.classification.size(), 1u);
+  EXPECT_EQ(u.classification[0].classes, 2u);
+  ASSERT_TRUE(u.classification[0].auc_before && u.classification[0].auc_after);
+  EXPECT_DOUBLE_EQ(*u.classification[0].auc_before, 1.0);
+  EXPECT_DOUBLE_EQ(*u.classification[0].auc_after, 1.0);
+  // At the top level every record has the same features, so the same
+  // probability: every pair ties, AUC 1/2.
+  in_.attributes[0].labels = {"*"};
+  in_.attributes[0].to_released = {0, 0, 0, 0};
+  u = analyze_utility(in_);
+  EXPECT_DOUBLE_EQ(*u.classification[0].auc_after, 0.5);
+  EXPECT_DOUBLE_EQ(*u.classification[0].auc_before, 1.0);
+}
+
+TEST_F(UtilityClassification, ChosenTargetAndFeatures) {
+  // x (four classes) predicted from y: no AUC. (By default the features
+  // are the quasi-identifiers, x alone, which a target never is: no entry.)
+  in_.attributes[0].labels = {"a", "b", "c", "d"};
+  in_.attributes[0].to_released = {0, 1, 2, 3};
+  in_.targets = {0};
+  EXPECT_TRUE(analyze_utility(in_).classification.empty());
+  in_.features = {1};
+  UtilityAnalysis u = analyze_utility(in_);
+  ASSERT_EQ(u.classification.size(), 1u);
+  EXPECT_EQ(u.classification[0].target, "x");
+  EXPECT_EQ(u.classification[0].features, std::vector<std::string>{"y"});
+  EXPECT_EQ(u.classification[0].classes, 3u);  // three or more
+  EXPECT_FALSE(u.classification[0].auc_before.has_value());
+  // y tells d from the rest: d is always right, a b c split evenly among
+  // three classes with the same features: the majority rule of the model
+  // gets at most 30 + 30 of them.
+  EXPECT_LE(u.classification[0].accuracy_before, 0.5 + 1e-12);
+  EXPECT_GE(u.classification[0].accuracy_before, 0.25);
+  // A target listed among the features is not its own feature: nothing
+  // left to predict from, so no entry.
+  in_.features = {0};
+  EXPECT_TRUE(analyze_utility(in_).classification.empty());
+}
+
 // The analysis against a row-by-row implementation on strings: maps of
 // labels, the expanded sample sorted, chi2 as sum (O - E)^2 / E over every
 // cell of the r x c table.
