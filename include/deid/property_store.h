@@ -15,12 +15,14 @@
 // The antichain is kept in a prefix tree over level vectors: the root's
 // children give the level of the first quasi-identifier, their children the
 // level of the second, and so on; every root-to-leaf path is one stored
-// element. Each node holds its level, its children and the smallest (n.min)
-// and largest (n.max) rank of the elements beneath it. A query is a range
-// query: for P↑ it follows only children with level <= x_i whose n.min can
-// still be reached within x's remaining levels (the paper's
-// "m.level <= x_i and m.min < rank(x)", tightened to the suffix of x); for P↓
-// the same with >=, n.max. Removal on insert is the opposite range query.
+// element. Each node holds its level, its children, the smallest (n.min)
+// and largest (n.max) rank of the elements beneath it, and the smallest
+// level at each of the next depths beneath it (`below`, see Node). A query
+// is a range query: for P↑ it follows only children with level <= x_i
+// whose n.min can still be reached within x's remaining levels (the paper's
+// "m.level <= x_i and m.min < rank(x)", tightened to the suffix of x) and
+// whose `below` is at most x's levels; for P↓ the same with >=, n.max.
+// Removal on insert is the opposite range query.
 //
 // Representation: nodes live in one flat array with index links (first
 // child, next sibling) and a free list, so the tree needs no per-node
@@ -95,7 +97,10 @@ class PropertyStore {
   // depths past the last are kLaneMax. A query for y ≤ key_ skips a node
   // when some lane exceeds key_'s level at that depth, without reading its
   // children: a miss no longer walks every subtree the rank bound lets
-  // through. It fills the bytes a Node had as padding.
+  // through. It fills the bytes a Node had as padding. Hand-written (SWAR
+  // lanes): on the synthetic 12-attribute job the queries visited 1.06 G
+  // nodes instead of 1.33 G (a P↑ miss 69 instead of 89); CPU time fell
+  // by 4 to 7 % (15 attributes: 599 s instead of 623 s; bench/README.md).
   static constexpr unsigned kLaneBits = 3;
   static constexpr unsigned kLanes = 24 / kLaneBits;
   static constexpr std::uint32_t kLaneMax = (1u << kLaneBits) - 1;
