@@ -34,10 +34,13 @@ PropertyStore::PropertyStore(const Lattice& lattice, Inheritance inheritance)
   const std::size_t m = heights_.size();
   nodes_.emplace_back();  // the root; its bounds are those of an empty set until something is added
   nodes_[0].min_rank = std::numeric_limits<std::uint16_t>::max();
+  nodes_[0].set(0, kBelowMask);
+  static_assert(sizeof(Node) == 16, "the summary lives in what was padding");
   stride_ = (m + 15) / 16 * 16;
   key_.assign(stride_, 0);
   recent_.assign(kRecent * stride_, 0);
   suffix_.resize(m + 1);
+  below_key_.resize(m + 1);
   cur_.resize(m);
   prev_.resize(m);
   prefix_.resize(m + 1);
@@ -49,7 +52,20 @@ void PropertyStore::load(const Transformation& x) {
   for (std::size_t i = 0; i < m; ++i)
     key_[i] = stored_level(i, x[order_[i]]);
   suffix_[m] = 0;
-  for (std::size_t i = m; i-- > 0;) suffix_[i] = suffix_[i + 1] + key_[i];
+  below_key_[m] = kBelowMask;
+  for (std::size_t i = m; i-- > 0;) {
+    suffix_[i] = suffix_[i + 1] + key_[i];
+    below_key_[i] = (std::min<std::uint32_t>(key_[i], kLaneMax) | below_key_[i + 1] << kLaneBits) & kBelowMask;
+  }
+}
+
+std::uint32_t PropertyStore::lane_min(std::uint32_t a, std::uint32_t b) {
+  std::uint32_t out = 0;
+  for (unsigned j = 0; j < kLanes; ++j) {
+    const unsigned shift = j * kLaneBits;
+    out |= std::min((a >> shift) & kLaneMax, (b >> shift) & kLaneMax) << shift;
+  }
+  return out;
 }
 
 bool PropertyStore::recent_covers(std::size_t r) const {
@@ -74,7 +90,9 @@ bool PropertyStore::recent_covers(std::size_t r) const {
 // it, minus the levels already fixed on its path, fits into key_'s remaining
 // levels: y ≤ key_ on the remaining attributes implies that their sum is at
 // most suffix_[d + 1]. Children are sorted by level, so the scan of a
-// sibling list stops at the first level above key_[d]. The elements that
+// sibling list stops at the first level above key_[d]. A child whose
+// summary has a level above key_'s at one of the next kLanes depths is
+// skipped without reading its children (`below`). The elements that
 // answered recent queries are tried first (recent_).
 bool PropertyStore::covered() const {
   for (std::size_t r = 0; r < recent_count_; ++r)
@@ -82,6 +100,7 @@ bool PropertyStore::covered() const {
       hit_row_ = r;
       return true;
     }
+  if (!lanes_leq(nodes_[0].below(), below_key_[0])) return false;
   const int m = static_cast<int>(heights_.size());
   int d = 0;
   cur_[0] = nodes_[0].first_child;
@@ -90,11 +109,11 @@ bool PropertyStore::covered() const {
     std::int32_t c = cur_[d];
     while (c >= 0) {
       const Node& n = nodes_[c];
-      if (n.level > key_[d]) {
+      if (n.level() > key_[d]) {
         c = -1;
         break;
       }
-      if (n.min_rank - (prefix_[d] + n.level) <= suffix_[d + 1]) break;
+      if (n.min_rank - (prefix_[d] + n.level()) <= suffix_[d + 1] && lanes_leq(n.below(), below_key_[d + 1])) break;
       c = n.next_sibling;
     }
     if (c < 0) {
@@ -107,13 +126,13 @@ bool PropertyStore::covered() const {
     if (d == m - 1) {
       // Remember the element found (the path's levels).
       std::uint8_t* row = recent_.data() + recent_next_ * stride_;
-      for (int i = 0; i < m; ++i) row[i] = nodes_[cur_[i]].level;
+      for (int i = 0; i < m; ++i) row[i] = nodes_[cur_[i]].level();
       hit_row_ = recent_next_;
       recent_next_ = (recent_next_ + 1) % kRecent;
       recent_count_ = std::min(recent_count_ + 1, kRecent);
       return true;
     }
-    prefix_[d + 1] = prefix_[d] + nodes_[c].level;
+    prefix_[d + 1] = prefix_[d] + nodes_[c].level();
     cur_[d + 1] = nodes_[c].first_child;
     ++d;
   }
@@ -140,7 +159,7 @@ bool PropertyStore::peek(const Transformation& x) {
   return covered();
 }
 
-std::int32_t PropertyStore::allocate(std::uint8_t level, int rank) {
+std::int32_t PropertyStore::allocate(std::uint8_t level, std::uint32_t below, int rank) {
   std::int32_t idx;
   if (free_head_ >= 0) {
     idx = free_head_;
@@ -153,7 +172,7 @@ std::int32_t PropertyStore::allocate(std::uint8_t level, int rank) {
   Node& n = nodes_[idx];
   n.first_child = -1;
   n.next_sibling = -1;
-  n.level = level;
+  n.set(level, below);
   n.min_rank = n.max_rank = static_cast<std::uint16_t>(rank);
   return idx;
 }
@@ -168,12 +187,16 @@ void PropertyStore::release(std::int32_t node) {
 void PropertyStore::refresh_bounds(std::int32_t node) {
   Node& n = nodes_[node];
   std::uint16_t lo = std::numeric_limits<std::uint16_t>::max(), hi = 0;
+  std::uint32_t below = kBelowMask;
   for (std::int32_t c = n.first_child; c >= 0; c = nodes_[c].next_sibling) {
-    lo = std::min(lo, nodes_[c].min_rank);
-    hi = std::max(hi, nodes_[c].max_rank);
+    const Node& k = nodes_[c];
+    lo = std::min(lo, k.min_rank);
+    hi = std::max(hi, k.max_rank);
+    below = lane_min(below, (std::min<std::uint32_t>(k.level(), kLaneMax) | k.below() << kLaneBits) & kBelowMask);
   }
   n.min_rank = lo;
   n.max_rank = hi;
+  n.set(n.level(), below);
 }
 
 // Range query for every stored y ≥ key_, removing what it finds (papers/000,
@@ -205,7 +228,7 @@ void PropertyStore::remove_covered_by_key() {
     std::int32_t c = cur_[d];
     while (c >= 0) {
       const Node& n = nodes_[c];
-      if (n.level >= key_[d] && n.max_rank - (prefix_[d] + n.level) >= suffix_[d + 1]) break;
+      if (n.level() >= key_[d] && n.max_rank - (prefix_[d] + n.level()) >= suffix_[d + 1]) break;
       prev_[d] = c;
       c = n.next_sibling;
     }
@@ -229,7 +252,7 @@ void PropertyStore::remove_covered_by_key() {
       continue;
     }
     cur_[d] = c;
-    prefix_[d + 1] = prefix_[d] + nodes_[c].level;
+    prefix_[d + 1] = prefix_[d] + nodes_[c].level();
     cur_[d + 1] = nodes_[c].first_child;
     prev_[d + 1] = -1;
     removed_mark_[d + 1] = removed;
@@ -247,14 +270,15 @@ void PropertyStore::add_key() {
     const auto r = static_cast<std::uint16_t>(rank);
     p.min_rank = std::min(p.min_rank, r);
     p.max_rank = std::max(p.max_rank, r);
+    p.set(p.level(), lane_min(p.below(), below_key_[d]));
     // Find the child with key_[d] in the sorted sibling list, or where it goes.
     std::int32_t prev = -1, c = p.first_child;
-    while (c >= 0 && nodes_[c].level < key_[d]) {
+    while (c >= 0 && nodes_[c].level() < key_[d]) {
       prev = c;
       c = nodes_[c].next_sibling;
     }
-    if (c < 0 || nodes_[c].level != key_[d]) {
-      const std::int32_t fresh = allocate(key_[d], rank);  // may reallocate nodes_
+    if (c < 0 || nodes_[c].level() != key_[d]) {
+      const std::int32_t fresh = allocate(key_[d], below_key_[d + 1], rank);  // may reallocate nodes_
       nodes_[fresh].next_sibling = c;
       if (prev >= 0)
         nodes_[prev].next_sibling = fresh;
@@ -292,7 +316,7 @@ std::vector<Transformation> PropertyStore::elements() const {
       if (--d >= 0) cur[d] = nodes_[cur[d]].next_sibling;
       continue;
     }
-    t[order_[d]] = stored_level(static_cast<std::size_t>(d), nodes_[c].level);
+    t[order_[d]] = stored_level(static_cast<std::size_t>(d), nodes_[c].level());
     if (d == m - 1) {
       out.push_back(t);
       cur[d] = nodes_[c].next_sibling;

@@ -148,6 +148,23 @@ TEST(PropertyStore, AnswersEveryQueryAsAPlainListWithTallHierarchies) {
   run_random_comparison(301, {255, 3, 40}, Inheritance::specializations, 400);
 }
 
+// The subtree summaries (`below`: the smallest level at each of the next
+// depths, capped) skip subtrees on queries and are recomputed on removal:
+// lattices with more depths than a summary has lanes, with levels above the
+// cap, and with ties of heights (the tree's depth order), under
+// interleaved inserts, removals and queries with and without witness.
+TEST(PropertyStore, AnswersEveryQueryAsAPlainListWithSubtreeSummaries) {
+  std::mt19937_64 rng(4);
+  std::uint64_t removals = 0;
+  for (std::uint64_t seed = 400; seed < 440; ++seed) {
+    std::vector<int> heights(6 + rng() % 12);
+    for (auto& h : heights) h = 1 + static_cast<int>(rng() % (seed % 2 ? 6 : 14));
+    const Inheritance inheritance = seed % 4 < 2 ? Inheritance::generalizations : Inheritance::specializations;
+    removals += run_random_comparison(seed, heights, inheritance, 500);
+  }
+  EXPECT_GT(removals, 100u);
+}
+
 // papers/000, Fig. 3: P↑ holds for (1,1,1), (1,3,0), (3,2,0); the query for
 // (1,2,2) finds (1,1,1).
 TEST(PropertyStore, PaperFigure3QueryFindsASpecialization) {
