@@ -82,7 +82,7 @@ std::string page_begin(const std::string& title) {
       "table{{border-collapse:collapse;margin:.5rem 0}}td,th{{border:1px solid #ddd;padding:.25rem .6rem;"
       "text-align:left}}th{{background:#f4f4f4}}.num{{text-align:right;font-variant-numeric:tabular-nums}}"
       "figure{{margin:1rem 0}}figcaption{{font-weight:600;margin-bottom:.3rem}}"
-      "svg text{{font-size:12px;fill:#333}}.ok{{color:#2e7d32}}.bad{{color:#c62828}}.note{{color:#666}}"
+      "svg text{{font-size:12px;fill:#333}}svg text.dark{{fill:#fff}}.ok{{color:#2e7d32}}.bad{{color:#c62828}}.note{{color:#666}}"
       ".chosen{{background:#fff8e1}}</style></head><body>\n<h1>{0}</h1>\n",
       esc(title));
 }

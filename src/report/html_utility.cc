@@ -83,9 +83,11 @@ std::string heat_colour(double v) {
 // and in its tooltip; undefined (null) cells grey with "n/a".
 std::string heat_map(const std::string& id, const std::string& title, const std::vector<std::string>& names,
                      const json& m) {
+  // Room on the left for the row names and above (and to the right, where
+  // the last one ends) for the column names, written at 45 degrees.
   const double cell = 44, left = 150, top = 120;
   const double n = static_cast<double>(names.size());
-  const double width = left + cell * n + 10, height = top + cell * n + 10;
+  const double width = left + cell * n + 110, height = top + cell * n + 10;
   std::string svg = fmt::format(
       "<figure><figcaption>{}</figcaption><svg class=\"chart\" id=\"{}\" role=\"img\" aria-label=\"{}\" "
       "width=\"{:.0f}\" height=\"{:.0f}\" viewBox=\"0 0 {:.0f} {:.0f}\">",
@@ -109,8 +111,8 @@ std::string heat_map(const std::string& id, const std::string& title, const std:
                          "fill=\"{}\" stroke=\"#fff\"><title>{} × {}: {}</title></rect>",
                          x, y, cell, cell, v ? heat_colour(*v) : "#bdbdbd", esc(names[i]), esc(names[j]),
                          v ? fmt::format("{:.4f}", *v) : "undefined");
-      svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"middle\" class=\"value\"{}>{}</text>",
-                         x + cell / 2, y + cell / 2 + 4, v && *v > 0.5 ? " style=\"fill:#fff\"" : "", value);
+      svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"middle\" class=\"value{}\">{}</text>",
+                         x + cell / 2, y + cell / 2 + 4, v && *v > 0.5 ? " dark" : "", value);
     }
   svg += "</svg></figure>\n";
   return svg;
