@@ -92,7 +92,7 @@ std::string page_end() {
   // have a drawn, non-empty box, so a test in a real browser can assert that
   // every chart shows data. It changes nothing a reader sees.
   return "<script>(function(){var c=document.querySelectorAll('svg.chart'),d=0;"
-         "c.forEach(function(s){var ok=false;s.querySelectorAll('rect.bar').forEach(function(b){"
+         "c.forEach(function(s){var ok=false;s.querySelectorAll('rect.bar,rect.cell').forEach(function(b){"
          "var r=b.getBBox();if(r.width>0&&r.height>0)ok=true;});if(ok)d++;else s.setAttribute('data-empty','true');});"
          "document.documentElement.setAttribute('data-charts',c.length);"
          "document.documentElement.setAttribute('data-charts-drawn',d);})();</script>\n"

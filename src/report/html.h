@@ -51,7 +51,7 @@ std::string page_begin(const std::string& title);
 
 // The end of a page: the self-check script (it marks the page with
 // data-charts, the number of charts, and data-charts-drawn, those with at
-// least one bar of non-empty size), a footer and </html>.
+// least one bar or heat-map cell of non-empty size), a footer and </html>.
 std::string page_end();
 
 }  // namespace deid::html
