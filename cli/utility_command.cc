@@ -1,7 +1,9 @@
-// `deid utility JOB [--input FILE] --output FILE [--json FILE]`: the utility
-// analysis (docs/utility.md) of a table `deid anonymize` released, read
-// back and compared with the job's input. The same analysis as the
-// "utility" section of anonymize's result.
+// `deid utility JOB [--input FILE] --output FILE [--json FILE] [--report
+// FILE]`: the utility analysis (docs/utility.md) of a table `deid
+// anonymize` released, read back and compared with the job's input. The
+// same analysis as the "utility" section of anonymize's result; --report
+// draws it as a self-contained HTML page (the section of anonymize's
+// report).
 #include <fmt/format.h>
 
 #include <chrono>
@@ -13,13 +15,14 @@
 #include "deid/job.h"
 #include "deid/output.h"
 #include "deid/pipeline.h"
+#include "deid/report.h"
 #include "deid/utility.h"
 
 namespace deid::cli {
 
 Command add_utility_command(CLI::App& app, const bool& quiet) {
   struct Options {
-    std::string job, input, output, json;
+    std::string job, input, output, json, report;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand("utility", "Compare a released table with its input: distributions, "
@@ -29,7 +32,9 @@ Command add_utility_command(CLI::App& app, const bool& quiet) {
   sub->add_option("--output", opts->output, "The released table (CSV written by deid anonymize)")
       ->required()
       ->check(CLI::ExistingFile);
-  sub->add_option("--json", opts->json, "Write the analysis as JSON to this file (default: print it)");
+  sub->add_option("--json", opts->json,
+                  "Write the analysis as JSON to this file (default: print it, unless --report is given)");
+  sub->add_option("--report", opts->report, "Write the analysis as a self-contained HTML page to this file");
 
   Command cmd;
   cmd.app = sub;
@@ -42,7 +47,7 @@ Command add_utility_command(CLI::App& app, const bool& quiet) {
     }
     std::vector<FileUse> reads = job_reads(job);
     reads.push_back({"released table", opts->output});
-    check_files(reads, {{"utility JSON", opts->json}});
+    check_files(reads, {{"utility JSON", opts->json}, {"HTML utility report", opts->report}});
     const std::unique_ptr<PreparedJob> prepared = prepare(job);
     const Dataset released =
         read_dataset(opts->output, CsvOptions{job.output.delimiter.value_or(prepared->data.delimiter), true});
@@ -51,14 +56,24 @@ Command add_utility_command(CLI::App& app, const bool& quiet) {
     const double analysis_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ta).count();
     const nlohmann::json j = to_json(analysis);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (opts->json.empty()) {
+    if (opts->json.empty() && opts->report.empty()) {
       std::cout << j.dump(2) << '\n';
       return 0;
     }
-    OutputFile file(opts->json, "utility JSON");
-    file.stream() << j.dump(2) << '\n';
-    file.finish("utility JSON");
-    file.publish();
+    // Both outputs complete before either replaces its target.
+    std::optional<OutputFile> json_file, html_file;
+    if (!opts->json.empty()) {
+      json_file.emplace(opts->json, "utility JSON");
+      json_file->stream() << j.dump(2) << '\n';
+      json_file->finish("utility JSON");
+    }
+    if (!opts->report.empty()) {
+      html_file.emplace(opts->report, "HTML utility report");
+      html_file->stream() << render_html_utility_report(j, opts->job, input_name(job), opts->output);
+      html_file->finish("report");
+    }
+    if (json_file) json_file->publish();
+    if (html_file) html_file->publish();
     if (quiet) return 0;
     fmt::print("Records          {} ({} suppressed)\n", analysis.records, analysis.suppressed_records);
     fmt::print("{:<24} {:>5} {:>10} {:>10} {:>10}\n", "Attribute", "level", "suppressed", "TVD", "JSD");
@@ -66,7 +81,8 @@ Command add_utility_command(CLI::App& app, const bool& quiet) {
       fmt::print("{:<24} {:>5} {:>10} {:>10.6f} {:>10.6f}\n", a.name, a.level >= 0 ? fmt::format("{}", a.level) : "-",
                  a.suppressed, a.total_variation, a.jensen_shannon);
     fmt::print("Time             {:.0f} ms (analysis {:.0f} ms)\n", ms, analysis_ms);
-    fmt::print("JSON             {}\n", opts->json);
+    if (!opts->json.empty()) fmt::print("JSON             {}\n", opts->json);
+    if (!opts->report.empty()) fmt::print("Report           {}\n", opts->report);
     return 0;
   };
   return cmd;

@@ -10,9 +10,14 @@
 // estimator (with those that did not converge marked as such), |PU|/|SU| by
 // population size, the class-size distribution and the attacks of
 // papers/003.
+//
+// Both the report of a run with a utility analysis and the page of `deid
+// utility --report` draw it (docs/utility.md, "The HTML report").
 #pragma once
 
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "deid/pipeline.h"
 #include "deid/risk.h"
@@ -25,5 +30,11 @@ std::string render_html_report(const PreparedJob& prepared, const Anonymization&
 
 // Renders the report of `deid risk` for `report` (assess_risk()). Pure.
 std::string render_html_risk_report(const RiskReport& report);
+
+// Renders the page of `deid utility --report`: `utility` (the analysis as
+// to_json of deid/utility.h writes it) under a header naming the job file,
+// the input and the released table. Pure.
+std::string render_html_utility_report(const nlohmann::json& utility, const std::string& job_file,
+                                       const std::string& input, const std::string& released);
 
 }  // namespace deid

@@ -132,7 +132,7 @@ std::string page_begin(const std::string& title) {
       "table{{border-collapse:collapse;margin:.5rem 0}}td,th{{border:1px solid #ddd;padding:.25rem .6rem;"
       "text-align:left}}th{{background:#f4f4f4}}.num{{text-align:right;font-variant-numeric:tabular-nums}}"
       "figure{{margin:1rem 0}}figcaption{{font-weight:600;margin-bottom:.3rem}}"
-      "svg text{{font-size:12px;fill:#333}}.ok{{color:#2e7d32}}.bad{{color:#c62828}}.note{{color:#666}}"
+      "svg text{{font-size:12px;fill:#333}}svg text.dark{{fill:#fff}}.ok{{color:#2e7d32}}.bad{{color:#c62828}}.note{{color:#666}}"
       ".chosen{{background:#fff8e1}}</style></head><body>\n<h1>{0}</h1>\n",
       esc(title));
 }
@@ -142,7 +142,7 @@ std::string page_end() {
   // have a drawn, non-empty box, so a test in a real browser can assert that
   // every chart shows data. It changes nothing a reader sees.
   return "<script>(function(){var c=document.querySelectorAll('svg.chart'),d=0;"
-         "c.forEach(function(s){var ok=false;s.querySelectorAll('rect.bar,circle.point').forEach(function(b){"
+         "c.forEach(function(s){var ok=false;s.querySelectorAll('rect.bar,circle.point,rect.cell').forEach(function(b){"
          "var r=b.getBBox();if(r.width>0&&r.height>0)ok=true;});if(ok)d++;else s.setAttribute('data-empty','true');});"
          "document.documentElement.setAttribute('data-charts',c.length);"
          "document.documentElement.setAttribute('data-charts-drawn',d);})();</script>\n"

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace deid::html {
 
 // `s` with & < > " escaped, for text and attribute values.
@@ -50,12 +52,23 @@ std::string scatter_chart(const std::string& id, const std::string& title, const
 // The largest value of `series` (0 when empty), for bar_chart's max_value.
 double max_value(const std::vector<std::vector<Bar>>& series);
 
+// The utility analysis (the "utility" section of a result, as to_json of
+// deid/utility.h writes it, or {"skipped": reason}) as an HTML section: a
+// table and a chart of the distances per attribute, each attribute's
+// distribution before and after, the summaries of numeric attributes, the
+// association matrices as heat maps and the classification accuracies.
+// Reads only the JSON, so it serves `deid anonymize`'s report and `deid
+// utility --report` alike; keys it does not find are shown as "n/a".
+// Element ids start with "utility-" (html_utility.cc).
+std::string utility_section(const nlohmann::json& utility);
+
 // The start of a page: doctype, head with the inline style, <body> and <h1>.
 std::string page_begin(const std::string& title);
 
 // The end of a page: the self-check script (it marks the page with
 // data-charts, the number of charts, and data-charts-drawn, those with at
-// least one bar or point of non-empty size), a footer and </html>.
+// least one bar, point or heat-map cell of non-empty size), a footer and
+// </html>.
 std::string page_end();
 
 }  // namespace deid::html

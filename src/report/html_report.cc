@@ -260,6 +260,8 @@ std::string render_html_report(const PreparedJob& p, const Anonymization& a) {
                         m > 0 ? m : 1);
     }
   }
+  // The utility analysis of the release (docs/utility.md), when the result has one.
+  if (r.contains("utility")) html += html::utility_section(r["utility"]);
   html += html::page_end();
   return html;
 }

@@ -1,5 +1,6 @@
 // The HTML reports rendered in a real browser (headless Chromium): the report
-// of `deid anonymize` and that of `deid risk`. Every chart must have drawn
+// of `deid anonymize` (with its utility figures), that of `deid risk` and
+// the page of `deid utility --report`. Every chart must have drawn
 // data, the file must load nothing from the network, and a screenshot is
 // saved (report-screenshot.png and risk-report-screenshot.png in the test's
 // working directory) for a person to look at.
@@ -65,8 +66,12 @@ class ReportBrowserTest : public ::testing::Test {
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("deid-report-" + std::to_string(::getpid()));
     fs::create_directories(dir_);
+    write_job(dir_ / "job.yaml", "");
+  }
+  // The job on adult with five quasi-identifiers and `extra` attributes.
+  static void write_job(const fs::path& path, const std::string& extra) {
     const std::string h = deid::testing::example_path("adult/hierarchies/");
-    std::ofstream job(dir_ / "job.yaml");
+    std::ofstream job(path);
     job << "input: {path: " << deid::testing::example_path("adult/adult.csv") << ", delimiter: ';'}\n"
         << "attributes:\n"
         << "  age: {role: quasi-identifying, hierarchy: " << h << "age.csv}\n"
@@ -74,7 +79,7 @@ class ReportBrowserTest : public ::testing::Test {
         << "  race: {role: quasi-identifying, hierarchy: " << h << "race.csv}\n"
         << "  education: {role: quasi-identifying, hierarchy: " << h << "education.csv}\n"
         << "  marital-status: {role: quasi-identifying, hierarchy: " << h << "marital-status.csv}\n"
-        << "default-role: insensitive\n"
+        << extra << "default-role: insensitive\n"
         << "privacy:\n  - k-anonymity: {k: 10}\nsuppression-limit: 0.02\n"
         << "output: {path: out.csv, result: out.json, report: report.html}\n";
   }
@@ -135,7 +140,43 @@ TEST_F(ReportBrowserTest, EveryChartDrawsDataInHeadlessChromium) {
   EXPECT_GE(charts, 5) << "best solutions, loss per attribute, risk profile, suppression and class sizes";
   EXPECT_NE(html.find("id=\"solutions\""), std::string::npos) << "the best solutions found are charted";
   EXPECT_NE(html.find("<tr class=\"chosen\">"), std::string::npos);
+  EXPECT_NE(html.find("id=\"utility-cramers-after\""), std::string::npos) << "the utility figures are there";
   expect_charts_drawn_in_chromium(report, charts, dir_ / "profile", "report-screenshot.png");
+}
+
+// With a sensitive attribute the utility section has every kind of figure:
+// distances, distributions, heat maps and the classification chart. Each
+// draws in the anonymization report and on the page of `deid utility
+// --report`.
+TEST_F(ReportBrowserTest, EveryUtilityChartDrawsDataInHeadlessChromium) {
+  const fs::path job = dir_ / "sensitive.yaml";
+  write_job(job, "  salary-class: {role: sensitive}\n");
+  int status = 0;
+  std::string out = run(std::string(DEID_CLI_PATH) + " --quiet anonymize " + job.string() + " 2>&1", &status);
+  ASSERT_EQ(status, 0) << out;
+  const fs::path report = dir_ / "report.html";
+  const std::string html = read_file(report);
+  const int charts = self_contained_charts(html);
+  for (const char* id : {"utility-distances", "utility-distribution-0", "utility-cramers-before",
+                         "utility-cramers-after", "utility-classification-0"})
+    EXPECT_NE(html.find(std::string("<svg class=\"chart\" id=\"") + id + "\""), std::string::npos) << id;
+  // The distances, 9 distributions (every released column), 2 heat maps
+  // (the five quasi-identifiers and salary-class), 1 classification target.
+  const int utility_charts = static_cast<int>(count(html, "<svg class=\"chart\" id=\"utility-"));
+  EXPECT_EQ(utility_charts, 1 + 9 + 2 + 1);
+  EXPECT_GE(charts, utility_charts + 4);
+  EXPECT_EQ(count(html, "<rect class=\"cell\""), 2u * 6 * 6) << "one heat-map cell per pair of 6 attributes";
+  expect_charts_drawn_in_chromium(report, charts, dir_ / "profile", "utility-report-screenshot.png");
+
+  const fs::path page = dir_ / "utility.html";
+  out = run(std::string(DEID_CLI_PATH) + " --quiet utility " + job.string() + " --output " + (dir_ / "out.csv").string() +
+                " --report " + page.string() + " 2>&1",
+            &status);
+  ASSERT_EQ(status, 0) << out;
+  const std::string page_html = read_file(page);
+  const int page_charts = self_contained_charts(page_html);
+  EXPECT_EQ(page_charts, utility_charts);
+  expect_charts_drawn_in_chromium(page, page_charts, dir_ / "profile", "utility-page-screenshot.png");
 }
 
 TEST_F(ReportBrowserTest, EveryChartOfTheRiskReportDrawsDataInHeadlessChromium) {

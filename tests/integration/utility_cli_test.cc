@@ -3,12 +3,15 @@
 // default and gone with output.utility: false (the other keys unchanged),
 // the command on the released table agrees with the section, its numbers do
 // not depend on the thread count, and tables that are not a release of the
-// input are refused.
+// input are refused. The HTML figures of the analysis: in anonymize's report
+// and on the page of `deid utility --report`.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +21,65 @@
 namespace {
 
 namespace fs = std::filesystem;
+
+// Occurrences of `needle` in `hay`.
+std::size_t count(const std::string& hay, const std::string& needle) {
+  std::size_t n = 0;
+  for (std::size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
+  return n;
+}
+
+// The <svg> element with id `id` in `html` (up to its </svg>), empty when absent.
+std::string svg_with_id(const std::string& html, const std::string& id) {
+  const std::size_t at = html.find("id=\"" + id + "\"");
+  if (at == std::string::npos) return "";
+  const std::size_t start = html.rfind("<svg", at), end = html.find("</svg>", at);
+  if (start == std::string::npos || end == std::string::npos) return "";
+  return html.substr(start, end - start);
+}
+
+// Asserts that `html` holds the utility figures of the analysis `u`: the
+// table, the distances, one distribution chart per attribute with at most
+// 12 categories (two bars each), a table per numeric attribute, two heat
+// maps with one cell per pair of the dependency attributes, and the
+// classification (a chart per target, or the note that there is none).
+void expect_utility_figures(const std::string& html, const nlohmann::json& u) {
+  EXPECT_NE(html.find("<h2 id=\"utility\">"), std::string::npos);
+  EXPECT_NE(html.find("<table id=\"utility-attributes\">"), std::string::npos);
+  EXPECT_FALSE(svg_with_id(html, "utility-distances").empty());
+  const nlohmann::json& attrs = u["attributes"];
+  for (std::size_t i = 0; i < attrs.size(); ++i) {
+    const std::string chart = svg_with_id(html, "utility-distribution-" + std::to_string(i));
+    ASSERT_FALSE(chart.empty()) << attrs[i]["name"];
+    const std::size_t categories = attrs[i]["distribution"].size();
+    const std::size_t drawn = count(chart, "<rect class=\"bar\"");
+    EXPECT_EQ(drawn, 2 * std::min<std::size_t>(categories, 12)) << attrs[i]["name"];
+    EXPECT_EQ(count(chart, ">other ("), categories > 12 ? 1u : 0u) << attrs[i]["name"];
+    EXPECT_EQ(html.find("id=\"utility-numeric-" + std::to_string(i) + "\"") != std::string::npos,
+              attrs[i]["numeric"].is_object())
+        << attrs[i]["name"];
+  }
+  const std::size_t d = u["dependencies"]["attributes"].size();
+  ASSERT_GT(d, 0u);
+  for (const char* map : {"utility-cramers-before", "utility-cramers-after"}) {
+    const std::string svg = svg_with_id(html, map);
+    ASSERT_FALSE(svg.empty()) << map;
+    EXPECT_EQ(count(svg, "<rect class=\"cell\""), d * d) << map;
+    std::size_t undefined = 0;
+    for (const auto& row : u["dependencies"][std::string(map) == "utility-cramers-before" ? "before" : "after"])
+      for (const auto& v : row) undefined += v.is_null();
+    EXPECT_EQ(count(svg, ">n/a</text>"), undefined) << map;
+  }
+  if (u["classification"].empty()) {
+    EXPECT_NE(html.find("id=\"utility-classification\""), std::string::npos);
+  } else {
+    for (std::size_t t = 0; t < u["classification"].size(); ++t)
+      EXPECT_EQ(count(svg_with_id(html, "utility-classification-" + std::to_string(t)), "<rect class=\"bar\""), 3u);
+  }
+  // Strict-CSP friendly: the self-check is the only script, no inline event handler.
+  EXPECT_EQ(count(html, "<script"), 1u);
+  EXPECT_FALSE(std::regex_search(html, std::regex(" on[a-z]+=")));
+}
 
 class UtilityCli : public ::testing::Test {
  protected:
@@ -143,6 +205,81 @@ TEST_F(UtilityCli, RefusesATableThatIsNotAReleaseOfTheInput) {
   std::ofstream(shorter) << text.substr(0, text.rfind('\n', text.size() - 2) + 1);
   EXPECT_EQ(run("-q utility '" + job + "' --output '" + shorter.string() + "'"), 2);
   EXPECT_NE(err().find("30161 records, the input 30162"), std::string::npos) << err();
+}
+
+// The anonymization report has the utility figures of the result's section.
+TEST_F(UtilityCli, AnonymizeReportHasTheUtilityFigures) {
+  const std::string job = deid::testing::example_path("adult.yaml");
+  const fs::path out = dir_ / "adult-deid.csv", result = dir_ / "adult-deid.json", report = dir_ / "report.html";
+  ASSERT_EQ(run("-q anonymize '" + job + "' --output '" + out.string() + "' --result '" + result.string() +
+                "' --report '" + report.string() + "'"),
+            0)
+      << err();
+  const nlohmann::json r = json(result);
+  ASSERT_TRUE(r.contains("utility"));
+  const std::string html = deid::testing::slurp(report.string());
+  expect_utility_figures(html, r["utility"]);
+  EXPECT_EQ(r["utility"]["dependencies"]["attributes"].size(), 9u);
+  // occupation is released as one category: its associations after are
+  // undefined, grey cells with n/a (and only those are grey).
+  std::size_t undefined = 0;
+  for (const char* m : {"before", "after"})
+    for (const auto& row : r["utility"]["dependencies"][m])
+      for (const auto& v : row) undefined += v.is_null();
+  EXPECT_GT(undefined, 0u);
+  EXPECT_EQ(count(html, "fill=\"#bdbdbd\""), undefined);
+}
+
+// `deid utility --report` writes a page with the same figures, and the JSON
+// beside it when --json is given too.
+TEST_F(UtilityCli, CommandWritesTheReportPage) {
+  const std::string job = deid::testing::example_path("adult.yaml");
+  const fs::path out = dir_ / "adult-deid.csv", result = dir_ / "adult-deid.json";
+  ASSERT_EQ(run("-q anonymize '" + job + "' --output '" + out.string() + "' --result '" + result.string() + "'"), 0)
+      << err();
+  const fs::path page = dir_ / "utility.html", u = dir_ / "u.json";
+  ASSERT_EQ(run("-q utility '" + job + "' --output '" + out.string() + "' --report '" + page.string() + "'"), 0)
+      << err();
+  EXPECT_EQ(deid::testing::slurp((dir_ / "stdout").string()), "") << "with --report alone nothing is printed";
+  const std::string html = deid::testing::slurp(page.string());
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(html.find("</html>"), std::string::npos);
+  EXPECT_NE(html.find(out.filename().string()), std::string::npos) << "the header names the released table";
+  expect_utility_figures(html, json(result)["utility"]);
+  // Both at once.
+  fs::remove(page);
+  ASSERT_EQ(run("-q utility '" + job + "' --output '" + out.string() + "' --json '" + u.string() + "' --report '" +
+                page.string() + "'"),
+            0)
+      << err();
+  EXPECT_EQ(json(u), json(result)["utility"]);
+  EXPECT_EQ(deid::testing::slurp(page.string()), html);
+}
+
+// A report path that is an input (or the released table) is refused before
+// anything is written: exit 2, the input unchanged, no JSON.
+TEST_F(UtilityCli, CommandRefusesAReportOverAnInput) {
+  const std::string job = deid::testing::example_path("adult.yaml");
+  const fs::path out = dir_ / "adult-deid.csv", result = dir_ / "adult-deid.json", input = dir_ / "adult.csv";
+  ASSERT_EQ(run("-q anonymize '" + job + "' --output '" + out.string() + "' --result '" + result.string() + "'"), 0)
+      << err();
+  fs::copy_file(deid::testing::example_path("adult/adult.csv"), input);
+  const std::string before = deid::testing::slurp(input.string()), released = deid::testing::slurp(out.string());
+  const fs::path u = dir_ / "u.json";
+  EXPECT_EQ(run("-q utility '" + job + "' --input '" + input.string() + "' --output '" + out.string() + "' --json '" +
+                u.string() + "' --report '" + input.string() + "'"),
+            2);
+  EXPECT_NE(err().find("HTML utility report"), std::string::npos) << err();
+  EXPECT_EQ(deid::testing::slurp(input.string()), before);
+  EXPECT_FALSE(fs::exists(u));
+  EXPECT_EQ(run("-q utility '" + job + "' --input '" + input.string() + "' --output '" + out.string() +
+                "' --report '" + out.string() + "'"),
+            2);
+  EXPECT_EQ(deid::testing::slurp(out.string()), released);
+  // Nothing else appeared in the directory (no temporary left).
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir_)) files += e.path().filename() != "stdout" && e.path().filename() != "stderr";
+  EXPECT_EQ(files, 3u);
 }
 
 }  // namespace
