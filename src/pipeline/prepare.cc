@@ -80,21 +80,17 @@ static void set_constraints(const Job& job, Problem& pr) {
   for (std::size_t q = 0; q < pr.qi_names.size(); ++q) {
     const AttributeSpec* spec = job.attribute(pr.qi_names[q]);
     const int top = pr.hierarchies[q].height() - 1;
-    int lo = 0, hi = top;
-    if (spec && spec->min_level) {
-      lo = *spec->min_level;
-      if (lo > top)
-        throw JobError(Location{job.path, spec->min_level_line, 0, {}},
-                       fmt::format("attribute '{}': min-level {} is above its hierarchy's top level {}",
-                                   pr.qi_names[q], lo, top));
-    }
-    if (spec && spec->max_level) {
-      hi = *spec->max_level;
-      if (hi > top)
-        throw JobError(Location{job.path, spec->max_level_line, 0, {}},
-                       fmt::format("attribute '{}': max-level {} is above its hierarchy's top level {}",
-                                   pr.qi_names[q], hi, top));
-    }
+    // A bound the job gives, within the hierarchy; `fallback` otherwise.
+    const auto bound = [&](const std::optional<int>& level, std::uint64_t line, const char* key, int fallback) {
+      if (!level) return fallback;
+      if (*level > top)
+        throw JobError(Location{job.path, line, 0, {}},
+                       fmt::format("attribute '{}': {} {} is above its hierarchy's top level {}", pr.qi_names[q], key,
+                                   *level, top));
+      return *level;
+    };
+    const int lo = bound(spec ? spec->min_level : std::nullopt, spec ? spec->min_level_line : 0, "min-level", 0);
+    const int hi = bound(spec ? spec->max_level : std::nullopt, spec ? spec->max_level_line : 0, "max-level", top);
     constrained = constrained || lo > 0 || hi < top;
     pr.min_levels.push_back(lo);
     pr.max_levels.push_back(hi);
