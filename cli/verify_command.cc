@@ -112,7 +112,7 @@ Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies
     if (role == Role::identifying) o.identifying.push_back(column);
     if (role != Role::quasi_identifying) continue;
     const AttributeSpec& a = *job.attribute(column);
-    o.quasi_identifiers.push_back({column, hierarchies.name_of(a)});
+    o.quasi_identifiers.push_back({column, hierarchies.name_of(a), a.min_level.value_or(0), a.max_level});
     m.hierarchies.push_back(hierarchies.of(a));
   }
   o.suppression_limit = job.suppression_limit;

@@ -204,7 +204,7 @@ std::vector<CheckLine> summarize(const Options& options, const Report& report) {
     for (std::size_t q = 0; q < options.quasi_identifiers.size(); ++q)
       levels += (levels.empty() ? "" : ", ") + options.quasi_identifiers[q].name + "=" +
                 (report.levels[q] ? std::to_string(*report.levels[q]) : std::string("?"));
-    lines.push_back(line_of("generalization", v, kind_is({Kind::not_single_level, Kind::value_not_in_hierarchy}),
+    lines.push_back(line_of("generalization", v, kind_is({Kind::not_single_level, Kind::level_outside_bounds, Kind::value_not_in_hierarchy}),
                             "one level per quasi-identifier: " + (levels.empty() ? "none" : levels)));
   } else {
     lines.push_back(skipped("copied columns", "the rows do not align"));

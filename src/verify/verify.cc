@@ -174,6 +174,7 @@ const char* to_string(Violation::Kind kind) {
     case Violation::Kind::value_changed: return "value_changed";
     case Violation::Kind::value_not_in_hierarchy: return "value_not_in_hierarchy";
     case Violation::Kind::not_single_level: return "not_single_level";
+    case Violation::Kind::level_outside_bounds: return "level_outside_bounds";
     case Violation::Kind::too_many_suppressed: return "too_many_suppressed";
     case Violation::Kind::class_too_small: return "class_too_small";
     case Violation::Kind::class_requirement: return "class_requirement";
@@ -456,16 +457,25 @@ Report check_tables(const Options& options, const Table& input, const Table& out
         for (int l = 0; l < h; ++l)
           if ((*gen[r])[l] != out && misfits[l]++ == 0) first_misfit[l] = r + 1;
       }
-      // Among the levels that fit, the one that explains the most starred
-      // records as generalized (ties: the lowest).
+      // Among the levels that fit within the bounds, the one that explains
+      // the most starred records as generalized (ties: the lowest).
+      const int lo = qis[q].min_level, hi = qis[q].max_level.value_or(h - 1);
       int fitting = -1;
       for (int l = 0; l < h; ++l)
         if (misfits[l] == 0) {
           report.fitting_levels[q].push_back(l);
-          if (fitting < 0 || stars[l] > stars[fitting]) fitting = l;
+          if (l >= lo && l <= hi && (fitting < 0 || stars[l] > stars[fitting])) fitting = l;
         }
       if (fitting >= 0) {
         report.levels[q] = fitting;
+        continue;
+      }
+      if (!report.fitting_levels[q].empty()) {
+        std::string fits;
+        for (int l : report.fitting_levels[q]) fits += (fits.empty() ? "" : ", ") + std::to_string(l);
+        add(Kind::level_outside_bounds, qis[q].name, 0, rows,
+            "column " + quote(qis[q].name) + " is generalized at level " + fits + ", outside its min-level and " +
+                "max-level [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
         continue;
       }
       int best = 0;

@@ -29,7 +29,9 @@
 //  - each quasi-identifier is generalized at one single level l of its
 //    hierarchy: every value of a record that is not suppressed equals the
 //    level-l value of the input value (`not_single_level`); an input value
-//    absent from the hierarchy is `value_not_in_hierarchy`;
+//    absent from the hierarchy is `value_not_in_hierarchy`; that level lies
+//    within the quasi-identifier's min_level and max_level
+//    (`level_outside_bounds` when only levels outside them fit);
 //  - a suppressed record has '*' in every quasi-identifier and is counted as
 //    suppressed; at most floor(limit * rows) records are suppressed
 //    (`too_many_suppressed`; ARX's rule, shared/reference/README.md);
@@ -116,6 +118,10 @@ using ClassRequirement = std::variant<DistinctLDiversity, EntropyLDiversity, Rec
 struct QuasiIdentifier {
   std::string name;
   std::string hierarchy_path;  // ARX format: value;level1;...;top, no header
+  // The job's generalization constraints (min-level, max-level); nullopt:
+  // the hierarchy's top.
+  int min_level = 0;
+  std::optional<int> max_level = std::nullopt;
 };
 
 struct Options {
@@ -146,6 +152,7 @@ struct Violation {
     value_changed,
     value_not_in_hierarchy,
     not_single_level,
+    level_outside_bounds,
     too_many_suppressed,
     class_too_small,
     class_requirement,

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "deid/check.h"
 #include "deid/error.h"
 #include "deid/pipeline.h"
@@ -254,6 +256,35 @@ TEST(GivenTransformation, ParsesTheOptionsText) {
   EXPECT_EQ(t[2], (std::pair<std::string, int>{"race", 1}));
   for (const char* bad : {"age", "age=", "=2", "age=2,", "age=-1", "age=256", "age=1.5", "age=1,age=2"})
     EXPECT_THROW(deid::parse_transformation(bad, "--transformation"), deid::JobError) << bad;
+}
+
+// --- deid verify -----------------------------------------------------------------
+
+// The verifier reads the bounds from the job: a release whose level of an
+// attribute lies outside them fails with level_outside_bounds.
+TEST(VerifyConstraints, ALevelOutsideTheBoundsIsAViolation) {
+  const fs::path dir = fs::temp_directory_path() / ("deid_constraints_verify_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  nlohmann::json run = reference_runs()[1];
+  run["attributes"] = nlohmann::json::object();
+  std::ofstream(dir / "free.yaml") << job_text(run);
+  run["attributes"] = {{"age", {{"max-level", 2}}}};
+  std::ofstream(dir / "bounded.yaml") << job_text(run);
+  run["attributes"] = {{"age", {{"min-level", 3}, {"max-level", 3}}}};
+  std::ofstream(dir / "exact.yaml") << job_text(run);
+  const std::string out = (dir / "out.csv").string(), so = (dir / "so").string(), se = (dir / "se").string();
+  ASSERT_EQ(deid::testing::run_deid("-q anonymize '" + (dir / "free.yaml").string() + "' --output '" + out + "'", so, se),
+            0);
+  // The optimum releases age at level 3.
+  EXPECT_EQ(deid::testing::run_deid("verify '" + (dir / "exact.yaml").string() + "' --output '" + out + "'", so, se), 0)
+      << deid::testing::slurp(so);
+  EXPECT_EQ(deid::testing::run_deid("verify '" + (dir / "bounded.yaml").string() + "' --output '" + out + "'", so, se),
+            1);
+  EXPECT_NE(deid::testing::slurp(so).find("'age' is generalized at level 3, outside its min-level and max-level [0, 2]"),
+            std::string::npos)
+      << deid::testing::slurp(so);
+  fs::remove_all(dir);
 }
 
 // --- job errors ---------------------------------------------------------------
