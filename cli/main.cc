@@ -243,7 +243,7 @@ int main(int argc, char** argv) {
       }
       if (!result.empty()) job.output.result = result;
       if (!report.empty()) job.output.report = report;
-      if (!transformation.empty()) {
+      if (anon->count("--transformation") > 0) {
         job.search.transformation = deid::parse_transformation(transformation, "--transformation");
         job.search.transformation_source = "--transformation";
         job.search.transformation_line = 0;

@@ -287,6 +287,26 @@ TEST(VerifyConstraints, ALevelOutsideTheBoundsIsAViolation) {
   fs::remove_all(dir);
 }
 
+// The command line: an empty or malformed --transformation is exit 2 with
+// the option named, and nothing is written.
+TEST(GivenTransformationCli, MalformedOptionIsExitTwo) {
+  const fs::path dir = fs::temp_directory_path() / ("deid_constraints_cli_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "job.yaml") << job_text(reference_runs()[1]);
+  const std::string so = (dir / "so").string(), se = (dir / "se").string();
+  for (const char* bad : {"''", "'age=1,'", "'age=x'"}) {
+    EXPECT_EQ(deid::testing::run_deid("anonymize '" + (dir / "job.yaml").string() + "' --output '" +
+                                          (dir / "out.csv").string() + "' --transformation " + bad,
+                                      so, se),
+              2)
+        << bad;
+    EXPECT_NE(deid::testing::slurp(se).find("--transformation: "), std::string::npos) << deid::testing::slurp(se);
+    EXPECT_FALSE(fs::exists(dir / "out.csv"));
+  }
+  fs::remove_all(dir);
+}
+
 // --- job errors ---------------------------------------------------------------
 
 std::string job_error(const std::string& text) {
