@@ -171,13 +171,17 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
   s["lattice_size"] = lattice_number(lattice.size());
   s["stopped_by_limit"] = a.search.stopped_by_limit;
   s["time_to_best_ms"] = a.search.time_to_best_seconds * 1000.0;
+  // A transformation as {quasi-identifier: level}.
+  const auto levels_of = [&](const Transformation& t) {
+    nlohmann::json levels = nlohmann::json::object();
+    for (std::size_t q = 0; q < pr.qi_names.size(); ++q) levels[pr.qi_names[q]] = t[q];
+    return levels;
+  };
   // The best solutions the search checked, best first (the chosen one first
   // when the search found one): how the choice compares with its rivals.
   nlohmann::json sols = nlohmann::json::array();
   for (const CheckResult& c : ev.best_solutions()) {
-    nlohmann::json levels = nlohmann::json::object();
-    for (std::size_t q = 0; q < pr.qi_names.size(); ++q) levels[pr.qi_names[q]] = c.transformation[q];
-    sols.push_back({{"transformation", levels},
+    sols.push_back({{"transformation", levels_of(c.transformation)},
                     {"information_loss", c.quality.value},
                     {"suppressed_records", c.suppressed_records}});
   }
@@ -191,9 +195,7 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
   for (std::size_t i = 0; i < shown; ++i) {
     const std::size_t k = shown < 2 ? 0 : i * (frontier.size() - 1) / (shown - 1);
     const FrontierPoint& f = frontier[k];
-    nlohmann::json levels = nlohmann::json::object();
-    for (std::size_t q = 0; q < pr.qi_names.size(); ++q) levels[pr.qi_names[q]] = f.transformation[q];
-    front.push_back({{"transformation", levels},
+    front.push_back({{"transformation", levels_of(f.transformation)},
                      {"information_loss", f.information_loss},
                      {"highest_risk", f.highest_risk},
                      {"average_risk", f.average_risk},
