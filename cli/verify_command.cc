@@ -101,6 +101,7 @@ Role role_of(const Job& job, const std::string& column) {
 struct Mapped {
   verify::Options options;
   std::vector<verify::Table> hierarchies;  // per quasi-identifier
+  std::vector<verify::Table> aggregated_hierarchies;  // per microaggregated column (empty: not generalized)
 };
 
 // The job as verifier options (anonymization).
@@ -112,6 +113,13 @@ Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies
     if (role == Role::identifying) o.identifying.push_back(column);
     if (role != Role::quasi_identifying) continue;
     const AttributeSpec& a = *job.attribute(column);
+    if (a.microaggregation) {
+      const bool generalized = a.microaggregation->generalize_before;
+      o.microaggregated.push_back(
+          {column, to_string(a.microaggregation->function), generalized ? hierarchies.name_of(a) : std::string()});
+      m.aggregated_hierarchies.push_back(generalized ? hierarchies.of(a) : verify::Table{});
+      continue;
+    }
     o.quasi_identifiers.push_back({column, hierarchies.name_of(a), a.min_level.value_or(0), a.max_level});
     m.hierarchies.push_back(hierarchies.of(a));
   }
@@ -412,7 +420,8 @@ Verification verify_release(Job job, const std::string& input_path, const std::s
     }
   } else {
     const Mapped m = map_anonymization(job, input, hierarchies);
-    const verify::Report report = verify::check_tables(m.options, input, *released, m.hierarchies);
+    const verify::Report report =
+        verify::check_tables(m.options, input, *released, m.hierarchies, m.aggregated_hierarchies);
     for (const auto& v : report.violations)
       if (v.kind == verify::Violation::Kind::unreadable || v.kind == verify::Violation::Kind::bad_options ||
           v.kind == verify::Violation::Kind::bad_hierarchy)

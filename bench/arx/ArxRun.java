@@ -15,6 +15,12 @@
 //       --order NAME FILE                 total order of a sensitive attribute's values, one per line
 //       --min-level NAME L, --max-level NAME L   generalization constraints of a quasi-identifier
 //       --weight NAME W                   attribute weight of a quasi-identifier in the quality model
+//       --microaggregate NAME mean|median|mode|geometric-mean|interval true|false
+//                                         microaggregation of a quasi-identifier (true: generalized before,
+//                                         with the hierarchy of its --qi; false: not generalized, no --qi);
+//                                         the JSON then holds each such column of the output: the SHA-256
+//                                         of its values in row order joined by newlines, and its values with
+//                                         their counts
 //       --k K                             k-anonymity
 //       --ldiv NAME distinct|entropy|recursive L C    (C is '-' unless recursive)
 //       --tclose NAME equal|hierarchical|ordered T
@@ -78,6 +84,7 @@ public final class ArxRun {
     private final Map<String, Integer> minLevels = new LinkedHashMap<>();
     private final Map<String, Integer> maxLevels = new LinkedHashMap<>();
     private final Map<String, Double> weights = new LinkedHashMap<>();
+    private final Map<String, String[]> microaggregated = new LinkedHashMap<>(); // name -> function, clustered
     private final List<String> sensitive = new ArrayList<>();
     private final Map<String, String> sensitiveHierarchies = new LinkedHashMap<>();
     private final List<String> identifying = new ArrayList<>();
@@ -133,6 +140,10 @@ public final class ArxRun {
             case "--max-level":
                 maxLevels.put(take(args, i, option), Integer.parseInt(take(args, i + 1, option))); i += 2; break;
             case "--weight": weights.put(take(args, i, option), number(take(args, i + 1, option), option)); i += 2; break;
+            case "--microaggregate":
+                microaggregated.put(take(args, i, option), new String[] {take(args, i + 1, option), take(args, i + 2, option)});
+                i += 3;
+                break;
             case "--k": k = positiveInt(take(args, i++, option), option); break;
             case "--ldiv":
                 ldiv.add(new String[] {take(args, i, option), take(args, i + 1, option), take(args, i + 2, option),
@@ -225,6 +236,7 @@ public final class ArxRun {
         for (int c = 0; c < handle.getNumColumns(); c++) columns.add(handle.getAttributeName(c));
         List<String> named = new ArrayList<>();
         named.addAll(qis.keySet());
+        named.addAll(microaggregated.keySet());
         named.addAll(sensitive);
         named.addAll(identifying);
         named.addAll(insensitive);
@@ -243,6 +255,17 @@ public final class ArxRun {
         for (Map.Entry<String, String> qi : qis.entrySet()) {
             data.getDefinition().setAttributeType(qi.getKey(), hierarchies.get(qi.getKey()));
         }
+        for (Map.Entry<String, String[]> m : microaggregated.entrySet()) {
+            String name = m.getKey();
+            boolean clustered = Boolean.parseBoolean(m.getValue()[1]);
+            if (clustered != qis.containsKey(name)) {
+                throw new UsageError("--microaggregate " + name + ": " + (clustered ? "true needs --qi with a hierarchy"
+                                                                               : "false takes no --qi"));
+            }
+            if (!clustered) data.getDefinition().setAttributeType(name, AttributeType.QUASI_IDENTIFYING_ATTRIBUTE);
+            data.getDefinition().setMicroAggregationFunction(name, aggregationFunction(m.getValue()[0]), clustered);
+            data.getDefinition().setDataType(name, numericType(handle, columns, name));
+        }
         for (Map.Entry<String, Integer> m : minLevels.entrySet()) {
             data.getDefinition().setMinimumGeneralization(m.getKey(), m.getValue());
         }
@@ -253,6 +276,32 @@ public final class ArxRun {
             if (t[1].equals("ordered")) data.getDefinition().setDataType(t[0], orderedType(handle, columns, t[0]));
         }
         return data;
+    }
+
+    private static AttributeType.MicroAggregationFunction aggregationFunction(String name) throws UsageError {
+        switch (name) {
+        case "mean": return AttributeType.MicroAggregationFunction.createArithmeticMean();
+        case "geometric-mean": return AttributeType.MicroAggregationFunction.createGeometricMean();
+        case "median": return AttributeType.MicroAggregationFunction.createMedian();
+        case "mode": return AttributeType.MicroAggregationFunction.createMode();
+        case "interval": return AttributeType.MicroAggregationFunction.createInterval();
+        default: throw new UsageError("unknown microaggregation function '" + name + "'");
+        }
+    }
+
+    /** INTEGER when every value of the column is an integer, else DECIMAL (deid's rule for microaggregation). */
+    private static DataType<?> numericType(DataHandle handle, List<String> columns, String name) throws UsageError {
+        int column = columns.indexOf(name);
+        for (int row = 0; row < handle.getNumRows(); row++) {
+            String value = handle.getValue(row, column);
+            if (value.isEmpty()) continue;
+            try {
+                Long.parseLong(value);
+            } catch (NumberFormatException e) {
+                return DataType.DECIMAL;
+            }
+        }
+        return DataType.INTEGER;
     }
 
     /** The data type that orders an attribute: its --order list, else integer or decimal when all values are. */
@@ -495,8 +544,44 @@ public final class ArxRun {
             if (output.isOutlier(row)) suppressed++;
         }
         out.append(", \"suppressed_records\": ").append(suppressed);
+        if (!microaggregated.isEmpty()) {
+            out.append(", \"microaggregated\": {");
+            boolean first = true;
+            for (String name : microaggregated.keySet()) {
+                int column = output.getColumnIndexOf(name);
+                StringBuilder joined = new StringBuilder();
+                Map<String, Integer> counts = new java.util.TreeMap<>();
+                for (int row = 0; row < output.getNumRows(); row++) {
+                    String value = output.getValue(row, column);
+                    joined.append(row == 0 ? "" : "\n").append(value);
+                    counts.merge(value, 1, Integer::sum);
+                }
+                out.append(first ? "" : ", ").append('"').append(jsonString(name)).append("\": {\"sha256\": \"")
+                   .append(sha256(joined.toString())).append("\", \"values\": {");
+                boolean firstValue = true;
+                for (Map.Entry<String, Integer> c : counts.entrySet()) {
+                    out.append(firstValue ? "" : ", ").append('"').append(jsonString(c.getKey())).append("\": ")
+                       .append(c.getValue());
+                    firstValue = false;
+                }
+                out.append("}}");
+                first = false;
+            }
+            out.append("}");
+        }
         out.append("}");
         return out.toString();
+    }
+
+    private static String sha256(String text) {
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+            StringBuilder hex = new StringBuilder();
+            for (byte b : digest) hex.append(String.format(Locale.ROOT, "%02x", b));
+            return hex.toString();
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** ARXAnonymizer.VERSION of the jar on the class path (read at run time: the constant would be inlined). */

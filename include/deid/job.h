@@ -20,6 +20,20 @@ namespace deid {
 enum class Role { identifying, quasi_identifying, sensitive, insensitive };
 const char* to_string(Role role);
 
+// Microaggregation of a quasi-identifier (ARX's MicroAggregationFunction,
+// docs/job-file.md): the value of every record of an equivalence class is
+// replaced by the class's aggregate of the attribute.
+enum class AggregationFunction { mean, median, mode, geometric_mean, interval };
+const char* to_string(AggregationFunction f);
+struct MicroaggregationSpec {
+  AggregationFunction function = AggregationFunction::mean;
+  // true: the attribute is also generalized with its hierarchy (it joins the
+  // lattice and forms the classes; ARX's "clustering"); false: it forms no
+  // classes and needs no hierarchy.
+  bool generalize_before = false;
+  std::uint64_t line = 0;  // of the `transformation` key
+};
+
 struct AttributeSpec {
   std::string name;
   Role role = Role::insensitive;
@@ -46,7 +60,15 @@ struct AttributeSpec {
   // Weight in the multi-dimensional quality models (ARX's attribute
   // weights), in [0, 1]; unset: ARX's default, 0.5.
   std::optional<double> weight = std::nullopt;
+  // `transformation: microaggregation` (quasi-identifiers only); unset:
+  // generalization.
+  std::optional<MicroaggregationSpec> microaggregation = std::nullopt;
 
+  // Whether the attribute is a quasi-identifier of the lattice: generalized
+  // (microaggregated ones only with generalize-before).
+  bool generalized() const {
+    return role == Role::quasi_identifying && (!microaggregation || microaggregation->generalize_before);
+  }
   // A hierarchy file, an inline definition or a table in memory.
   bool has_hierarchy() const { return !hierarchy.empty() || hierarchy_builder.has_value() || hierarchy_data != nullptr; }
 };

@@ -25,6 +25,27 @@ struct SensitiveAttribute {
   std::vector<std::string> order;  // declared order of values, when given
 };
 
+// A microaggregated quasi-identifier (job.h, MicroaggregationSpec): the
+// release replaces its value in each equivalence class by the class's
+// aggregate (transform/microaggregation.h).
+struct MicroaggregatedAttribute {
+  std::string name;
+  int column = -1;                 // in the dataset
+  const Column* data = nullptr;    // the encoded column
+  AggregationFunction function = AggregationFunction::mean;
+  // Generalized before aggregation: also a quasi-identifier (index `qi`),
+  // whose loss is that of its generalization. Otherwise it forms no
+  // classes, and the quality models that account for microaggregation
+  // (Loss, Precision, as ARX's do) add a dimension for it: the share of
+  // its distinct values found in each record's class.
+  int qi = -1;
+  // Not generalized: the distinct codes of the column in each histogram
+  // entry, entry-major: [offsets[e], offsets[e+1]) of `codes`.
+  std::vector<std::uint64_t> offsets;
+  std::vector<std::uint32_t> codes;
+  bool generalized() const { return qi >= 0; }
+};
+
 struct Problem {
   std::vector<std::string> qi_names;
   std::vector<int> qi_columns;                 // in the dataset
@@ -43,6 +64,15 @@ struct Problem {
   // largest (ARX's default weight 0.5 for an attribute without one); all 1
   // when none is given. Empty: all 1.
   std::vector<double> weights;
+
+  // Microaggregated quasi-identifiers, in column order.
+  std::vector<MicroaggregatedAttribute> microaggregated;
+  // Names of the quality models' dimensions: the quasi-identifiers, then
+  // the microaggregated attributes that are not generalized (ARX's order).
+  // `weights`, when not empty, has one per dimension.
+  std::vector<std::string> dimension_names() const;
+  // The microaggregated attributes that are not generalized.
+  std::size_t aggregated_dimensions() const;
 
   // The lattice within the generalization constraints.
   Lattice lattice() const;

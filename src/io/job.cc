@@ -36,6 +36,17 @@ const char* to_string(Aggregate a) {
   return "?";
 }
 
+const char* to_string(AggregationFunction f) {
+  switch (f) {
+    case AggregationFunction::mean: return "mean";
+    case AggregationFunction::median: return "median";
+    case AggregationFunction::mode: return "mode";
+    case AggregationFunction::geometric_mean: return "geometric-mean";
+    case AggregationFunction::interval: return "interval";
+  }
+  return "?";
+}
+
 const char* to_string(SearchSpec::Algorithm a) {
   switch (a) {
     case SearchSpec::Algorithm::automatic: return "auto";
@@ -227,6 +238,56 @@ struct Ctx {
 // the parameters of `deid hierarchy TYPE` (docs/job-file.md). Its parameters
 // are checked here, so a bad definition is reported with its line before
 // any data is read; the values are checked when prepare() builds it.
+// An attribute's `transformation`, `function` and `generalize-before`
+// (docs/job-file.md, "Microaggregation").
+void parse_microaggregation(const Ctx& ctx, const YAML::Node& v, const YAML::Node& root, AttributeSpec& a) {
+  const bool micro = v["transformation"] && ctx.str(v["transformation"], "transformation") == "microaggregation";
+  if (v["transformation"] && !micro && ctx.str(v["transformation"], "transformation") != "generalization")
+    ctx.fail(v["transformation"], fmt::format("attribute '{}': unknown transformation '{}' (known: generalization, "
+                                              "microaggregation)",
+                                              a.name, ctx.str(v["transformation"], "transformation")));
+  for (const char* key : {"function", "generalize-before"})
+    if (v[key] && !micro)
+      ctx.fail(v[key], fmt::format("attribute '{}': '{}' is used only with transformation: microaggregation", a.name,
+                                   key));
+  if (!micro) return;
+  if (a.role != Role::quasi_identifying)
+    ctx.fail(v["transformation"], fmt::format("attribute '{}': microaggregation is for quasi-identifying attributes; "
+                                              "this one has role {}",
+                                              a.name, to_string(a.role)));
+  if (root["cell-suppression"])
+    ctx.fail(v["transformation"], fmt::format("attribute '{}': microaggregation is applied by the lattice search "
+                                              "(deid anonymize), not by cell suppression",
+                                              a.name));
+  MicroaggregationSpec m;
+  m.line = static_cast<std::uint64_t>(v["transformation"].Mark().line + 1);
+  if (v["function"]) {
+    const std::string f = ctx.str(v["function"], "function");
+    bool known = false;
+    for (auto candidate : {AggregationFunction::mean, AggregationFunction::median, AggregationFunction::mode,
+                           AggregationFunction::geometric_mean, AggregationFunction::interval})
+      if (f == to_string(candidate)) {
+        m.function = candidate;
+        known = true;
+      }
+    if (!known)
+      ctx.fail(v["function"], fmt::format("attribute '{}': unknown microaggregation function '{}' (known: mean, "
+                                          "median, mode, geometric-mean, interval)",
+                                          a.name, f));
+  }
+  if (v["generalize-before"]) m.generalize_before = ctx.boolean(v["generalize-before"], "generalize-before");
+  if (!m.generalize_before) {
+    // Not generalized: a hierarchy or generalization constraints would be
+    // silently unused.
+    for (const char* key : {"hierarchy", "min-level", "max-level"})
+      if (v[key])
+        ctx.fail(v[key], fmt::format("attribute '{}': '{}' is used only when the attribute is generalized; set "
+                                     "generalize-before: true or remove it",
+                                     a.name, key));
+  }
+  a.microaggregation = m;
+}
+
 HierarchyBuilderSpec parse_hierarchy_builder(const Ctx& ctx, const YAML::Node& h, const std::string& attribute) {
   const std::string where = fmt::format("the hierarchy of attribute '{}'", attribute);
   if (!h["type"])
@@ -704,7 +765,8 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
       a.line = static_cast<std::uint64_t>(kv.first.Mark().line + 1);
       const auto& v = kv.second;
       ctx.keys(v, fmt::format("attribute '{}'", a.name),
-               {"role", "hierarchy", "order", "min-level", "max-level", "weight"});
+               {"role", "hierarchy", "order", "min-level", "max-level", "weight", "transformation", "function",
+                "generalize-before"});
       if (!v["role"]) ctx.fail(v, fmt::format("attribute '{}' needs a 'role'", a.name));
       a.role = ctx.role(v["role"]);
       const bool has_role_for_hierarchy = a.role == Role::quasi_identifying || a.role == Role::sensitive;
@@ -771,10 +833,12 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
         ctx.fail(v["max-level"], fmt::format("attribute '{}': max-level {} is below min-level {}", a.name,
                                              *a.max_level, *a.min_level));
       if (v["weight"]) a.weight = ctx.fraction(v["weight"], "weight");
+      parse_microaggregation(ctx, v, root, a);
       // Cell suppression (deid suppress) releases a quasi-identifier without
       // a hierarchy as it is; the lattice search needs one.
-      if (a.role == Role::quasi_identifying && !a.has_hierarchy() && !root["cell-suppression"])
-        ctx.fail(v, fmt::format("quasi-identifying attribute '{}' needs a 'hierarchy'", a.name));
+      if (a.generalized() && !a.has_hierarchy() && !root["cell-suppression"])
+        ctx.fail(v, fmt::format("quasi-identifying attribute '{}' needs a 'hierarchy'{}", a.name,
+                                a.microaggregation ? " (it is generalized before microaggregation)" : ""));
       if (job.attribute(a.name)) ctx.fail(kv.first, fmt::format("attribute '{}' is listed twice", a.name));
       job.attributes.push_back(std::move(a));
     }

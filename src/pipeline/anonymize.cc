@@ -92,7 +92,11 @@ nlohmann::json release_utility(const PreparedJob& p, const Anonymization& a) {
   if (p.data.grouped())
     return {{"skipped", "the input was grouped in its database (pushdown): the analysis needs the rows; set "
                         "input.postgres.pushdown: false, or run deid utility on the released table exported to CSV"}};
-  return to_json(analyze_utility(utility_input(p, a.search.best->transformation, *a.classes)));
+  nlohmann::json u = to_json(analyze_utility(utility_input(p, a.search.best->transformation, *a.classes)));
+  // Microaggregated attributes are left out (utility.cc, left_out).
+  for (const MicroaggregatedAttribute& m : p.problem.microaggregated)
+    u["not_analyzed"][m.name] = "microaggregated: its released value depends on the record's class";
+  return u;
 }
 
 std::uint64_t peak_rss_bytes() {
@@ -121,6 +125,12 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
   r = nlohmann::json::object();
   r["records"] = pr.rows;
   r["quasi_identifiers"] = pr.qi_names;
+  if (!pr.microaggregated.empty()) {
+    nlohmann::json micro = nlohmann::json::object();
+    for (const MicroaggregatedAttribute& m : pr.microaggregated)
+      micro[m.name] = {{"function", to_string(m.function)}, {"generalize_before", m.generalized()}};
+    r["microaggregated"] = micro;
+  }
   r["quality_model"] = pr.quality->name();
   r["quality_model_description"] = pr.quality->describe();
   nlohmann::json models = nlohmann::json::array();
@@ -138,10 +148,12 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
     checker.check(best.transformation, &classes);
     nlohmann::json tr = nlohmann::json::object();
     nlohmann::json per = nlohmann::json::object();
-    for (std::size_t q = 0; q < pr.qi_names.size(); ++q) {
-      tr[pr.qi_names[q]] = best.transformation[q];
-      if (q < best.quality.per_attribute.size()) per[pr.qi_names[q]] = best.quality.per_attribute[q];
-    }
+    for (std::size_t q = 0; q < pr.qi_names.size(); ++q) tr[pr.qi_names[q]] = best.transformation[q];
+    // The quality model's dimensions: the quasi-identifiers, then the
+    // microaggregated attributes it accounts for.
+    const std::vector<std::string> dimensions = pr.dimension_names();
+    for (std::size_t d = 0; d < dimensions.size() && d < best.quality.per_attribute.size(); ++d)
+      per[dimensions[d]] = best.quality.per_attribute[d];
     r["transformation"] = tr;
     r["information_loss"] = best.quality.value;
     r["information_loss_per_attribute"] = per;

@@ -7,6 +7,7 @@
 #include "deid/error.h"
 #include "deid/hierarchy_builder.h"
 #include "deid/pipeline.h"
+#include "transform/microaggregation.h"
 
 namespace deid {
 namespace {
@@ -102,6 +103,16 @@ static void set_constraints(const Job& job, Problem& pr) {
     weights.push_back(w);
     largest = std::max(largest, w);
   }
+  // Microaggregated attributes that are not generalized are dimensions of
+  // the quality models too, weighted like the others (ARX).
+  for (const MicroaggregatedAttribute& m : pr.microaggregated) {
+    if (m.generalized()) continue;
+    const AttributeSpec* spec = job.attribute(m.name);
+    const double w = spec && spec->weight ? *spec->weight : 0.5;
+    weighted = weighted || (spec && spec->weight);
+    weights.push_back(w);
+    largest = std::max(largest, w);
+  }
   if (!constrained) {
     pr.min_levels.clear();
     pr.max_levels.clear();
@@ -159,11 +170,21 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
       continue;
     }
     p->roles.push_back(role);
-    if (role == Role::quasi_identifying && !(spec && spec->has_hierarchy()))
+    const bool generalized = role == Role::quasi_identifying && (!spec || spec->generalized());
+    if (generalized && !(spec && spec->has_hierarchy()))
       // read_job() rejects this; a Job built in code may not have.
       throw JobError(Location{job.path, spec ? spec->line : 0, 0, {}},
                      fmt::format("quasi-identifying attribute '{}' needs a 'hierarchy'", col.name));
-    if (role == Role::quasi_identifying) {
+    if (role == Role::quasi_identifying && spec && spec->microaggregation) {
+      MicroaggregatedAttribute m;
+      m.name = col.name;
+      m.column = static_cast<int>(c);
+      m.data = &col;
+      m.function = spec->microaggregation->function;
+      m.qi = generalized ? static_cast<int>(pr.qi_names.size()) : -1;
+      pr.microaggregated.push_back(std::move(m));
+    }
+    if (generalized) {
       pr.qi_names.push_back(col.name);
       pr.qi_columns.push_back(static_cast<int>(c));
       p->qi_tables.push_back(hierarchy_table(job, *spec, ds));
@@ -187,6 +208,12 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
   for (const auto* names : {&job.utility.targets, &job.utility.features})
     for (const std::string& n : *names) {
       const int c = ds.column_index(n);
+      const AttributeSpec* spec = job.attribute(n);
+      if (spec && spec->microaggregation)
+        throw JobError(Location{job.path, job.utility.line, 0, {}},
+                       fmt::format("utility.{} names '{}', which is microaggregated: the utility analysis leaves "
+                                   "microaggregated attributes out",
+                                   names == &job.utility.targets ? "target" : "features", n));
       if (c < 0 || p->roles[static_cast<std::size_t>(c)] == Role::identifying)
         throw JobError(Location{job.path, job.utility.line, 0, {}},
                        fmt::format("utility.{} names '{}', which is {}", names == &job.utility.targets ? "target" : "features",
@@ -194,6 +221,15 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
                                             : std::string("identifying (not released)")));
     }
 
+  if (pr.qi_columns.empty() && !pr.microaggregated.empty())
+    throw JobError(Location{job.path, job.attribute(pr.microaggregated[0].name)->line, 0, {}},
+                   "every quasi-identifier is microaggregated without generalization, so nothing forms the "
+                   "equivalence classes: generalize at least one (a hierarchy, or generalize-before: true)");
+  if (!pr.microaggregated.empty() && ds.grouped())
+    throw JobError(Location{job.path, job.attribute(pr.microaggregated[0].name)->line, 0, {}},
+                   fmt::format("attribute '{}' is microaggregated, which needs the input's rows: with a PostgreSQL "
+                               "input set pushdown: false",
+                               pr.microaggregated[0].name));
   if (pr.qi_columns.empty())
     throw JobError(Location{job.path, 0, 0, {}},
                    fmt::format("the job has no quasi-identifying attribute among the columns of {}: list at least one "
@@ -214,11 +250,21 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
   }
 
   pr.histogram = build_histogram(ds, pr.qi_columns, sensitive_columns);
+  for (MicroaggregatedAttribute& m : pr.microaggregated) {
+    microaggregation::check_values(m, ds);
+    if (!m.generalized()) microaggregation::index_entries(m, pr.histogram);
+  }
   pr.rows = ds.records();
   // ARX: at most floor(limit * rows) records may be suppressed.
   pr.max_suppressed = static_cast<std::uint64_t>(job.suppression_limit * static_cast<double>(pr.rows) + 1e-9);
   pr.quality = make_quality_model(job.quality);
   for (std::size_t i = 0; i < job.privacy.size(); ++i) {
+    if (std::holds_alternative<PopulationUniquenessSpec>(job.privacy[i]) && pr.aggregated_dimensions() > 0)
+      // Its risk-based suppression orders classes by their loss, which
+      // would need each class's distinct values of the aggregated attribute.
+      throw JobError(Location{job.path, i < job.privacy_lines.size() ? job.privacy_lines[i] : 0, 0, {}},
+                     "population uniqueness cannot be combined yet with an attribute microaggregated without "
+                     "generalization; set generalize-before: true on it");
     try {
       pr.privacy.push_back(make_privacy_model(job.privacy[i], pr));
     } catch (const InputError& e) {

@@ -7,6 +7,7 @@
 
 #include "deid/check.h"
 #include "deid/problem.h"
+#include "transform/microaggregation.h"
 
 namespace deid {
 
@@ -94,6 +95,11 @@ QualityValue LossModel::evaluate(const Problem& problem, const Transformation& t
   for (std::uint32_t q = 0; q < w; ++q)
     out.per_attribute[q] = attribute_loss(problem, q, (*tab)[q][static_cast<std::size_t>(t[q])], suppressed_leaves[q],
                                           suppressed_records);
+  // Microaggregated attributes (not generalized): ARX's normalizeAggregated,
+  // the sum divided by the records.
+  for (double sum : microaggregation::dimension_sums(problem, t, classes, weights_.generalization,
+                                                     weights_.suppression))
+    out.per_attribute.push_back(quality::truncate_10_digits(std::max(0.0, sum / static_cast<double>(problem.rows))));
   out.value = deid::aggregate(aggregate_, out.per_attribute, problem.weights);
   return out;
 }
@@ -103,6 +109,7 @@ double LossModel::lower_bound(const Problem& problem, const Transformation& t, c
   std::vector<double> per(classes.width);
   for (std::uint32_t q = 0; q < classes.width; ++q)
     per[q] = attribute_loss(problem, q, (*tab)[q][static_cast<std::size_t>(t[q])], 0, 0);
+  per.resize(per.size() + problem.aggregated_dimensions(), 0.0);  // no bound for microaggregation (ARX)
   return deid::aggregate(aggregate_, per, problem.weights);
 }
 

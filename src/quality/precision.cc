@@ -2,6 +2,7 @@
 
 #include "deid/check.h"
 #include "deid/problem.h"
+#include "transform/microaggregation.h"
 
 namespace deid {
 namespace {
@@ -30,6 +31,10 @@ QualityValue PrecisionModel::evaluate(const Problem& problem, const Transformati
     const double v = level_share(problem, t, q);
     out.per_attribute[q] = n > 0 ? v + s * (1.0 - v) / n : v;
   }
+  // Microaggregated attributes (not generalized): ARX's sum over classes,
+  // divided by the records (gs-factor 0.5: both weights 1).
+  for (double sum : microaggregation::dimension_sums(problem, t, classes, 1.0, 1.0))
+    out.per_attribute.push_back(n > 0 ? sum / n : 0.0);
   out.value = deid::aggregate(aggregate_, out.per_attribute, problem.weights);
   return out;
 }
@@ -37,12 +42,16 @@ QualityValue PrecisionModel::evaluate(const Problem& problem, const Transformati
 double PrecisionModel::lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const {
   std::vector<double> per(classes.width);
   for (std::size_t q = 0; q < classes.width; ++q) per[q] = level_share(problem, t, q);
+  per.resize(per.size() + problem.aggregated_dimensions(), 0.0);  // no bound for microaggregation (ARX)
   return deid::aggregate(aggregate_, per, problem.weights);
 }
 
 double PrecisionModel::class_loss(const Problem& problem, const Transformation&, const Classes& classes,
                                std::size_t c) const {
-  return deid::aggregate(aggregate_, std::vector<double>(classes.width, static_cast<double>(classes.counts[c])), problem.weights);
+  return deid::aggregate(aggregate_,
+                         std::vector<double>(classes.width + problem.aggregated_dimensions(),
+                                             static_cast<double>(classes.counts[c])),
+                         problem.weights);
 }
 
 }  // namespace deid

@@ -4,6 +4,7 @@
 #include "deid/csv.h"
 #include "deid/output.h"
 #include "deid/pipeline.h"
+#include "transform/microaggregation.h"
 
 namespace deid {
 
@@ -15,7 +16,8 @@ void write_output(const PreparedJob& p, const Transformation& t, const Classes& 
   if (ds.grouped()) throw std::logic_error("write_output: the input was grouped in its database");
   const char delim = p.job.output.delimiter.value_or(ds.delimiter);
 
-  // Per dataset column: -1 when removed, else the quasi-identifier index or -2 (copied).
+  // Per released column: the quasi-identifier index, -2 (copied), or
+  // -3 - m for microaggregated attribute m (generalized or not).
   std::vector<int> plan;
   std::vector<std::size_t> kept;
   for (std::size_t c = 0; c < ds.columns.size(); ++c) {
@@ -23,9 +25,15 @@ void write_output(const PreparedJob& p, const Transformation& t, const Classes& 
     int qi = -2;
     for (std::size_t q = 0; q < pr.qi_columns.size(); ++q)
       if (pr.qi_columns[q] == static_cast<int>(c)) qi = static_cast<int>(q);
+    for (std::size_t m = 0; m < pr.microaggregated.size(); ++m)
+      if (pr.microaggregated[m].column == static_cast<int>(c)) qi = -3 - static_cast<int>(m);
     kept.push_back(c);
     plan.push_back(qi);
   }
+  // Each microaggregated attribute's label per class.
+  std::vector<std::vector<std::string>> aggregates;
+  for (const MicroaggregatedAttribute& m : pr.microaggregated)
+    aggregates.push_back(microaggregation::class_labels(m, pr.histogram, classes));
 
   // With output.escape-formulas, a cell a spreadsheet would run as a
   // formula gets a leading "'" (docs/reliability.md); otherwise every value
@@ -56,6 +64,12 @@ void write_output(const PreparedJob& p, const Transformation& t, const Classes& 
           line.push_back('*');
         } else {
           field(line, pr.hierarchies[q].label(t[q], classes.keys[cls * w + q]));
+        }
+      } else if (plan[i] <= -3) {
+        if (suppressed) {
+          line.push_back('*');
+        } else {
+          field(line, aggregates[static_cast<std::size_t>(-3 - plan[i])][cls]);
         }
       } else {
         field(line, col.dictionary.value(col.codes[r]));

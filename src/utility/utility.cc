@@ -276,11 +276,20 @@ UtilityAnalysis analyze_utility(const UtilityInput& in) {
 namespace {
 
 // The attributes of `p`'s output columns, quasi-identifiers at `levels`.
+// Columns the analysis leaves out: identifying ones (not released) and
+// microaggregated ones, whose released value depends on the record's class,
+// not on its value alone (docs/utility.md).
+bool left_out(const PreparedJob& p, std::size_t c) {
+  if (p.roles[c] == Role::identifying) return true;
+  const auto& m = p.problem.microaggregated;
+  return std::any_of(m.begin(), m.end(), [&](const MicroaggregatedAttribute& a) { return a.column == static_cast<int>(c); });
+}
+
 std::vector<UtilityAttribute> released_attributes(const PreparedJob& p, const std::vector<int>& levels) {
   std::vector<UtilityAttribute> attrs;
   const Problem& pr = p.problem;
   for (std::size_t c = 0; c < p.data.columns.size(); ++c) {
-    if (p.roles[c] == Role::identifying) continue;
+    if (left_out(p, c)) continue;
     UtilityAttribute a;
     a.name = p.data.columns[c].name;
     a.role = p.roles[c];
@@ -361,7 +370,7 @@ UtilityInput utility_input(const PreparedJob& p, const Dataset& released) {
   };
   std::vector<Seen> seen;
   for (std::size_t c = 0; c < p.data.columns.size(); ++c) {
-    if (p.roles[c] == Role::identifying) continue;
+    if (left_out(p, c)) continue;
     const Column& in = p.data.columns[c];
     const int rc = released.column_index(in.name);
     if (rc < 0)
@@ -395,8 +404,9 @@ UtilityInput utility_input(const PreparedJob& p, const Dataset& released) {
   std::vector<int> levels(pr.qi_columns.size(), 0);
   for (std::size_t q = 0; q < pr.qi_columns.size(); ++q) {
     const auto c = static_cast<std::size_t>(pr.qi_columns[q]);
+    if (left_out(p, c)) continue;
     std::size_t k = 0;  // index in `seen`
-    for (std::size_t i = 0; i < c; ++i) k += p.roles[i] != Role::identifying;
+    for (std::size_t i = 0; i < c; ++i) k += !left_out(p, i);
     const Seen& s = seen[k];
     const Generalization& h = pr.hierarchies[q];
     // Input values released only as '*' fit every level; of the levels that

@@ -206,9 +206,17 @@ std::vector<CheckLine> summarize(const Options& options, const Report& report) {
                 (report.levels[q] ? std::to_string(*report.levels[q]) : std::string("?"));
     lines.push_back(line_of("generalization", v, kind_is({Kind::not_single_level, Kind::level_outside_bounds, Kind::value_not_in_hierarchy}),
                             "one level per quasi-identifier: " + (levels.empty() ? "none" : levels)));
+    if (!options.microaggregated.empty()) {
+      std::string columns;
+      for (const auto& m : options.microaggregated)
+        columns += (columns.empty() ? "" : ", ") + m.name + " (" + m.function + ")";
+      lines.push_back(line_of("microaggregation", v, kind_is({Kind::wrong_aggregate}),
+                              "each record shows its class's aggregate: " + columns));
+    }
   } else {
     lines.push_back(skipped("copied columns", "the rows do not align"));
     lines.push_back(skipped("generalization", "the rows do not align"));
+    if (!options.microaggregated.empty()) lines.push_back(skipped("microaggregation", "the rows do not align"));
   }
   lines.push_back(line_of("suppression", v, kind_is({Kind::too_many_suppressed}),
                           std::to_string(report.suppressed_records) + " of limit " +

@@ -179,6 +179,7 @@ const char* to_string(Violation::Kind kind) {
     case Violation::Kind::class_too_small: return "class_too_small";
     case Violation::Kind::class_requirement: return "class_requirement";
     case Violation::Kind::population_uniqueness: return "population_uniqueness";
+    case Violation::Kind::wrong_aggregate: return "wrong_aggregate";
   }
   return "?";
 }
@@ -272,11 +273,24 @@ Report check(const Options& options) {
     }
     hierarchies.push_back(std::move(*h));
   }
-  return check_tables(options, *input, *output, hierarchies);
+  std::vector<Table> aggregated;
+  for (const auto& m : options.microaggregated) {
+    if (m.hierarchy_path.empty()) {
+      aggregated.emplace_back();
+      continue;
+    }
+    auto h = read_csv_file(m.hierarchy_path, options.hierarchy_delimiter, false, &why);
+    if (!h) {
+      report.violations.push_back({Violation::Kind::bad_hierarchy, m.name, 0, 0, "hierarchy " + why});
+      return report;
+    }
+    aggregated.push_back(std::move(*h));
+  }
+  return check_tables(options, *input, *output, hierarchies, aggregated);
 }
 
 Report check_tables(const Options& options, const Table& input, const Table& output,
-                    const std::vector<Table>& hierarchies) {
+                    const std::vector<Table>& hierarchies, const std::vector<Table>& aggregated_hierarchies) {
   using Kind = Violation::Kind;
   Report report;
   auto add = [&](Kind kind, std::string column, std::uint64_t row, std::uint64_t count, std::string message) {
@@ -302,6 +316,16 @@ Report check_tables(const Options& options, const Table& input, const Table& out
   }
   for (const auto& name : options.identifying)
     if (!in_col.count(name)) add(Kind::bad_options, name, 0, 0, "identifying column " + quote(name) + " is not an input column");
+  const auto& micro = options.microaggregated;
+  for (const auto& m : micro) {
+    if (!in_col.count(m.name)) add(Kind::bad_options, m.name, 0, 0, "microaggregated " + quote(m.name) + " is not an input column");
+    if (identifying.count(m.name)) add(Kind::bad_options, m.name, 0, 0, quote(m.name) + " is both microaggregated and identifying");
+    if (!known_aggregation_function(m.function))
+      add(Kind::bad_options, m.name, 0, 0, "unknown microaggregation function " + quote(m.function));
+    if (!qi_names.insert(m.name).second) add(Kind::bad_options, m.name, 0, 0, quote(m.name) + " listed twice as a quasi-identifier");
+  }
+  if (aggregated_hierarchies.size() != micro.size())
+    add(Kind::bad_options, {}, 0, 0, std::to_string(micro.size()) + " microaggregated columns but " + std::to_string(aggregated_hierarchies.size()) + " hierarchies for them");
   for (const auto& req : options.class_requirements) {
     const std::string& a = requirement_attribute(req);
     if (!in_col.count(a) || qi_names.count(a) || identifying.count(a))
@@ -518,6 +542,83 @@ Report check_tables(const Options& options, const Table& input, const Table& out
             std::to_string(options.suppression_limit) + " * " + std::to_string(input.rows.size()) + ") = " +
             std::to_string(report.max_suppressed));
 
+  // Microaggregated columns: '*' in suppressed records, elsewhere the
+  // aggregate of the input values of the record's class. A column
+  // generalized before aggregation joins the class at one level of its
+  // hierarchy: the first combination of levels at which every record is
+  // right, else the one with the fewest wrong records.
+  std::vector<int> micro_out(micro.size(), -1);
+  for (std::size_t m = 0; m < micro.size(); ++m) micro_out[m] = out_index(micro[m].name);
+  if (aligned && !micro.empty()) {
+    std::vector<std::vector<std::string>> in_values(micro.size()), released(micro.size());
+    for (std::size_t m = 0; m < micro.size(); ++m) {
+      if (micro_out[m] < 0) continue;  // column_missing reported
+      const int ic = in_col.at(micro[m].name);
+      std::uint64_t not_star = 0;
+      std::size_t first = rows;
+      for (std::size_t r = 0; r < rows; ++r) {
+        in_values[m].push_back(input.rows[r][static_cast<std::size_t>(ic)]);
+        released[m].push_back(output.rows[r][static_cast<std::size_t>(micro_out[m])]);
+        if (suppressed[r] && released[m][r] != "*" && not_star++ == 0) first = r;
+      }
+      if (not_star)
+        add(Kind::wrong_aggregate, micro[m].name, first + 1, not_star,
+            "column " + quote(micro[m].name) + ": " + std::to_string(not_star) +
+                " suppressed record(s) show a value instead of '*'; the first at data row " + std::to_string(first + 1));
+    }
+    // Per column generalized before aggregation: input value -> its hierarchy row.
+    std::vector<std::size_t> generalized;
+    std::vector<std::unordered_map<std::string, const std::vector<std::string>*>> rows_of(micro.size());
+    std::vector<int> heights_of(micro.size(), 1);
+    for (std::size_t m = 0; m < micro.size(); ++m) {
+      if (micro[m].hierarchy_path.empty() || micro_out[m] < 0 || aggregated_hierarchies[m].rows.empty()) continue;
+      generalized.push_back(m);
+      heights_of[m] = static_cast<int>(aggregated_hierarchies[m].rows.front().size());
+      for (const auto& row : aggregated_hierarchies[m].rows) rows_of[m].emplace(row[0], &row);
+    }
+    std::vector<std::string> base(rows);
+    for (std::size_t r = 0; r < rows; ++r) base[r] = class_key(output.rows[r], qi_out);
+    std::vector<int> level(generalized.size(), 0);
+    std::vector<AggregateErrors> best;
+    std::uint64_t best_wrong = UINT64_MAX;
+    for (int combos = 0; combos < 4096; ++combos) {
+      std::vector<std::string> group = base;
+      for (std::size_t g = 0; g < generalized.size(); ++g)
+        for (std::size_t r = 0; r < rows; ++r) {
+          const std::size_t m = generalized[g];
+          const auto it = rows_of[m].find(in_values[m][r]);
+          const std::string& v = it == rows_of[m].end() ? in_values[m][r] : (*it->second)[static_cast<std::size_t>(level[g])];
+          group[r] += std::to_string(v.size()) + "|" + v;
+        }
+      std::vector<AggregateErrors> errors(micro.size());
+      std::uint64_t wrong = 0;
+      for (std::size_t m = 0; m < micro.size(); ++m) {
+        if (micro_out[m] < 0) continue;
+        errors[m] = check_aggregates(micro[m], in_values[m], released[m], group, suppressed);
+        wrong += errors[m].wrong;
+      }
+      if (wrong < best_wrong) {
+        best_wrong = wrong;
+        best = std::move(errors);
+      }
+      if (wrong == 0) break;
+      // The next combination of levels (an odometer), or stop.
+      std::size_t g = 0;
+      while (g < generalized.size() && ++level[g] == heights_of[generalized[g]]) level[g++] = 0;
+      if (g == generalized.size()) break;
+    }
+    for (std::size_t m = 0; m < micro.size(); ++m)
+      if (!best.empty() && best[m].wrong)
+        add(Kind::wrong_aggregate, micro[m].name, best[m].first_row + 1, best[m].wrong,
+            "column " + quote(micro[m].name) + ": " + std::to_string(best[m].wrong) +
+                " record(s) do not show their class's " + micro[m].function + "; the first at data row " +
+                std::to_string(best[m].first_row + 1) + ": " + best[m].why);
+  }
+  // The tuple an attacker sees: the quasi-identifiers and the
+  // microaggregated columns.
+  std::vector<int> tuple_out = qi_out;
+  tuple_out.insert(tuple_out.end(), micro_out.begin(), micro_out.end());
+
   // Equivalence classes of the records that are not suppressed.
   struct ClassInfo {
     std::uint64_t size = 0;
@@ -532,7 +633,7 @@ Report check_tables(const Options& options, const Table& input, const Table& out
     for (std::size_t i = 0; i < req_out.size(); ++i)
       if (req_out[i] >= 0) ++overall[i][output.rows[r][req_out[i]]];
     if (suppressed[r]) continue;
-    auto [it, inserted] = classes.try_emplace(class_key(output.rows[r], qi_out));
+    auto [it, inserted] = classes.try_emplace(class_key(output.rows[r], tuple_out));
     ClassInfo& info = it->second;
     if (inserted) {
       info.first_row = r;

@@ -42,7 +42,15 @@
 //    the requirement's index in Violation::requirement);
 //  - when a population-uniqueness requirement is given, the class sizes of
 //    the records not suppressed satisfy it (`population_uniqueness`;
-//    verify_uniqueness.h computes the estimates).
+//    verify_uniqueness.h computes the estimates);
+//  - a microaggregated column (Options::microaggregated) is '*' in every
+//    suppressed record and elsewhere the aggregate of the input values of
+//    the record's class (`wrong_aggregate`, verify_microaggregation.h); its
+//    class is the record's quasi-identifier values, with, for a column
+//    generalized before aggregation, its input value generalized to one
+//    level of its hierarchy (the first level at which every record is
+//    right). The column is part of the tuple an attacker sees, so the
+//    classes of the checks above include it.
 //
 // A record whose quasi-identifiers are all '*' is suppressed unless the
 // detected levels generalize all of its quasi-identifiers to '*' anyway
@@ -70,6 +78,7 @@
 #include <variant>
 #include <vector>
 
+#include "verify_microaggregation.h"
 #include "verify_sensitive.h"
 #include "verify_uniqueness.h"
 
@@ -138,6 +147,8 @@ struct Options {
   std::vector<ClassRequirement> class_requirements;
   // A requirement on the output as a whole (dataset level).
   std::optional<PopulationUniqueness> population_uniqueness;
+  // Microaggregated quasi-identifiers (not in quasi_identifiers).
+  std::vector<Microaggregated> microaggregated;
 };
 
 struct Violation {
@@ -157,6 +168,7 @@ struct Violation {
     class_too_small,
     class_requirement,
     population_uniqueness,
+    wrong_aggregate,
   };
   Kind kind;
   std::string column;      // the column concerned, when one is
@@ -205,9 +217,10 @@ struct Report {
 Report check(const Options& options);
 
 // Same on tables already read; `hierarchies[i]` belongs to
-// options.quasi_identifiers[i] (paths and delimiters in `options` are used
-// only in messages).
+// options.quasi_identifiers[i], `aggregated_hierarchies[i]` to
+// options.microaggregated[i] (an empty table when it has no hierarchy);
+// paths and delimiters in `options` are used only in messages.
 Report check_tables(const Options& options, const Table& input, const Table& output,
-                    const std::vector<Table>& hierarchies);
+                    const std::vector<Table>& hierarchies, const std::vector<Table>& aggregated_hierarchies = {});
 
 }  // namespace verify

@@ -25,12 +25,7 @@ using deid::testing::example_path;
 using deid::testing::testdata_path;
 
 const std::vector<nlohmann::json>& reference_runs() {
-  static const std::vector<nlohmann::json> runs = [] {
-    std::ifstream in(testdata_path("reference/arx-adult-constraints.json"));
-    if (!in) throw std::runtime_error("cannot open reference/arx-adult-constraints.json");
-    return nlohmann::json::parse(in)["runs"].get<std::vector<nlohmann::json>>();
-  }();
-  return runs;
+  return deid::testing::reference_runs("arx-adult-constraints.json");
 }
 
 std::string scalar(const nlohmann::json& v) { return v.is_number_integer() ? std::to_string(v.get<int>()) : v.dump(); }

@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <iterator>
 #include <stdexcept>
 
@@ -34,15 +36,20 @@ int run_deid(const std::string& args, const std::string& stdout_path, const std:
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-const std::vector<nlohmann::json>& arx_adult_runs() {
-  static const std::vector<nlohmann::json> runs = [] {
-    std::ifstream in(testdata_path("reference/arx-adult.json"));
-    if (!in) throw std::runtime_error("cannot open reference/arx-adult.json");
-    nlohmann::json doc = nlohmann::json::parse(in);
-    return doc["runs"].get<std::vector<nlohmann::json>>();
-  }();
-  return runs;
+const std::vector<nlohmann::json>& reference_runs(const std::string& file) {
+  static std::mutex mutex;
+  static std::map<std::string, std::vector<nlohmann::json>> cache;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(file);
+  if (it == cache.end()) {
+    std::ifstream in(testdata_path("reference/" + file));
+    if (!in) throw std::runtime_error("cannot open reference/" + file);
+    it = cache.emplace(file, nlohmann::json::parse(in)["runs"].get<std::vector<nlohmann::json>>()).first;
+  }
+  return it->second;
 }
+
+const std::vector<nlohmann::json>& arx_adult_runs() { return reference_runs("arx-adult.json"); }
 
 const nlohmann::json& arx_adult_run(const std::string& name) {
   for (const auto& r : arx_adult_runs())

@@ -10,6 +10,9 @@
 
 namespace deid::testing {
 
+// The "runs" of a reference file under tests/testdata/reference, read once
+// per file (throws when it cannot be read).
+const std::vector<nlohmann::json>& reference_runs(const std::string& file);
 // All runs of arx-adult.json.
 const std::vector<nlohmann::json>& arx_adult_runs();
 // The run named `name` (throws when absent).
