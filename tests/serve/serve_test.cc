@@ -3,7 +3,9 @@
 // starts its own server and stops it when it ends, also when it fails.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -143,6 +145,18 @@ json small_job(const std::string& dataset) {
 
 // The hierarchy of an adult column under the data directory.
 std::string fmt_hierarchy(const std::string& name) { return "hierarchies/" + name + ".csv"; }
+
+// A child process, killed and reaped when the test ends unless waited for.
+struct Child {
+  pid_t pid = -1;
+  bool reaped = false;
+  ~Child() {
+    if (pid > 0 && !reaped) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+  }
+};
 
 // The adult job of examples/adult.yaml, with hierarchies named under the
 // data directory (examples/adult) and no input or output.
@@ -597,6 +611,51 @@ TEST_F(Serve, DeletingADatasetRemovesItsFilesAndJobs) {
   EXPECT_EQ(c->Get("/api/v1/datasets/" + id)->status, 404);
   EXPECT_EQ(c->Get("/api/v1/jobs/" + job_id)->status, 404);
   EXPECT_EQ(c->Get("/api/v1/jobs/" + job_id + "/output")->status, 404);
+}
+
+TEST_F(Serve, CommandPrintsTheAddressServesAndCleansUpOnSigterm) {
+  const std::string state = (tmp_.path / "state").string();
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  Child child;
+  child.pid = ::fork();
+  ASSERT_GE(child.pid, 0);
+  if (child.pid == 0) {
+    ::dup2(out[1], STDOUT_FILENO);
+    ::close(out[0]);
+    ::close(out[1]);
+    ::execl(DEID_CLI_PATH, "deid", "serve", "--port", "0", "--state-dir", state.c_str(), "--token", "t0ken-of-test",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  FILE* text = ::fdopen(out[0], "r");
+  ASSERT_NE(text, nullptr);
+  char line[1024];
+  const std::string address = std::fgets(line, sizeof line, text) ? line : "";
+  const std::string kept = std::fgets(line, sizeof line, text) ? line : "";
+  std::fclose(text);
+  const std::string prefix = "deid serve: open http://127.0.0.1:";
+  ASSERT_EQ(address.rfind(prefix, 0), 0u) << address;
+  EXPECT_NE(address.find("/?token=t0ken-of-test"), std::string::npos) << address;
+  const int port = std::stoi(address.substr(prefix.size()));
+  const auto in = kept.find(" in "), until = kept.find(" until ");
+  ASSERT_TRUE(in != std::string::npos && until != std::string::npos) << kept;
+  const fs::path state_dir = kept.substr(in + 4, until - in - 4);
+  EXPECT_TRUE(fs::is_directory(state_dir)) << state_dir;
+
+  httplib::Client c("127.0.0.1", port);
+  c.set_default_headers({{"Authorization", "Bearer t0ken-of-test"}});
+  const auto res = c.Post("/api/v1/datasets", kSmallCsv, "text/csv");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 201);
+
+  ASSERT_EQ(::kill(child.pid, SIGTERM), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child.pid, &status, 0), child.pid);
+  child.reaped = true;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_FALSE(fs::exists(state_dir)) << state_dir;
 }
 
 TEST_F(Serve, StateDirectoryIsRemovedWhenTheServerStops) {
