@@ -570,6 +570,53 @@ TEST_F(Serve, RunningJobIsCancelled) {
   EXPECT_FALSE(fs::exists(s.server().state_dir() / "datasets" / id / "jobs" / job_id / "output.csv"));
 }
 
+TEST_F(Serve, QueuedJobIsCancelledAtOnceWhileOthersRun) {
+  // One worker, held at the start of the first job's search: the second
+  // job waits in the queue.
+  std::mutex m;
+  std::condition_variable cv;
+  bool searching = false, release = false;
+  auto o = options();
+  o.workers = 1;
+  o.on_phase = [&](const std::string&, deid::Phase phase) {
+    if (phase != deid::Phase::search) return;
+    std::unique_lock lock(m);
+    searching = true;
+    cv.notify_all();
+    cv.wait_for(lock, std::chrono::seconds(60), [&] { return release; });
+  };
+  LiveServer s(o);
+  auto c = s.client();
+  const std::string id = upload(*c, kSmallCsv);
+  ASSERT_FALSE(id.empty());
+  const std::string first = submit(*c, small_job(id));
+  const std::string second = submit(*c, small_job(id));
+  bool reached = false;
+  {
+    std::unique_lock lock(m);
+    reached = cv.wait_for(lock, std::chrono::seconds(60), [&] { return searching; });
+  }
+  const auto queued = c->Get("/api/v1/jobs/" + second);
+  const auto cancel = c->Delete("/api/v1/jobs/" + second);
+  {
+    std::lock_guard lock(m);
+    release = true;
+  }
+  cv.notify_all();
+  ASSERT_TRUE(reached);
+  ASSERT_TRUE(queued);
+  EXPECT_EQ(json::parse(queued->body)["status"], "queued");
+  ASSERT_TRUE(cancel);
+  EXPECT_EQ(cancel->status, 202);
+  EXPECT_EQ(json::parse(cancel->body)["status"], "cancelled");
+  EXPECT_EQ(wait(*c, first)["status"], "done");
+  EXPECT_EQ(wait(*c, second)["status"], "cancelled");
+  // A finished job cannot be cancelled.
+  const auto again = c->Delete("/api/v1/jobs/" + first);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 409);
+}
+
 TEST_F(Serve, EventStreamEndsWithTheFinalStatus) {
   LiveServer s(options());
   auto c = s.client();
