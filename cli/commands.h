@@ -41,6 +41,11 @@ Command add_utility_command(CLI::App& app, const bool& quiet);
 // With `quiet` prints only the failed checks.
 Command add_verify_command(CLI::App& app, const bool& quiet);
 
+// `deid serve [--host H] [--port P] [--data-dir DIR] [--token T] ...`: the
+// REST API of docs/web.md (serve/) until SIGINT or SIGTERM; prints the
+// address to open (with the access token). Returns 0 after a signal.
+Command add_serve_command(CLI::App& app, const bool& quiet);
+
 // What `deid verify` checks and finds, for the command and the Python
 // package: the released table `output` (default: the job's output.path)
 // against `job` and its input (`input`, default: the job's input.path),

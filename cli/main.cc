@@ -195,6 +195,7 @@ int main(int argc, char** argv) {
   const deid::cli::Command risk = add_risk_command(app, quiet);
   const deid::cli::Command verify = deid::cli::add_verify_command(app, quiet);
   const deid::cli::Command utility = deid::cli::add_utility_command(app, quiet);
+  const deid::cli::Command serve = deid::cli::add_serve_command(app, quiet);
 
   try {
     app.parse(argc, argv);
@@ -230,6 +231,7 @@ int main(int argc, char** argv) {
     if (*risk.app) return risk.run();
     if (*verify.app) return verify.run();
     if (*utility.app) return utility.run();
+    if (*serve.app) return serve.run();
     if (*anon) {
       deid::Job job = deid::read_job(job_path);
       // A file on the command line replaces a database table of the job.

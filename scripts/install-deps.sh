@@ -10,7 +10,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config
   libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libabsl-dev libtbb-dev
-  libboost-math-dev libssl-dev libpq-dev libcsv-dev liblinear-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libboost-math-dev libssl-dev libpq-dev libcsv-dev liblinear-dev libcpp-httplib-dev libgtest-dev libgmock-dev libbenchmark-dev
 )
 python=(pybind11-dev python3-dev python3-pandas python3-numpy python3-tqdm)
 case "${1:-}" in

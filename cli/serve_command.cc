@@ -1,0 +1,84 @@
+// `deid serve`: the REST API of docs/web.md on this machine, until Ctrl-C
+// or SIGTERM. The server itself is serve/ (deid_serve); this file parses
+// the options, prints the address to open and shuts the server down on a
+// signal.
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "server.h"
+
+namespace deid::cli {
+
+Command add_serve_command(CLI::App& app, const bool& quiet) {
+  struct Options {
+    serve::ServeOptions serve;
+    std::size_t max_upload_mb = 512;
+  };
+  auto opts = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("serve", "Serve the REST API (docs/web.md) on this machine until Ctrl-C");
+  cmd->add_option("--host", opts->serve.host,
+                  "Address to listen on (default 127.0.0.1, this machine only; any other is reachable by others)");
+  cmd->add_option("--port", opts->serve.port, "Port (default 8787; 0: any free port)")
+      ->check(CLI::Range(0, 65535));
+  cmd->add_option("--data-dir", opts->serve.data_dir,
+                  "Directory whose hierarchy files jobs may name (relative paths, nothing outside it)")
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--token", opts->serve.token, "Access token (default: a random one, printed in the address)");
+  cmd->add_option("--max-upload-mb", opts->max_upload_mb, "Largest request body in MiB (default 512)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+  cmd->add_option("--workers", opts->serve.workers, "Jobs run at once (default 2; more wait in a queue)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{64}));
+  cmd->add_option("--state-dir", opts->serve.state_parent,
+                  "Directory to keep uploads and outputs in, as deid-serve-XXXXXX (default: the current "
+                  "directory); removed when the server stops")
+      ->check(CLI::ExistingDirectory);
+  auto run = [opts, &quiet]() {
+    opts->serve.max_upload_bytes = opts->max_upload_mb << 20;
+    // The signals are taken by a thread of ours (sigwait), not by the
+    // handler of main.cc that exits at once: the server stops, running jobs
+    // are cancelled and the state directory is removed. Blocked before any
+    // thread starts, so that every thread inherits the mask.
+    sigset_t signals;
+    sigemptyset(&signals);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&signals, sig);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+    serve::Server server(opts->serve);
+    server.bind();
+    if (!server.loopback())
+      fmt::print(stderr,
+                 "deid: warning: listening on {}, reachable from other machines: the data is served over plain "
+                 "HTTP to anyone holding the token\n",
+                 opts->serve.host);
+    fmt::print("deid serve: open {}\n", server.url());
+    if (!quiet) fmt::print("deid serve: data kept in {} until the server stops (Ctrl-C)\n", server.state_dir().string());
+    std::fflush(stdout);
+
+    std::atomic<bool> done{false};
+    std::thread waiter([&] {
+      const timespec tick{0, 200'000'000};
+      while (!done) {
+        if (sigtimedwait(&signals, nullptr, &tick) > 0) {
+          server.stop();
+          return;
+        }
+      }
+    });
+    const bool ok = server.listen();
+    done = true;
+    waiter.join();
+    return ok ? 0 : 3;
+  };
+  return {cmd, run};
+}
+
+}  // namespace deid::cli

@@ -1,0 +1,359 @@
+#include "server.h"
+
+#include <stdlib.h>
+
+#include <chrono>
+#include <fstream>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+// httplib.h is a system header (no warnings of its own), but its templates
+// (std::regex among them) are instantiated here.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <httplib.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+#include "deid/error.h"
+#include "index_html.h"
+#include "security.h"
+#include "store.h"
+
+#ifndef DEID_VERSION
+#define DEID_VERSION "unknown"
+#endif
+
+namespace deid::serve {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kCookie = "deid_token";
+constexpr const char* kId = "([0-9a-f]{32})";
+// Every response: nothing but this server's own files, no framing, no
+// sniffing, no referrer, no caching of identifiable data.
+constexpr const char* kCsp =
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+// The HTML report carries its styles inline; it is shown sandboxed (an
+// origin of its own, no script), so it can reach nothing of this server.
+constexpr const char* kReportCsp =
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; sandbox";
+
+void send_json(httplib::Response& res, int status, const json& body) {
+  res.status = status;
+  res.set_content(body.dump(2) + "\n", "application/json");
+}
+
+const char* reason(int status) {
+  switch (status) {
+    case 400: return "bad request";
+    case 401: return "the access token is missing or wrong";
+    case 403: return "forbidden";
+    case 404: return "not found";
+    case 405: return "method not allowed";
+    case 409: return "conflict";
+    case 413: return "the request body is larger than the server's limit (--max-upload-mb)";
+    case 415: return "unsupported media type";
+    default: return status >= 500 ? "internal error" : "error";
+  }
+}
+
+// Runs `body`, answering HttpError with its status and message and any
+// other exception with 500, instead of letting it reach httplib.
+template <class F>
+void answer(httplib::Response& res, F&& body) {
+  try {
+    body();
+  } catch (const HttpError& e) {
+    send_json(res, e.status(), {{"error", e.what()}});
+  } catch (const std::exception& e) {
+    send_json(res, 500, {{"error", fmt::format("internal error: {}", e.what())}});
+  }
+}
+
+template <class F>
+httplib::Server::Handler guarded(F f) {
+  return [f = std::move(f)](const httplib::Request& req, httplib::Response& res) { answer(res, [&] { f(req, res); }); };
+}
+
+template <class F>
+httplib::Server::HandlerWithContentReader guarded_reader(F f) {
+  return [f = std::move(f)](const httplib::Request& req, httplib::Response& res,
+                            const httplib::ContentReader& reader) { answer(res, [&] { f(req, res, reader); }); };
+}
+
+// Streams a file of a finished job as the response.
+void send_file(httplib::Response& res, const fs::path& path, const std::string& type) {
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  if (ec) throw HttpError(404, "the job wrote no such file");
+  auto in = std::make_shared<std::ifstream>(path, std::ios::binary);
+  if (!*in) throw HttpError(404, "the job wrote no such file");
+  res.set_content_provider(static_cast<std::size_t>(size), type,
+                           [in](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+                             char buffer[1 << 16];
+                             in->seekg(static_cast<std::streamoff>(offset));
+                             const std::size_t n = std::min(length, sizeof buffer);
+                             in->read(buffer, static_cast<std::streamsize>(n));
+                             const auto got = static_cast<std::size_t>(in->gcount());
+                             return got > 0 && sink.write(buffer, got);
+                           });
+}
+
+bool is_loopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+}  // namespace
+
+struct Server::Impl {
+  ServeOptions options;
+  fs::path state_dir;
+  std::unique_ptr<Store> store;
+  httplib::Server http;
+  int port = 0;
+  std::vector<std::string> allowed;
+  std::string token;
+
+  void routes();
+  httplib::Server::HandlerResponse admit(const httplib::Request& req, httplib::Response& res) const;
+  std::shared_ptr<JobState> finished_job(const std::string& id) const;
+};
+
+httplib::Server::HandlerResponse Server::Impl::admit(const httplib::Request& req, httplib::Response& res) const {
+  using R = httplib::Server::HandlerResponse;
+  // A page of another site (DNS rebinding, cross-site requests) cannot
+  // name this server in Host and Origin.
+  if (!host_allowed(allowed, req.get_header_value("Host"))) {
+    send_json(res, 403, {{"error", fmt::format("Host '{}' is not this server ({})", req.get_header_value("Host"),
+                                               allowed.front())}});
+    return R::Handled;
+  }
+  if (!origin_allowed(allowed, req.get_header_value("Origin"))) {
+    send_json(res, 403, {{"error", fmt::format("Origin '{}' is not this server (http://{})",
+                                               req.get_header_value("Origin"), allowed.front())}});
+    return R::Handled;
+  }
+  std::string given;
+  const std::string auth = req.get_header_value("Authorization");
+  constexpr std::string_view bearer = "Bearer ";
+  if (auth.compare(0, bearer.size(), bearer) == 0)
+    given = auth.substr(bearer.size());
+  else if (req.has_header("Cookie"))
+    given = cookie_value(req.get_header_value("Cookie"), kCookie);
+  if (given.empty() && req.path == "/" && req.has_param("token")) given = req.get_param_value("token");
+  if (!tokens_equal(given, token)) {
+    res.set_header("WWW-Authenticate", "Bearer");
+    send_json(res, 401, {{"error", "the access token is missing or wrong: send 'Authorization: Bearer TOKEN' or "
+                                   "open the address deid serve printed"}});
+    return R::Handled;
+  }
+  return R::Unhandled;
+}
+
+std::shared_ptr<JobState> Server::Impl::finished_job(const std::string& id) const {
+  auto job = store->job(id);
+  std::lock_guard lock(job->m);
+  if (job->status != JobStatus::done)
+    throw HttpError(409, fmt::format("job '{}' is {}{}", id, to_string(job->status),
+                                     job->status == JobStatus::failed ? ": " + job->error : ""));
+  return job;
+}
+
+void Server::Impl::routes() {
+  using httplib::Request;
+  using httplib::Response;
+  http.set_default_headers({{"Content-Security-Policy", kCsp},
+                            {"X-Content-Type-Options", "nosniff"},
+                            {"Referrer-Policy", "no-referrer"},
+                            {"Cache-Control", "no-store"},
+                            {"X-Frame-Options", "DENY"}});
+  http.set_pre_routing_handler([this](const Request& req, Response& res) { return admit(req, res); });
+  http.set_error_handler(httplib::Server::HandlerWithResponse([](const Request&, Response& res) {
+    if (res.body.empty() && !res.is_chunked_content_provider_ && res.content_length_ == 0)
+      send_json(res, res.status, {{"error", reason(res.status)}});
+    return httplib::Server::HandlerResponse::Handled;
+  }));
+  http.set_payload_max_length(options.max_upload_bytes);
+
+  http.Get("/", guarded([this](const Request& req, Response& res) {
+    // Opened with ?token=: from now on the browser sends the cookie, to
+    // this server only, never from another site's page.
+    if (req.has_param("token"))
+      res.set_header("Set-Cookie", fmt::format("{}={}; Path=/; HttpOnly; SameSite=Strict", kCookie, token));
+    res.set_content(kIndexHtml, "text/html; charset=utf-8");
+  }));
+  http.Get("/api/v1/version", guarded([](const Request&, Response& res) {
+    send_json(res, 200, {{"name", "deid"}, {"version", DEID_VERSION}, {"api", "v1"}});
+  }));
+
+  http.Post("/api/v1/datasets",
+            guarded_reader([this](const Request& req, Response& res, const httplib::ContentReader& reader) {
+              const std::string type = req.get_header_value("Content-Type");
+              if (type.rfind("text/csv", 0) != 0)
+                throw HttpError(415, fmt::format("send the table as Content-Type: text/csv (got '{}')", type));
+              const fs::path upload = store->upload_path();
+              bool ok = false;
+              {
+                std::ofstream out(upload, std::ios::binary);
+                ok = reader([&](const char* data, std::size_t n) {
+                  out.write(data, static_cast<std::streamsize>(n));
+                  return static_cast<bool>(out);
+                });
+                out.close();
+                ok = ok && static_cast<bool>(out);
+              }
+              if (!ok) {
+                std::error_code ec;
+                fs::remove(upload, ec);
+                if (res.status == 413)
+                  throw HttpError(413, fmt::format("the upload is larger than the server's limit of {} bytes "
+                                                   "(--max-upload-mb)",
+                                                   options.max_upload_bytes));
+                throw HttpError(400, "the upload could not be received or stored");
+              }
+              send_json(res, 201, {{"id", store->add_dataset(upload)}});
+            }));
+  http.Get(fmt::format("/api/v1/datasets/{}", kId), guarded([this](const Request& req, Response& res) {
+             send_json(res, 200, store->dataset(req.matches[1]));
+           }));
+  http.Delete(fmt::format("/api/v1/datasets/{}", kId), guarded([this](const Request& req, Response& res) {
+                store->delete_dataset(req.matches[1]);
+                res.status = 204;
+              }));
+
+  http.Post("/api/v1/jobs", guarded([this](const Request& req, Response& res) {
+              send_json(res, 202, {{"id", store->add_job(req.body)}});
+            }));
+  http.Get(fmt::format("/api/v1/jobs/{}", kId), guarded([this](const Request& req, Response& res) {
+             const auto job = store->job(req.matches[1]);
+             std::lock_guard lock(job->m);
+             send_json(res, 200, job->status_json());
+           }));
+  http.Delete(fmt::format("/api/v1/jobs/{}", kId), guarded([this](const Request& req, Response& res) {
+                const std::string id = req.matches[1];
+                if (!store->cancel_job(id)) throw HttpError(409, fmt::format("job '{}' has finished", id));
+                const auto job = store->job(id);
+                std::lock_guard lock(job->m);
+                send_json(res, 202, job->status_json());
+              }));
+  http.Get(fmt::format("/api/v1/jobs/{}/events", kId), guarded([this](const Request& req, Response& res) {
+             auto job = store->job(req.matches[1]);
+             Store* store_ptr = store.get();
+             res.set_chunked_content_provider(
+                 "text/event-stream",
+                 [job, store_ptr, last = ~std::uint64_t{0}](std::size_t, httplib::DataSink& sink) mutable {
+                   std::unique_lock lock(job->m);
+                   job->changed.wait_for(lock, std::chrono::seconds(1),
+                                         [&] { return job->version != last || store_ptr->stopping(); });
+                   if (job->version == last) {
+                     lock.unlock();
+                     if (store_ptr->stopping()) {
+                       sink.done();
+                       return true;
+                     }
+                     // A comment: finds a closed connection, keeps proxies open.
+                     static constexpr char keep_alive[] = ": keep-alive\n\n";
+                     return sink.write(keep_alive, sizeof keep_alive - 1);
+                   }
+                   last = job->version;
+                   const json status = job->status_json();
+                   const bool end = finished(job->status);
+                   lock.unlock();
+                   const std::string event = fmt::format("event: {}\ndata: {}\n\n",
+                                                         end ? status["status"].get<std::string>() : "status",
+                                                         status.dump());
+                   if (!sink.write(event.data(), event.size())) return false;
+                   if (end) sink.done();
+                   return true;
+                 });
+           }));
+  http.Get(fmt::format("/api/v1/jobs/{}/result", kId), guarded([this](const Request& req, Response& res) {
+             send_file(res, finished_job(req.matches[1])->dir / "result.json", "application/json");
+           }));
+  http.Get(fmt::format("/api/v1/jobs/{}/output", kId), guarded([this](const Request& req, Response& res) {
+             const auto job = finished_job(req.matches[1]);
+             if (!job->solution_found)
+               throw HttpError(404, "no transformation satisfies the job, so nothing was released (see /result)");
+             send_file(res, job->dir / "output.csv", "text/csv; charset=utf-8");
+           }));
+  http.Get(fmt::format("/api/v1/jobs/{}/report", kId), guarded([this](const Request& req, Response& res) {
+             send_file(res, finished_job(req.matches[1])->dir / "report.html", "text/html; charset=utf-8");
+             res.headers.erase("Content-Security-Policy");
+             res.set_header("Content-Security-Policy", kReportCsp);
+           }));
+}
+
+Server::Server(ServeOptions options) : impl_(std::make_unique<Impl>()) {
+  Impl& s = *impl_;
+  s.options = std::move(options);
+  s.token = s.options.token.empty() ? random_hex(32) : s.options.token;
+  StoreOptions store;
+  if (!s.options.data_dir.empty()) {
+    std::error_code ec;
+    store.data_dir = fs::canonical(s.options.data_dir, ec);
+    if (ec || !fs::is_directory(store.data_dir))
+      throw IoError(Location{s.options.data_dir, 0, 0, {}}, "--data-dir: not a directory");
+  }
+  std::error_code ec;
+  const fs::path parent = fs::canonical(s.options.state_parent, ec);
+  if (ec) throw IoError(Location{s.options.state_parent, 0, 0, {}}, fmt::format("state directory: {}", ec.message()));
+  std::string pattern = (parent / "deid-serve-XXXXXX").string();
+  // mkdtemp makes it readable and writable by this user only (0700).
+  if (::mkdtemp(pattern.data()) == nullptr)
+    throw IoError(Location{parent.string(), 0, 0, {}}, "cannot make the state directory deid-serve-XXXXXX here");
+  s.state_dir = pattern;
+  store.state_dir = s.state_dir;
+  store.workers = s.options.workers;
+  store.on_phase = s.options.on_phase;
+  s.store = std::make_unique<Store>(std::move(store));
+  s.routes();
+}
+
+Server::~Server() {
+  stop();
+  impl_->store.reset();
+  std::error_code ec;
+  fs::remove_all(impl_->state_dir, ec);
+}
+
+int Server::bind() {
+  Impl& s = *impl_;
+  const int port = s.options.port == 0 ? s.http.bind_to_any_port(s.options.host)
+                                       : (s.http.bind_to_port(s.options.host, s.options.port) ? s.options.port : -1);
+  if (port <= 0)
+    throw IoError(Location{},
+                  fmt::format("cannot listen on {}:{} (in use, or not an address of this machine)", s.options.host,
+                              s.options.port));
+  s.port = port;
+  s.allowed = allowed_hosts(s.options.host, port);
+  return port;
+}
+
+bool Server::listen() { return impl_->http.listen_after_bind(); }
+
+void Server::stop() {
+  impl_->store->stop();
+  impl_->http.stop();
+}
+
+std::string Server::url() const {
+  const auto& h = impl_->options.host;
+  const std::string host = h.find(':') != std::string::npos ? "[" + h + "]" : h;
+  return fmt::format("http://{}:{}/?token={}", host, impl_->port, impl_->token);
+}
+
+const std::string& Server::token() const { return impl_->token; }
+const fs::path& Server::state_dir() const { return impl_->state_dir; }
+bool Server::loopback() const { return is_loopback(impl_->options.host); }
+
+}  // namespace deid::serve

@@ -1,0 +1,66 @@
+// `deid serve`: the REST API of docs/web.md over a Store, with the
+// security rules of docs/web.md ("Security"): every request needs the
+// token (Authorization: Bearer, or the cookie set when the page is opened
+// with ?token=), a Host (and Origin, when sent) of this server, uploads
+// within the size limit, hierarchy files confined to the data directory,
+// and security headers on every response. httplib stays inside server.cc,
+// so neither libdeid nor this header depends on it.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "deid/pipeline.h"
+
+namespace deid::serve {
+
+struct ServeOptions {
+  std::string host = "127.0.0.1";
+  int port = 8787;               // 0: any free port (bind() returns it)
+  std::string data_dir;          // hierarchy files may be named under it; empty: none
+  std::string token;             // empty: a random one
+  std::size_t max_upload_bytes = std::size_t{512} << 20;
+  std::size_t workers = 2;
+  // The state directory (datasets, jobs, outputs) is made under this
+  // directory as deid-serve-XXXXXX, readable by the user only, and removed
+  // by the server's destructor.
+  std::string state_parent = ".";
+  // A test hook, called on a worker when a phase of a job starts (store.h).
+  std::function<void(const std::string& job_id, Phase phase)> on_phase;
+};
+
+class Server {
+ public:
+  // Makes the state directory and starts the workers. Throws IoError when
+  // the data directory does not exist or the state directory cannot be
+  // made.
+  explicit Server(ServeOptions options);
+  ~Server();  // stop(), then removes the state directory
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds the listening socket; returns the port. Throws IoError when the
+  // address cannot be bound.
+  int bind();
+  // Serves until stop(); returns false when listening failed.
+  bool listen();
+  // Stops listening, cancels running jobs, ends event streams. Safe from
+  // any thread, also before listen() runs.
+  void stop();
+
+  // http://HOST:PORT/?token=TOKEN, the address to open (after bind()).
+  std::string url() const;
+  const std::string& token() const;
+  const std::filesystem::path& state_dir() const;
+  // Whether the host is a loopback address (otherwise the CLI warns).
+  bool loopback() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace deid::serve

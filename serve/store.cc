@@ -1,0 +1,380 @@
+#include "store.h"
+
+#include <fstream>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "deid/dataset.h"
+#include "deid/error.h"
+#include "deid/hierarchy.h"
+#include "deid/hierarchy_builder.h"
+#include "deid/search.h"
+#include "security.h"
+
+namespace deid::serve {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr std::size_t kSampleRows = 5;
+
+// Applies `change` to the job under its lock and wakes its event streams.
+template <class F>
+void update(JobState& job, F&& change) {
+  {
+    std::lock_guard lock(job.m);
+    change();
+    ++job.version;
+  }
+  job.changed.notify_all();
+}
+
+void replace_all(std::string& text, const std::string& from, const std::string& to) {
+  if (from.empty()) return;
+  for (std::size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size()))
+    text.replace(pos, from.size(), to);
+}
+
+// A message of the library without the server's paths: the dataset is
+// "dataset.csv", the job's own files are named without their directory.
+std::string scrub(std::string message, const fs::path& csv, const fs::path& job_dir) {
+  replace_all(message, csv.string(), "dataset.csv");
+  replace_all(message, job_dir.string() + "/", "");
+  return message;
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) throw std::runtime_error(fmt::format("cannot write {}", path.string()));
+}
+
+// An inline hierarchy: an array of rows, each an array of values (strings
+// or numbers), in ARX's layout (value, level 1, ..., top).
+HierarchyTable inline_hierarchy(const std::string& attribute, const json& rows) {
+  HierarchyTable table;
+  for (const json& row : rows) {
+    if (!row.is_array() || row.empty())
+      throw HttpError(400, fmt::format("attribute '{}': an inline hierarchy is an array of rows, each a non-empty "
+                                       "array of values (value, level 1, ..., top)",
+                                       attribute));
+    std::vector<std::string> cells;
+    for (const json& cell : row) {
+      if (cell.is_string())
+        cells.push_back(cell.get<std::string>());
+      else if (cell.is_number())
+        cells.push_back(cell.dump());
+      else
+        throw HttpError(400, fmt::format("attribute '{}': a hierarchy value must be a string or a number, not {}",
+                                         attribute, cell.dump()));
+    }
+    table.rows.push_back(std::move(cells));
+  }
+  if (table.rows.empty()) throw HttpError(400, fmt::format("attribute '{}': the inline hierarchy has no rows", attribute));
+  return table;
+}
+
+}  // namespace
+
+const char* to_string(JobStatus status) {
+  switch (status) {
+    case JobStatus::queued: return "queued";
+    case JobStatus::running: return "running";
+    case JobStatus::done: return "done";
+    case JobStatus::failed: return "failed";
+    case JobStatus::cancelled: return "cancelled";
+  }
+  return "unknown";
+}
+
+json JobState::status_json() const {
+  json j{{"id", id}, {"dataset", dataset_id}, {"status", to_string(status)}, {"progress", progress}};
+  j["error"] = error.empty() ? json(nullptr) : json(error);
+  if (status == JobStatus::done) j["solution_found"] = solution_found;
+  return j;
+}
+
+Store::Store(StoreOptions options) : options_(std::move(options)) {
+  fs::create_directories(options_.state_dir / "datasets");
+  fs::create_directories(options_.state_dir / "uploads");
+  for (std::size_t i = 0; i < std::max<std::size_t>(1, options_.workers); ++i) workers_.emplace_back([this] { work(); });
+}
+
+Store::~Store() { stop(); }
+
+void Store::stop() {
+  {
+    std::lock_guard lock(m_);
+    if (stopping_.exchange(true)) return;
+    for (auto& [id, job] : jobs_) job->cancel = true;
+  }
+  queue_changed_.notify_all();
+  for (auto& w : workers_) w.join();
+  std::lock_guard lock(m_);
+  for (auto& [id, job] : jobs_) job->changed.notify_all();
+}
+
+fs::path Store::upload_path() { return options_.state_dir / "uploads" / random_hex(16); }
+
+std::string Store::add_dataset(const fs::path& upload) {
+  const std::string id = random_hex(16);
+  const fs::path dir = options_.state_dir / "datasets" / id;
+  fs::create_directories(dir / "jobs");
+  const fs::path csv = dir / "data.csv";
+  fs::rename(upload, csv);
+  json summary;
+  try {
+    std::ifstream in(csv, std::ios::binary);
+    if (!in) throw IoError(Location{"dataset.csv", 0, 0, {}}, "cannot open the uploaded file");
+    const deid::Dataset data = read_dataset_stream(
+        [&](char* dst, std::size_t n) {
+          in.read(dst, static_cast<std::streamsize>(n));
+          return static_cast<std::size_t>(in.gcount());
+        },
+        "dataset.csv", CsvOptions{});
+    summary = {{"id", id}, {"rows", data.rows}, {"delimiter", std::string(1, data.delimiter)}};
+    json columns = json::array();
+    for (const Column& c : data.columns) columns.push_back({{"name", c.name}, {"distinct", c.dictionary.size()}});
+    summary["columns"] = std::move(columns);
+    json sample = json::array();
+    for (std::uint64_t r = 0; r < std::min<std::uint64_t>(kSampleRows, data.rows); ++r) {
+      json row = json::array();
+      for (const Column& c : data.columns) row.push_back(c.dictionary.value(c.codes[r]));
+      sample.push_back(std::move(row));
+    }
+    summary["sample"] = std::move(sample);
+  } catch (const deid::Error& e) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    throw HttpError(400, e.what());
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    throw;
+  }
+  std::lock_guard lock(m_);
+  datasets_[id] = Dataset{dir, csv, std::move(summary), {}};
+  return id;
+}
+
+json Store::dataset(const std::string& id) const {
+  std::lock_guard lock(m_);
+  const auto it = datasets_.find(id);
+  if (it == datasets_.end()) throw HttpError(404, fmt::format("no dataset '{}'", id));
+  json j = it->second.summary;
+  j["jobs"] = it->second.jobs;
+  return j;
+}
+
+void Store::delete_dataset(const std::string& id) {
+  fs::path dir;
+  {
+    std::lock_guard lock(m_);
+    const auto it = datasets_.find(id);
+    if (it == datasets_.end()) throw HttpError(404, fmt::format("no dataset '{}'", id));
+    for (const std::string& job_id : it->second.jobs) {
+      const auto j = jobs_.find(job_id);
+      if (j == jobs_.end()) continue;
+      j->second->cancel = true;
+      update(*j->second, [&] {
+        if (j->second->status == JobStatus::queued) j->second->status = JobStatus::cancelled;
+      });
+      jobs_.erase(j);
+    }
+    dir = it->second.dir;
+    datasets_.erase(it);
+  }
+  // A job still running fails when it writes (its directory is gone) and
+  // removes what is left of its directory when it ends (run()).
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
+std::string Store::add_job(const std::string& json_text) {
+  json spec;
+  try {
+    spec = json::parse(json_text);
+  } catch (const json::exception& e) {
+    throw HttpError(400, fmt::format("the job is not valid JSON: {}", e.what()));
+  }
+  if (!spec.is_object()) throw HttpError(400, "the job must be a JSON object (the keys of a job file)");
+  if (!spec.contains("dataset") || !spec["dataset"].is_string())
+    throw HttpError(400, "the job needs \"dataset\": the id of an uploaded dataset (POST /api/v1/datasets)");
+  const std::string dataset_id = spec["dataset"].get<std::string>();
+  if (spec.contains("input")) {
+    const json& input = spec["input"];
+    if (!input.is_object()) throw HttpError(400, "'input' must be a mapping (only 'delimiter' may be given)");
+    for (const auto& [key, value] : input.items())
+      if (key != "delimiter")
+        throw HttpError(400, fmt::format("'input.{}': the input is the dataset; only 'input.delimiter' may be given", key));
+  }
+  if (spec.contains("cell-suppression"))
+    throw HttpError(400, "'cell-suppression': the server runs 'deid anonymize' jobs only");
+  if (spec.contains("output")) {
+    const json& output = spec["output"];
+    if (!output.is_object()) throw HttpError(400, "'output' must be a mapping");
+    for (const char* key : {"path", "result", "report", "postgres"})
+      if (output.contains(key))
+        throw HttpError(400, fmt::format("'output.{}': the server chooses where a job's outputs go "
+                                         "(GET /api/v1/jobs/ID/output, /result, /report)",
+                                         key));
+  }
+
+  fs::path csv, dataset_dir;
+  {
+    std::lock_guard lock(m_);
+    const auto it = datasets_.find(dataset_id);
+    if (it == datasets_.end()) throw HttpError(404, fmt::format("no dataset '{}'", dataset_id));
+    csv = it->second.csv;
+    dataset_dir = it->second.dir;
+  }
+  const std::string id = random_hex(16);
+  const fs::path dir = dataset_dir / "jobs" / id;
+  fs::create_directories(dir);
+  try {
+    if (spec.contains("attributes") && spec["attributes"].is_object()) {
+      std::size_t n = 0;
+      for (auto& [name, attribute] : spec["attributes"].items()) {
+        if (!attribute.is_object() || !attribute.contains("hierarchy")) continue;
+        json& h = attribute["hierarchy"];
+        if (h.is_string()) {
+          if (options_.data_dir.empty())
+            throw HttpError(403, fmt::format("attribute '{}': hierarchy '{}': the server was started without "
+                                             "--data-dir, so no file may be named; give the hierarchy inline",
+                                             name, h.get<std::string>()));
+          h = confine(options_.data_dir, h.get<std::string>()).string();
+        } else if (h.is_array()) {
+          const std::string file = fmt::format("hierarchy-{}.csv", ++n);
+          write_file(dir / file, hierarchy_to_csv(inline_hierarchy(name, h)));
+          h = file;
+        }
+      }
+    }
+    spec.erase("dataset");
+    spec["input"]["path"] = csv.string();
+    spec["output"]["path"] = "output.csv";
+    spec["output"]["result"] = "result.json";
+    spec["output"]["report"] = "report.html";
+    const std::string text = spec.dump(2);
+    write_file(dir / "job.json", text);
+    auto state = std::make_shared<JobState>();
+    try {
+      state->job = parse_job(text, "job.json", dir.string());
+    } catch (const deid::Error& e) {
+      throw HttpError(400, scrub(e.what(), csv, dir));
+    }
+    if (state->job.privacy.empty()) throw HttpError(400, "the job has no privacy model");
+    state->id = id;
+    state->dataset_id = dataset_id;
+    state->dir = dir;
+    {
+      std::lock_guard lock(m_);
+      const auto it = datasets_.find(dataset_id);
+      if (it == datasets_.end()) throw HttpError(404, fmt::format("no dataset '{}'", dataset_id));
+      it->second.jobs.push_back(id);
+      jobs_[id] = state;
+      queue_.push_back(state);
+    }
+    queue_changed_.notify_one();
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    throw;
+  }
+  return id;
+}
+
+std::shared_ptr<JobState> Store::job(const std::string& id) const {
+  std::lock_guard lock(m_);
+  const auto it = jobs_.find(id);
+  if (it == jobs_.end()) throw HttpError(404, fmt::format("no job '{}'", id));
+  return it->second;
+}
+
+bool Store::cancel_job(const std::string& id) {
+  const auto j = job(id);
+  bool accepted = false;
+  update(*j, [&] {
+    if (j->status == JobStatus::queued) j->status = JobStatus::cancelled;
+    // The worker checks the flag at the job's next progress report.
+    if (j->status == JobStatus::running) j->cancel = true;
+    accepted = j->status == JobStatus::running || j->status == JobStatus::cancelled;
+  });
+  return accepted;
+}
+
+void Store::work() {
+  for (;;) {
+    std::shared_ptr<JobState> job;
+    {
+      std::unique_lock lock(m_);
+      queue_changed_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      job = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    run(*job);
+  }
+}
+
+void Store::run(JobState& job) {
+  bool start = false;
+  update(job, [&] {
+    start = job.status == JobStatus::queued && !job.cancel;
+    if (start) job.status = JobStatus::running;
+  });
+  if (!start) return;
+  RunOptions options;
+  options.phase = [&](Phase phase) {
+    if (options_.on_phase) options_.on_phase(job.id, phase);
+    if (job.cancel) throw Cancelled{};
+    update(job, [&] { job.progress = {{"phase", deid::to_string(phase)}}; });
+  };
+  options.progress = [&](const SearchProgress& p) {
+    if (job.cancel) throw Cancelled{};
+    update(job, [&] {
+      job.progress = {{"phase", "search"}, {"checked", p.checked}, {"elapsed_seconds", p.elapsed_seconds}};
+      if (p.best_loss) job.progress["best_loss"] = *p.best_loss;
+      if (p.fraction_done) job.progress["fraction_done"] = *p.fraction_done;
+    });
+  };
+  JobStatus end = JobStatus::done;
+  std::string error;
+  bool found = false;
+  try {
+    found = anonymize(job.job, options).found;
+  } catch (const Cancelled&) {
+    end = JobStatus::cancelled;
+    error = "cancelled";
+  } catch (const deid::Error& e) {
+    end = JobStatus::failed;
+    error = scrub(e.what(), job.job.input.path, job.dir);
+  } catch (const std::exception& e) {
+    end = JobStatus::failed;
+    error = fmt::format("internal error: {}", scrub(e.what(), job.job.input.path, job.dir));
+  } catch (...) {
+    end = JobStatus::failed;
+    error = "internal error";
+  }
+  update(job, [&] {
+    job.status = end;
+    job.error = error;
+    job.solution_found = found;
+  });
+  // The dataset was deleted while the job ran: remove what it wrote since.
+  bool orphan = false;
+  {
+    std::lock_guard lock(m_);
+    orphan = datasets_.find(job.dataset_id) == datasets_.end();
+  }
+  if (orphan) {
+    std::error_code ec;
+    fs::remove_all(job.dir, ec);
+  }
+}
+
+}  // namespace deid::serve

@@ -1,0 +1,129 @@
+// What `deid serve` holds: the uploaded datasets, the jobs on them and the
+// workers that run the jobs (docs/web.md). Everything it writes is under
+// its state directory:
+//
+//   STATE/datasets/ID/data.csv            the upload
+//   STATE/datasets/ID/jobs/JOB/job.json   the job as the server runs it
+//   STATE/datasets/ID/jobs/JOB/hierarchy-N.csv   inline hierarchies
+//   STATE/datasets/ID/jobs/JOB/output.csv, result.json, report.html
+//
+// so deleting a dataset removes its jobs' files too. Jobs run through
+// deid::anonymize(), the library call of `deid anonymize`, on a pool of
+// workers; a job that fails (any exception) fails alone. Thread-safe: every
+// member may be called from any HTTP thread. Nothing here prints or exits.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "deid/job.h"
+#include "deid/pipeline.h"
+
+namespace deid::serve {
+
+enum class JobStatus { queued, running, done, failed, cancelled };
+const char* to_string(JobStatus status);
+inline bool finished(JobStatus s) { return s == JobStatus::done || s == JobStatus::failed || s == JobStatus::cancelled; }
+
+// Thrown from the progress hooks of a job whose cancellation was asked
+// (the hooks may throw: search.h, ProgressFn); never leaves the worker.
+struct Cancelled {};
+
+// One job. The fields under `m` change while it runs; `version` grows with
+// every change, and `changed` is notified, for the event stream.
+struct JobState {
+  std::string id, dataset_id;
+  std::filesystem::path dir;
+  Job job;
+  std::atomic<bool> cancel{false};
+
+  mutable std::mutex m;
+  std::condition_variable changed;
+  JobStatus status = JobStatus::queued;
+  nlohmann::json progress = nlohmann::json::object();
+  std::string error;
+  bool solution_found = false;
+  std::uint64_t version = 0;
+
+  // {"id", "dataset", "status", "progress", "error", "solution_found"}; under m.
+  nlohmann::json status_json() const;
+};
+
+struct StoreOptions {
+  std::filesystem::path state_dir;  // exists, this server's alone
+  std::filesystem::path data_dir;   // canonical; empty: no hierarchy files may be named
+  std::size_t workers = 2;
+  // A test hook: called on the worker at the start of each phase of a job,
+  // before the job's cancel flag is checked.
+  std::function<void(const std::string& job_id, Phase phase)> on_phase;
+};
+
+class Store {
+ public:
+  explicit Store(StoreOptions options);
+  ~Store();  // stop()
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  // Moves `upload` (a file in the state directory) into a new dataset and
+  // reads it with the library. Returns the dataset's id. Throws
+  // HttpError(400) with the library's message (naming the file
+  // "dataset.csv") when it is not a table deid can read; the upload is
+  // then removed.
+  std::string add_dataset(const std::filesystem::path& upload);
+  // A fresh path in the state directory for an upload in progress.
+  std::filesystem::path upload_path();
+  // {"id", "rows", "columns": [{"name", "distinct"}], "sample": [[...]]}.
+  // Throws HttpError(404) for an unknown id.
+  nlohmann::json dataset(const std::string& id) const;
+  // Cancels its jobs, forgets them and removes the dataset's directory.
+  void delete_dataset(const std::string& id);
+
+  // Builds a job from its JSON (docs/web.md, "Jobs") and queues it.
+  // Throws HttpError(400) for a job the library rejects (its message),
+  // 403 for a hierarchy path outside the data directory, 404 for an
+  // unknown dataset.
+  std::string add_job(const std::string& json_text);
+  // Throws HttpError(404) for an unknown id.
+  std::shared_ptr<JobState> job(const std::string& id) const;
+  // Asks a job to stop: a queued job is cancelled at once, a running one at
+  // its next progress report. False when it had finished already.
+  bool cancel_job(const std::string& id);
+
+  // Stops the workers (running jobs are cancelled) and wakes every event
+  // stream. Idempotent.
+  void stop();
+  bool stopping() const { return stopping_; }
+
+ private:
+  struct Dataset {
+    std::filesystem::path dir, csv;
+    nlohmann::json summary;
+    std::vector<std::string> jobs;
+  };
+  void work();
+  void run(JobState& job);
+
+  StoreOptions options_;
+  mutable std::mutex m_;
+  std::condition_variable queue_changed_;
+  std::map<std::string, Dataset> datasets_;
+  std::map<std::string, std::shared_ptr<JobState>> jobs_;
+  std::deque<std::shared_ptr<JobState>> queue_;
+  std::atomic<bool> stopping_{false};
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace deid::serve

@@ -1,0 +1,721 @@
+// deid serve (docs/web.md): a live server on a free loopback port inside
+// the test process, spoken to over HTTP with httplib's client. Each test
+// starts its own server and stops it when it ends, also when it fails.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <httplib.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+#include "security.h"
+#include "server.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+// A directory of its own under the system's temporary directory, removed
+// with everything in it at the end.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "deid-serve-test-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+// A server listening on a free port of 127.0.0.1, in a thread of the test;
+// the destructor stops it and waits for it (and its jobs) to end.
+class LiveServer {
+ public:
+  explicit LiveServer(deid::serve::ServeOptions options) {
+    options.host = "127.0.0.1";
+    options.port = 0;
+    server_ = std::make_unique<deid::serve::Server>(std::move(options));
+    port_ = server_->bind();
+    thread_ = std::thread([this] { server_->listen(); });
+    // Answered once listen() runs (the socket queues the connection):
+    // from then on stop() ends it.
+    auto c = client();
+    const auto res = c->Get("/api/v1/version");
+    if (!res || res->status != 200) {
+      server_->stop();
+      thread_.join();
+      throw std::runtime_error("the server did not answer");
+    }
+  }
+  ~LiveServer() {
+    server_->stop();
+    thread_.join();
+  }
+  LiveServer(const LiveServer&) = delete;
+  LiveServer& operator=(const LiveServer&) = delete;
+
+  // A client that sends the token.
+  std::unique_ptr<httplib::Client> client() const {
+    auto c = bare_client();
+    c->set_default_headers({{"Authorization", "Bearer " + server_->token()}});
+    return c;
+  }
+  // A client that sends no token.
+  std::unique_ptr<httplib::Client> bare_client() const {
+    auto c = std::make_unique<httplib::Client>("127.0.0.1", port_);
+    c->set_read_timeout(120, 0);
+    return c;
+  }
+  int port() const { return port_; }
+  const deid::serve::Server& server() const { return *server_; }
+
+ private:
+  std::unique_ptr<deid::serve::Server> server_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+const fs::path kAdult = fs::path(DEID_EXAMPLES_DIR) / "adult";
+
+// A small table: every test that does not need adult uses it.
+const char* const kSmallCsv =
+    "name,age,sex,zip,disease\n"
+    "a,34,male,81675,flu\n"
+    "b,35,female,81676,cold\n"
+    "c,36,male,81677,flu\n"
+    "d,37,female,81678,asthma\n"
+    "e,52,male,81925,flu\n"
+    "f,53,female,81926,cold\n"
+    "g,54,male,81927,flu\n"
+    "h,55,female,81928,asthma\n";
+
+// A job on the small table: sex with an inline hierarchy (rows in ARX's
+// layout), age and zip built from the data.
+json small_job(const std::string& dataset) {
+  return {{"dataset", dataset},
+          {"attributes",
+           {{"name", {{"role", "identifying"}}},
+            {"age", {{"role", "quasi-identifying"},
+                     {"hierarchy", {{"type", "intervals"}, {"min", 0}, {"max", 100}, {"widths", {10, 50}}}}}},
+            {"sex", {{"role", "quasi-identifying"},
+                     {"hierarchy", json::array({json::array({"male", "*"}), json::array({"female", "*"})})}}},
+            {"zip", {{"role", "quasi-identifying"}, {"hierarchy", {{"type", "masking"}, {"levels", 5}}}}}}},
+          {"default-role", "insensitive"},
+          {"privacy", {{{"k-anonymity", {{"k", 2}}}}}},
+          {"suppression-limit", 0}};
+}
+
+// The hierarchy of an adult column under the data directory.
+std::string fmt_hierarchy(const std::string& name) { return "hierarchies/" + name + ".csv"; }
+
+// A child process, killed and reaped when the test ends unless waited for.
+struct Child {
+  pid_t pid = -1;
+  bool reaped = false;
+  ~Child() {
+    if (pid > 0 && !reaped) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+  }
+};
+
+// The adult job of examples/adult.yaml, with hierarchies named under the
+// data directory (examples/adult) and no input or output.
+json adult_job() {
+  json attributes = json::object();
+  for (const char* name : {"age", "education", "marital-status", "native-country", "race", "salary-class", "sex",
+                           "workclass", "occupation"})
+    attributes[name] = {{"role", "quasi-identifying"}, {"hierarchy", fmt_hierarchy(name)}};
+  return {{"attributes", attributes},
+          {"default-role", "insensitive"},
+          {"privacy", {{{"k-anonymity", {{"k", 5}}}}}},
+          {"suppression-limit", 0.05},
+          {"quality", {{"model", "loss"}, {"aggregate", "geometric-mean"}, {"gs-factor", 0.5}}},
+          {"search", {{"algorithm", "auto"}}}};
+}
+
+class Serve : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    data_ = tmp_.path / "data";
+    fs::create_directories(data_ / "hierarchies");
+    for (const auto& e : fs::directory_iterator(kAdult / "hierarchies"))
+      fs::copy_file(e.path(), data_ / "hierarchies" / e.path().filename());
+    write(tmp_.path / "outside.csv", "male;*\nfemale;*\n");
+    fs::create_symlink(tmp_.path / "outside.csv", data_ / "link.csv");
+    fs::create_directories(tmp_.path / "state");
+  }
+
+  deid::serve::ServeOptions options() const {
+    deid::serve::ServeOptions o;
+    o.data_dir = data_.string();
+    o.state_parent = (tmp_.path / "state").string();
+    return o;
+  }
+
+  static std::string upload(httplib::Client& c, const std::string& csv) {
+    const auto res = c.Post("/api/v1/datasets", csv, "text/csv");
+    if (!res || res->status != 201) return {};
+    return json::parse(res->body)["id"].get<std::string>();
+  }
+
+  static std::string submit(httplib::Client& c, const json& job) {
+    const auto res = c.Post("/api/v1/jobs", job.dump(), "application/json");
+    if (!res || res->status != 202) return {};
+    return json::parse(res->body)["id"].get<std::string>();
+  }
+
+  // Polls the job until it has finished; its last status (null when the
+  // server stopped answering or two minutes passed).
+  static json wait(httplib::Client& c, const std::string& id) {
+    for (int i = 0; i < 1200; ++i) {
+      const auto res = c.Get("/api/v1/jobs/" + id);
+      if (!res || res->status != 200) return nullptr;
+      json s = json::parse(res->body);
+      const std::string status = s["status"].get<std::string>();
+      if (status == "done" || status == "failed" || status == "cancelled") return s;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return nullptr;
+  }
+
+  TempDir tmp_;
+  fs::path data_;
+};
+
+TEST(ServeSecurity, TokensAreEqualOnlyWhenEveryByteIs) {
+  EXPECT_TRUE(deid::serve::tokens_equal("abc123", "abc123"));
+  EXPECT_FALSE(deid::serve::tokens_equal("abc124", "abc123"));
+  EXPECT_FALSE(deid::serve::tokens_equal("abc12", "abc123"));
+  EXPECT_FALSE(deid::serve::tokens_equal("", ""));
+  const std::string a = deid::serve::random_hex(32), b = deid::serve::random_hex(32);
+  EXPECT_EQ(a.size(), 64u);
+  EXPECT_NE(a, b);
+}
+
+TEST(ServeSecurity, CookieValueIsFoundAmongOthers) {
+  EXPECT_EQ(deid::serve::cookie_value("a=1; deid_token=xyz; b=2", "deid_token"), "xyz");
+  EXPECT_EQ(deid::serve::cookie_value("deid_tokens=1", "deid_token"), "");
+}
+
+TEST_F(Serve, ConfineKeepsPathsInsideTheRootAndRefusesTheRest) {
+  const fs::path root = fs::canonical(data_);
+  EXPECT_EQ(deid::serve::confine(root, "hierarchies/age.csv"), root / "hierarchies" / "age.csv");
+  for (const std::string& bad : std::vector<std::string>{"", ".", "../x", "a/../../x", "/etc/passwd", "link.csv"}) {
+    try {
+      deid::serve::confine(root, bad);
+      ADD_FAILURE() << "'" << bad << "' was accepted";
+    } catch (const deid::serve::HttpError& e) {
+      EXPECT_EQ(e.status(), 403) << bad;
+    }
+  }
+}
+
+TEST_F(Serve, RequestWithoutTokenIsRefused) {
+  LiveServer s(options());
+  const auto res = s.bare_client()->Get("/api/v1/version");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 401);
+  EXPECT_EQ(res->get_header_value("WWW-Authenticate"), "Bearer");
+}
+
+TEST_F(Serve, RequestWithWrongTokenIsRefused) {
+  LiveServer s(options());
+  auto c = s.bare_client();
+  std::string wrong = s.server().token();
+  wrong.back() = wrong.back() == 'a' ? 'b' : 'a';
+  c->set_default_headers({{"Authorization", "Bearer " + wrong}});
+  const auto res = c->Get("/api/v1/version");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 401);
+  const auto res2 = c->Get("/?token=" + wrong);
+  ASSERT_TRUE(res2);
+  EXPECT_EQ(res2->status, 401);
+  EXPECT_FALSE(res2->has_header("Set-Cookie"));
+}
+
+TEST_F(Serve, PageOpenedWithTokenSetsStrictHttpOnlyCookieThatAuthenticates) {
+  LiveServer s(options());
+  auto c = s.bare_client();
+  const auto page = c->Get("/?token=" + s.server().token());
+  ASSERT_TRUE(page);
+  ASSERT_EQ(page->status, 200);
+  const std::string cookie = page->get_header_value("Set-Cookie");
+  EXPECT_NE(cookie.find("HttpOnly"), std::string::npos) << cookie;
+  EXPECT_NE(cookie.find("SameSite=Strict"), std::string::npos) << cookie;
+  EXPECT_EQ(page->body.find("<script"), std::string::npos);
+  c->set_default_headers({{"Cookie", cookie.substr(0, cookie.find(';'))}});
+  const auto res = c->Get("/api/v1/version");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+}
+
+TEST_F(Serve, RequestFromAnotherOriginIsForbidden) {
+  LiveServer s(options());
+  auto c = s.client();
+  const auto res = c->Get("/api/v1/version", {{"Origin", "http://evil.example"}});
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 403);
+  const auto same = c->Get("/api/v1/version", {{"Origin", "http://127.0.0.1:" + std::to_string(s.port())}});
+  ASSERT_TRUE(same);
+  EXPECT_EQ(same->status, 200);
+}
+
+TEST_F(Serve, RequestForAnotherHostIsForbidden) {
+  LiveServer s(options());
+  auto c = s.client();
+  // DNS rebinding: a name of the attacker's that resolves to 127.0.0.1.
+  const auto res = c->Get("/api/v1/version", {{"Host", "evil.example:" + std::to_string(s.port())}});
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 403);
+}
+
+TEST_F(Serve, EveryResponseCarriesTheSecurityHeaders) {
+  LiveServer s(options());
+  for (const bool with_token : {true, false}) {
+    const auto c = with_token ? s.client() : s.bare_client();
+    const auto res = c->Get("/api/v1/version");
+    ASSERT_TRUE(res);
+    const std::string csp = res->get_header_value("Content-Security-Policy");
+    EXPECT_NE(csp.find("default-src 'self'"), std::string::npos) << csp;
+    EXPECT_NE(csp.find("frame-ancestors 'none'"), std::string::npos) << csp;
+    EXPECT_EQ(res->get_header_value("X-Content-Type-Options"), "nosniff");
+    EXPECT_EQ(res->get_header_value("Referrer-Policy"), "no-referrer");
+    EXPECT_EQ(res->get_header_value("Cache-Control"), "no-store");
+  }
+}
+
+TEST_F(Serve, UploadOverTheLimitIsRefused) {
+  auto o = options();
+  o.max_upload_bytes = 1024;
+  LiveServer s(o);
+  auto c = s.client();
+  std::string csv = "a,b\n";
+  while (csv.size() < 8192) csv += "1,2\n";
+  const auto res = c->Post("/api/v1/datasets", csv, "text/csv");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 413);
+  EXPECT_EQ(res->get_header_value("X-Content-Type-Options"), "nosniff");
+  // Nothing of it is kept.
+  EXPECT_TRUE(fs::is_empty(s.server().state_dir() / "uploads"));
+  EXPECT_TRUE(fs::is_empty(s.server().state_dir() / "datasets"));
+}
+
+TEST_F(Serve, MalformedCsvIsRefusedWithTheLibrarysMessage) {
+  LiveServer s(options());
+  auto c = s.client();
+  const auto res = c->Post("/api/v1/datasets", "a,b\n1,2\n3,4,5\n", "text/csv");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  const std::string error = json::parse(res->body)["error"].get<std::string>();
+  EXPECT_NE(error.find("dataset.csv:3"), std::string::npos) << error;
+  EXPECT_NE(error.find("3 fields"), std::string::npos) << error;
+  // The server's own paths are not in it.
+  EXPECT_EQ(error.find(s.server().state_dir().string()), std::string::npos) << error;
+  EXPECT_TRUE(fs::is_empty(s.server().state_dir() / "datasets"));
+}
+
+TEST_F(Serve, DatasetSummaryListsColumnsWithDistinctCountsAndASample) {
+  LiveServer s(options());
+  auto c = s.client();
+  const std::string id = upload(*c, kSmallCsv);
+  ASSERT_FALSE(id.empty());
+  const auto res = c->Get("/api/v1/datasets/" + id);
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200);
+  const json d = json::parse(res->body);
+  EXPECT_EQ(d["rows"], 8);
+  ASSERT_EQ(d["columns"].size(), 5u);
+  EXPECT_EQ(d["columns"][2]["name"], "sex");
+  EXPECT_EQ(d["columns"][2]["distinct"], 2);
+  EXPECT_EQ(d["columns"][1]["distinct"], 8);
+  ASSERT_FALSE(d["sample"].empty());
+  EXPECT_EQ(d["sample"][0], json({"a", "34", "male", "81675", "flu"}));
+}
+
+TEST_F(Serve, HierarchyPathsOutsideTheDataDirectoryAreForbidden) {
+  LiveServer s(options());
+  auto c = s.client();
+  const std::string id = upload(*c, kSmallCsv);
+  ASSERT_FALSE(id.empty());
+  for (const std::string& path : std::vector<std::string>{"../outside.csv", "hierarchies/../../outside.csv",
+                                 (tmp_.path / "outside.csv").string(), "/etc/passwd", "link.csv"}) {
+    json job = small_job(id);
+    job["attributes"]["sex"]["hierarchy"] = path;
+    const auto res = c->Post("/api/v1/jobs", job.dump(), "application/json");
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 403) << path << ": " << res->body;
+  }
+  // A path inside it is taken (and the job runs: adult's sex hierarchy
+  // lacks 'male', so it fails on the data, not on the path).
+  json job = small_job(id);
+  job["attributes"]["sex"]["hierarchy"] = "hierarchies/sex.csv";
+  const auto res = c->Post("/api/v1/jobs", job.dump(), "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 202) << res->body;
+}
+
+TEST_F(Serve, ClientCannotChooseServerPaths) {
+  LiveServer s(options());
+  auto c = s.client();
+  const std::string id = upload(*c, kSmallCsv);
+  ASSERT_FALSE(id.empty());
+  json job = small_job(id);
+  job["output"] = {{"path", (tmp_.path / "evil.csv").string()}};
+  auto res = c->Post("/api/v1/jobs", job.dump(), "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  job = small_job(id);
+  job["input"] = {{"path", "/etc/passwd"}};
+  res = c->Post("/api/v1/jobs", job.dump(), "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_FALSE(fs::exists(tmp_.path / "evil.csv"));
+}
+
+TEST_F(Serve, AdultJobOutputIsByteForByteTheCommandLinesOutput) {
+  // The command line, on the same job written as a job file (JSON is YAML).
+  json cli_job = adult_job();
+  cli_job["input"] = {{"path", (kAdult / "adult.csv").string()}, {"delimiter", ";"}};
+  for (auto& [name, a] : cli_job["attributes"].items())
+    a["hierarchy"] = (data_ / a["hierarchy"].get<std::string>()).string();
+  cli_job["output"] = {{"path", (tmp_.path / "cli.csv").string()}, {"result", (tmp_.path / "cli.json").string()}};
+  write(tmp_.path / "job.yaml", cli_job.dump(2));
+  const std::string cmd = std::string("'") + DEID_CLI_PATH + "' -q anonymize '" + (tmp_.path / "job.yaml").string() + "'";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << cmd;
+  const std::string cli_output = slurp(tmp_.path / "cli.csv");
+  const json cli_result = json::parse(slurp(tmp_.path / "cli.json"));
+  ASSERT_FALSE(cli_output.empty());
+
+  LiveServer s(options());
+  auto c = s.client();
+  const std::string id = upload(*c, slurp(kAdult / "adult.csv"));
+  ASSERT_FALSE(id.empty());
+  json job = adult_job();
+  job["dataset"] = id;
+  job["input"] = {{"delimiter", ";"}};
+  const std::string job_id = submit(*c, job);
+  ASSERT_FALSE(job_id.empty());
+  const json end = wait(*c, job_id);
+  ASSERT_EQ(end["status"], "done") << end.dump();
+  EXPECT_EQ(end["solution_found"], true);
+
+  const auto output = c->Get("/api/v1/jobs/" + job_id + "/output");
+  ASSERT_TRUE(output);
+  ASSERT_EQ(output->status, 200);
+  EXPECT_EQ(output->get_header_value("Content-Type").rfind("text/csv", 0), 0u);
+  EXPECT_TRUE(output->body == cli_output) << "the API's output differs from deid anonymize's ("
+                                          << output->body.size() << " and " << cli_output.size() << " bytes)";
+  const auto result = c->Get("/api/v1/jobs/" + job_id + "/result");
+  ASSERT_TRUE(result);
+  ASSERT_EQ(result->status, 200);
+  const json r = json::parse(result->body);
+  EXPECT_EQ(r["transformation"], cli_result["transformation"]);
+  EXPECT_EQ(r["information_loss"], cli_result["information_loss"]);
+  EXPECT_EQ(r["suppressed_records"], cli_result["suppressed_records"]);
+
+  const auto report = c->Get("/api/v1/jobs/" + job_id + "/report");
+  ASSERT_TRUE(report);
+  ASSERT_EQ(report->status, 200);
+  EXPECT_NE(report->body.find("<html"), std::string::npos);
+  EXPECT_NE(report->get_header_value("Content-Security-Policy").find("sandbox"), std::string::npos);
+}
+
+TEST_F(Serve, InlineHierarchyRowsAreWrittenForTheJob) {
+  LiveServer s(options());
+  auto c = s.client();
+  const std::string id = upload(*c, kSmallCsv);
+  ASSERT_FALSE(id.empty());
+  const std::string job_id = submit(*c, small_job(id));
+  ASSERT_FALSE(job_id.empty());
+  const json end = wait(*c, job_id);
+  ASSERT_EQ(end["status"], "done") << end.dump();
+  ASSERT_EQ(end["solution_found"], true);
+  const auto output = c->Get("/api/v1/jobs/" + job_id + "/output");
+  ASSERT_TRUE(output);
+  ASSERT_EQ(output->status, 200);
+  // The identifying column is gone; sex is released through the inline
+  // hierarchy: as it is or as its top value.
+  EXPECT_EQ(output->body.rfind("age,sex,zip,disease\n", 0), 0u) << output->body;
+  const json r = json::parse(c->Get("/api/v1/jobs/" + job_id + "/result")->body);
+  ASSERT_TRUE(r["transformation"].contains("sex"));
+  const int sex = r["transformation"]["sex"].get<int>();
+  EXPECT_NE(output->body.find(sex == 0 ? ",male," : ",*,"), std::string::npos) << output->body;
+  EXPECT_TRUE(fs::exists(s.server().state_dir() / "datasets" / id / "jobs" / job_id / "hierarchy-1.csv"));
+}
+
+TEST_F(Serve, FailingJobFailsAloneWithItsMessage) {
+  auto o = options();
+  o.workers = 2;
+  LiveServer s(o);
+  auto c = s.client();
+  const std::string id = upload(*c, kSmallCsv);
+  ASSERT_FALSE(id.empty());
+  json bad = small_job(id);
+  bad["attributes"]["no-such-column"] = {{"role", "quasi-identifying"},
+                                         {"hierarchy", {{"type", "masking"}, {"levels", 1}}}};
+  const std::string bad_id = submit(*c, bad);
+  const std::string good_id = submit(*c, small_job(id));
+  ASSERT_FALSE(bad_id.empty());
+  ASSERT_FALSE(good_id.empty());
+  const json bad_end = wait(*c, bad_id);
+  const json good_end = wait(*c, good_id);
+  ASSERT_EQ(bad_end["status"], "failed") << bad_end.dump();
+  EXPECT_NE(bad_end["error"].get<std::string>().find("no-such-column"), std::string::npos) << bad_end.dump();
+  EXPECT_EQ(good_end["status"], "done") << good_end.dump();
+  const auto output = c->Get("/api/v1/jobs/" + bad_id + "/output");
+  ASSERT_TRUE(output);
+  EXPECT_EQ(output->status, 409);
+}
+
+TEST_F(Serve, JobRejectedByTheParserIsABadRequest) {
+  LiveServer s(options());
+  auto c = s.client();
+  const std::string id = upload(*c, kSmallCsv);
+  ASSERT_FALSE(id.empty());
+  json job = small_job(id);
+  job["suppression-limit"] = 2;
+  const auto res = c->Post("/api/v1/jobs", job.dump(), "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_NE(json::parse(res->body)["error"].get<std::string>().find("suppression-limit"), std::string::npos)
+      << res->body;
+  const auto unknown = c->Post("/api/v1/jobs", small_job("0123456789abcdef0123456789abcdef").dump(), "application/json");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 404);
+}
+
+TEST_F(Serve, RunningJobIsCancelled) {
+  // The job stops at the start of its search until the test has asked to
+  // cancel it: no race with a fast job.
+  std::mutex m;
+  std::condition_variable cv;
+  bool searching = false, release = false;
+  auto o = options();
+  o.on_phase = [&](const std::string&, deid::Phase phase) {
+    if (phase != deid::Phase::search) return;
+    std::unique_lock lock(m);
+    searching = true;
+    cv.notify_all();
+    cv.wait_for(lock, std::chrono::seconds(60), [&] { return release; });
+  };
+  LiveServer s(o);
+  auto c = s.client();
+  const std::string id = upload(*c, kSmallCsv);
+  ASSERT_FALSE(id.empty());
+  const std::string job_id = submit(*c, small_job(id));
+  ASSERT_FALSE(job_id.empty());
+  bool reached = false;
+  {
+    std::unique_lock lock(m);
+    reached = cv.wait_for(lock, std::chrono::seconds(60), [&] { return searching; });
+  }
+  const auto running = c->Get("/api/v1/jobs/" + job_id);
+  const auto cancel = c->Delete("/api/v1/jobs/" + job_id);
+  {
+    std::lock_guard lock(m);
+    release = true;
+  }
+  cv.notify_all();
+  ASSERT_TRUE(reached);
+  ASSERT_TRUE(running);
+  EXPECT_EQ(json::parse(running->body)["status"], "running");
+  ASSERT_TRUE(cancel);
+  EXPECT_EQ(cancel->status, 202);
+  const json end = wait(*c, job_id);
+  EXPECT_EQ(end["status"], "cancelled") << end.dump();
+  const auto output = c->Get("/api/v1/jobs/" + job_id + "/output");
+  ASSERT_TRUE(output);
+  EXPECT_EQ(output->status, 409);
+  EXPECT_FALSE(fs::exists(s.server().state_dir() / "datasets" / id / "jobs" / job_id / "output.csv"));
+}
+
+TEST_F(Serve, QueuedJobIsCancelledAtOnceWhileOthersRun) {
+  // One worker, held at the start of the first job's search: the second
+  // job waits in the queue.
+  std::mutex m;
+  std::condition_variable cv;
+  bool searching = false, release = false;
+  auto o = options();
+  o.workers = 1;
+  o.on_phase = [&](const std::string&, deid::Phase phase) {
+    if (phase != deid::Phase::search) return;
+    std::unique_lock lock(m);
+    searching = true;
+    cv.notify_all();
+    cv.wait_for(lock, std::chrono::seconds(60), [&] { return release; });
+  };
+  LiveServer s(o);
+  auto c = s.client();
+  const std::string id = upload(*c, kSmallCsv);
+  ASSERT_FALSE(id.empty());
+  const std::string first = submit(*c, small_job(id));
+  const std::string second = submit(*c, small_job(id));
+  bool reached = false;
+  {
+    std::unique_lock lock(m);
+    reached = cv.wait_for(lock, std::chrono::seconds(60), [&] { return searching; });
+  }
+  const auto queued = c->Get("/api/v1/jobs/" + second);
+  const auto cancel = c->Delete("/api/v1/jobs/" + second);
+  {
+    std::lock_guard lock(m);
+    release = true;
+  }
+  cv.notify_all();
+  ASSERT_TRUE(reached);
+  ASSERT_TRUE(queued);
+  EXPECT_EQ(json::parse(queued->body)["status"], "queued");
+  ASSERT_TRUE(cancel);
+  EXPECT_EQ(cancel->status, 202);
+  EXPECT_EQ(json::parse(cancel->body)["status"], "cancelled");
+  EXPECT_EQ(wait(*c, first)["status"], "done");
+  EXPECT_EQ(wait(*c, second)["status"], "cancelled");
+  // A finished job cannot be cancelled.
+  const auto again = c->Delete("/api/v1/jobs/" + first);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 409);
+}
+
+TEST_F(Serve, EventStreamEndsWithTheFinalStatus) {
+  LiveServer s(options());
+  auto c = s.client();
+  const std::string id = upload(*c, kSmallCsv);
+  ASSERT_FALSE(id.empty());
+  const std::string job_id = submit(*c, small_job(id));
+  ASSERT_FALSE(job_id.empty());
+  std::string stream;
+  const auto res = c->Get("/api/v1/jobs/" + job_id + "/events", [&](const char* data, std::size_t n) {
+    stream.append(data, n);
+    return true;
+  });
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(res->get_header_value("Content-Type").rfind("text/event-stream", 0), 0u);
+  const auto done = stream.rfind("event: done\ndata: ");
+  ASSERT_NE(done, std::string::npos) << stream;
+  const auto line_end = stream.find('\n', done + 18);
+  const json last = json::parse(stream.substr(done + 18, line_end - done - 18));
+  EXPECT_EQ(last["status"], "done");
+  EXPECT_EQ(last["id"], job_id);
+}
+
+TEST_F(Serve, DeletingADatasetRemovesItsFilesAndJobs) {
+  LiveServer s(options());
+  auto c = s.client();
+  const std::string id = upload(*c, kSmallCsv);
+  ASSERT_FALSE(id.empty());
+  const std::string job_id = submit(*c, small_job(id));
+  ASSERT_FALSE(job_id.empty());
+  ASSERT_EQ(wait(*c, job_id)["status"], "done");
+  const fs::path dir = s.server().state_dir() / "datasets" / id;
+  ASSERT_TRUE(fs::exists(dir / "data.csv"));
+  ASSERT_TRUE(fs::exists(dir / "jobs" / job_id / "output.csv"));
+  const auto res = c->Delete("/api/v1/datasets/" + id);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 204);
+  EXPECT_FALSE(fs::exists(dir));
+  EXPECT_EQ(c->Get("/api/v1/datasets/" + id)->status, 404);
+  EXPECT_EQ(c->Get("/api/v1/jobs/" + job_id)->status, 404);
+  EXPECT_EQ(c->Get("/api/v1/jobs/" + job_id + "/output")->status, 404);
+}
+
+TEST_F(Serve, CommandPrintsTheAddressServesAndCleansUpOnSigterm) {
+  const std::string state = (tmp_.path / "state").string();
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  Child child;
+  child.pid = ::fork();
+  ASSERT_GE(child.pid, 0);
+  if (child.pid == 0) {
+    ::dup2(out[1], STDOUT_FILENO);
+    ::close(out[0]);
+    ::close(out[1]);
+    ::execl(DEID_CLI_PATH, "deid", "serve", "--port", "0", "--state-dir", state.c_str(), "--token", "t0ken-of-test",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  FILE* text = ::fdopen(out[0], "r");
+  ASSERT_NE(text, nullptr);
+  char line[1024];
+  const std::string address = std::fgets(line, sizeof line, text) ? line : "";
+  const std::string kept = std::fgets(line, sizeof line, text) ? line : "";
+  std::fclose(text);
+  const std::string prefix = "deid serve: open http://127.0.0.1:";
+  ASSERT_EQ(address.rfind(prefix, 0), 0u) << address;
+  EXPECT_NE(address.find("/?token=t0ken-of-test"), std::string::npos) << address;
+  const int port = std::stoi(address.substr(prefix.size()));
+  const auto in = kept.find(" in "), until = kept.find(" until ");
+  ASSERT_TRUE(in != std::string::npos && until != std::string::npos) << kept;
+  const fs::path state_dir = kept.substr(in + 4, until - in - 4);
+  EXPECT_TRUE(fs::is_directory(state_dir)) << state_dir;
+
+  httplib::Client c("127.0.0.1", port);
+  c.set_default_headers({{"Authorization", "Bearer t0ken-of-test"}});
+  const auto res = c.Post("/api/v1/datasets", kSmallCsv, "text/csv");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 201);
+
+  ASSERT_EQ(::kill(child.pid, SIGTERM), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child.pid, &status, 0), child.pid);
+  child.reaped = true;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_FALSE(fs::exists(state_dir)) << state_dir;
+}
+
+TEST_F(Serve, StateDirectoryIsRemovedWhenTheServerStops) {
+  fs::path state;
+  {
+    LiveServer s(options());
+    state = s.server().state_dir();
+    auto c = s.client();
+    ASSERT_FALSE(upload(*c, kSmallCsv).empty());
+    EXPECT_TRUE(fs::exists(state));
+    EXPECT_EQ(state.parent_path(), fs::canonical(tmp_.path / "state"));
+  }
+  EXPECT_FALSE(fs::exists(state));
+}
+
+}  // namespace
