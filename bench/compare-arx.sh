@@ -280,7 +280,14 @@ for entry in privacy:
 for column in header:
     role = roles[column]
     spec = attributes.get(column) or {}
-    if role == "quasi-identifying":
+    micro = spec.get("transformation") == "microaggregation"
+    generalized = not micro or bool(spec.get("generalize-before", False))
+    if role == "quasi-identifying" and micro:
+        args += ["--microaggregate", column, spec.get("function", "mean"), "true" if generalized else "false"]
+    if role == "quasi-identifying" and not generalized:
+        if "weight" in spec:
+            args += ["--weight", column, text(num(spec["weight"], "weight"))]
+    elif role == "quasi-identifying":
         if "hierarchy" not in spec:
             reject(f"quasi-identifier '{column}' has no hierarchy")
         args += ["--qi", column, hierarchy(column, spec["hierarchy"])]
