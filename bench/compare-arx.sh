@@ -323,6 +323,8 @@ if "aggregate" in quality:
     args += ["--aggregate", quality["aggregate"]]
 if "gs-factor" in quality:
     args += ["--gs-factor", text(num(quality["gs-factor"], "gs-factor"))]
+if quality.get("monotonic"):
+    args += ["--monotonic"]
 
 deid_extra = []
 if (job.get("output") or {}).get("report"):

@@ -26,7 +26,8 @@
 //       --tclose NAME equal|hierarchical|ordered T
 //       --pu THRESHOLD POPULATION dankar|pitman|zayatz|snb
 //       --suppression LIMIT               fraction of records that may be suppressed (default 0)
-//       --quality loss|entropy|precision|height|discernability|aecs
+//       --quality loss|entropy|precision|height|discernability|aecs|normalized-entropy|ambiguity|kl-divergence
+//       --monotonic                       the monotonic variant (entropy: ARX's MetricMDNUEntropy; discernability: DM*)
 //       --aggregate geometric-mean|arithmetic-mean|sum|max    (default: ARX's default of the model)
 //       --gs-factor X                     loss only (default 0.5)
 //       --runs N (default 3)  --warmup W (default 1)
@@ -97,6 +98,7 @@ public final class ArxRun {
     private double suppression = 0d;
     private String quality = "loss";
     private String aggregate;
+    private boolean monotonic = false;
     private Double gsFactor;
     private int runs = 3;
     private int warmup = 1;
@@ -158,6 +160,7 @@ public final class ArxRun {
             case "--suppression": suppression = number(take(args, i++, option), option); break;
             case "--quality": quality = take(args, i++, option); break;
             case "--aggregate": aggregate = take(args, i++, option); break;
+            case "--monotonic": monotonic = true; break;
             case "--gs-factor": gsFactor = number(take(args, i++, option), option); break;
             case "--runs": runs = positiveInt(take(args, i++, option), option); break;
             case "--warmup": warmup = Integer.parseInt(take(args, i++, option)); break;
@@ -345,7 +348,11 @@ public final class ArxRun {
     /** ARX's quality model of deid's name, with ARX's factory defaults (docs/quality-models.md). */
     private Metric<?> metric() throws UsageError {
         if (gsFactor != null && !quality.equals("loss")) throw new UsageError("--gs-factor applies to loss only");
-        if (aggregate != null && (quality.equals("discernability") || quality.equals("aecs"))) {
+        if (monotonic && !quality.equals("entropy") && !quality.equals("discernability")) {
+            throw new UsageError("--monotonic applies to entropy and discernability only");
+        }
+        if (aggregate != null && (quality.equals("discernability") || quality.equals("aecs") || quality.equals("ambiguity")
+                                  || quality.equals("kl-divergence"))) {
             throw new UsageError("--aggregate does not apply to " + quality);
         }
         double gs = gsFactor == null ? 0.5d : gsFactor;
@@ -353,14 +360,19 @@ public final class ArxRun {
         case "loss":
             return aggregate == null ? Metric.createLossMetric(gs) : Metric.createLossMetric(gs, aggregateFunction());
         case "entropy":
-            return aggregate == null ? Metric.createEntropyMetric(false)
-                                     : Metric.createEntropyMetric(false, aggregateFunction());
+            return aggregate == null ? Metric.createEntropyMetric(monotonic)
+                                     : Metric.createEntropyMetric(monotonic, aggregateFunction());
+        case "normalized-entropy":
+            return aggregate == null ? Metric.createNormalizedEntropyMetric()
+                                     : Metric.createNormalizedEntropyMetric(aggregateFunction());
+        case "ambiguity": return Metric.createAmbiguityMetric();
+        case "kl-divergence": return Metric.createKLDivergenceMetric();
         case "precision":
             return aggregate == null ? Metric.createPrecisionMetric(false)
                                      : Metric.createPrecisionMetric(false, aggregateFunction());
         case "height":
             return aggregate == null ? Metric.createHeightMetric() : Metric.createHeightMetric(aggregateFunction());
-        case "discernability": return Metric.createDiscernabilityMetric(false);
+        case "discernability": return Metric.createDiscernabilityMetric(monotonic);
         case "aecs": return Metric.createAECSMetric();
         default: throw new UsageError("unknown --quality '" + quality + "'");
         }

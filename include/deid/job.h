@@ -105,9 +105,14 @@ enum class Aggregate { geometric_mean, arithmetic_mean, sum, max };
 const char* to_string(Aggregate a);
 
 struct QualitySpec {
-  std::string model = "loss";  // loss | entropy | precision | height | discernability | aecs
+  // loss | entropy | precision | height | discernability | aecs |
+  // normalized-entropy | ambiguity | kl-divergence
+  std::string model = "loss";
   std::optional<Aggregate> aggregate;  // default depends on the model (ARX's defaults)
   double gs_factor = 0.5;
+  // entropy and discernability: ARX's monotonic variants (suppressed
+  // records charged like kept ones: MetricMDNUEntropy, DM*).
+  bool monotonic = false;
 };
 
 struct SearchSpec {

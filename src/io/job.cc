@@ -898,14 +898,23 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
 
   if (root["quality"]) {
     const auto& q = root["quality"];
-    ctx.keys(q, "quality", {"model", "aggregate", "gs-factor"});
+    ctx.keys(q, "quality", {"model", "aggregate", "gs-factor", "monotonic"});
     if (q["model"]) {
       job.quality.model = ctx.str(q["model"], "quality.model");
-      static const std::set<std::string> known = {"loss", "entropy", "precision", "height", "discernability", "aecs"};
+      static const std::set<std::string> known = {"loss",           "entropy", "precision",          "height",
+                                                  "discernability", "aecs",    "normalized-entropy", "ambiguity",
+                                                  "kl-divergence"};
       if (!known.contains(job.quality.model))
         ctx.fail(q["model"], fmt::format("quality.model must be one of loss, entropy, precision, height, "
-                                         "discernability, aecs; got '{}'",
+                                         "discernability, aecs, normalized-entropy, ambiguity, kl-divergence; got '{}'",
                                          job.quality.model));
+    }
+    if (q["monotonic"]) {
+      job.quality.monotonic = ctx.boolean(q["monotonic"], "monotonic");
+      if (job.quality.model != "entropy" && job.quality.model != "discernability")
+        ctx.fail(q["monotonic"], fmt::format("monotonic applies to model: entropy and model: discernability (ARX's "
+                                             "monotonic variants), not to '{}'",
+                                             job.quality.model));
     }
     if (q["aggregate"])
       job.quality.aggregate = ctx.choice<Aggregate>(q["aggregate"], "aggregate",
@@ -915,7 +924,8 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
                                                      {"max", Aggregate::max}});
     // Discernability and AECS give one value for the whole table (ARX's
     // Metric.createDiscernabilityMetric / createAECSMetric): nothing to aggregate.
-    if (q["aggregate"] && (job.quality.model == "discernability" || job.quality.model == "aecs"))
+    if (q["aggregate"] && (job.quality.model == "discernability" || job.quality.model == "aecs" ||
+                           job.quality.model == "ambiguity" || job.quality.model == "kl-divergence"))
       ctx.fail(q["aggregate"], fmt::format("aggregate does not apply to model: {} (one value for the whole table, "
                                            "not one per attribute); remove it",
                                            job.quality.model));

@@ -13,7 +13,7 @@ QualityValue DiscernabilityModel::evaluate(const Problem& problem, const Transfo
   unsigned __int128 sum = 0;
   for (std::size_t c = 0; c < classes.size(); ++c) {
     const unsigned __int128 count = classes.counts[c];
-    sum += classes.suppressed[c] ? n * count : count * count;
+    sum += classes.suppressed[c] && !monotonic_ ? n * count : count * count;
   }
   QualityValue out;
   out.value = static_cast<double>(sum);

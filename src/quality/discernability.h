@@ -8,6 +8,10 @@
 //   DM = sum over kept classes of c^2 + sum over suppressed classes of n * c
 // One value for the table: no per-attribute values, no aggregate.
 //
+// The monotonic variant, DM* (Metric.createDiscernabilityMetric(true), class
+// MetricSDDiscernability, "Monotonic discernability (DM*)"), charges a suppressed
+// record the size of its class too: DM* = sum over all classes of c^2.
+//
 // Lower bound: sum over all classes of c^2 (DM*, nothing suppressed).
 // Generalization merges classes and (a + b)^2 >= a^2 + b^2, so it is
 // monotonic; c <= n, so it never exceeds evaluate().
@@ -19,13 +23,19 @@ namespace deid {
 
 class DiscernabilityModel final : public QualityModel {
  public:
+  explicit DiscernabilityModel(bool monotonic = false) : monotonic_(monotonic) {}
   std::string name() const override { return "discernability"; }
-  std::string describe() const override { return "Non-monotonic discernability"; }
+  std::string describe() const override {
+    return monotonic_ ? "Monotonic discernability (DM*)" : "Non-monotonic discernability";
+  }
   QualityValue evaluate(const Problem& problem, const Transformation& t, const Classes& classes) const override;
   double lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const override;
   // ARX (MetricSDNMDiscernability): the class's size.
   double class_loss(const Problem& problem, const Transformation& t, const Classes& classes,
                     std::size_t c) const override;
+
+ private:
+  bool monotonic_;
 };
 
 }  // namespace deid

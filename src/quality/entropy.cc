@@ -19,16 +19,37 @@ double log2_arx(double x) {
 
 }  // namespace
 
-EntropyModel::EntropyModel(Aggregate aggregate) : aggregate_(aggregate) {}
+EntropyModel::EntropyModel(Aggregate aggregate, Variant variant) : aggregate_(aggregate), variant_(variant) {}
+
+std::string EntropyModel::describe() const {
+  switch (variant_) {
+    case Variant::monotonic: return "Non-uniform entropy";  // ARX's name of its monotonic variant
+    case Variant::normalized: return "Normalized non-uniform entropy";
+    case Variant::non_monotonic: break;
+  }
+  return "Non-monotonic non-uniform entropy";
+}
+
+void EntropyModel::normalize(const Table& tab, std::vector<double>& per) const {
+  if (variant_ != Variant::normalized) return;
+  for (std::size_t q = 0; q < per.size(); ++q) per[q] = tab.upper[q] > 0 ? per[q] / tab.upper[q] : 0.0;
+}
 
 std::shared_ptr<const EntropyModel::Table> EntropyModel::table(const Problem& problem) const {
   return cache_.get(problem, [](const Problem& p) {
     const std::size_t w = p.histogram.width;
-    Table result(w);
+    Table result;
+    result.levels.resize(w);
+    result.upper.resize(w);
     for (std::size_t q = 0; q < w; ++q) {
       const Generalization& h = p.hierarchies[q];
       const std::vector<std::uint64_t> a = quality::value_frequencies(p, q);  // records per original value
-      auto& levels = result[q];
+      // ARX's upper bound (MetricMDNUEntropyPrecomputed.getUpperBounds).
+      double upper = 0;
+      for (std::uint64_t av : a)
+        if (av != 0) upper += static_cast<double>(av) * log2_arx(static_cast<double>(av) / static_cast<double>(p.rows));
+      result.upper[q] = quality::truncate_10_digits(upper == 0.0 ? 0.0 : -upper);
+      auto& levels = result.levels[q];
       levels.resize(static_cast<std::size_t>(h.height()));
       for (int level = 0; level < h.height(); ++level) {
         const std::vector<std::uint32_t>& up = h.map(level);
@@ -49,13 +70,19 @@ std::shared_ptr<const EntropyModel::Table> EntropyModel::table(const Problem& pr
 }
 
 double EntropyModel::generalization_entropy(const Problem& problem, std::size_t q, int level) const {
-  return (*table(problem))[q][static_cast<std::size_t>(level)];
+  return table(problem)->levels[q][static_cast<std::size_t>(level)];
 }
 
 QualityValue EntropyModel::evaluate(const Problem& problem, const Transformation& t, const Classes& classes) const {
   const auto tab = table(problem);
   const std::uint32_t w = classes.width;
   QualityValue out;
+  if (variant_ == Variant::monotonic) {
+    // Suppressed records are charged like kept ones: the bound is the value.
+    for (std::uint32_t q = 0; q < w; ++q) out.per_attribute.push_back(quality::truncate_10_digits(tab->levels[q][t[q]]));
+    out.value = deid::aggregate(aggregate_, out.per_attribute, problem.weights);
+    return out;
+  }
   out.per_attribute.resize(w);
 
   std::uint64_t suppressed = 0;
@@ -64,7 +91,7 @@ QualityValue EntropyModel::evaluate(const Problem& problem, const Transformation
 
   std::vector<std::pair<std::uint32_t, std::uint64_t>> values;  // (generalized code, records), suppressed only
   for (std::uint32_t q = 0; q < w; ++q) {
-    double loss = -(*tab)[q][t[q]];  // in ARX's sign convention until the end
+    double loss = -tab->levels[q][t[q]];  // in ARX's sign convention until the end
     if (suppressed > 0) {
       values.clear();
       for (std::size_t c = 0; c < classes.size(); ++c)
@@ -81,6 +108,7 @@ QualityValue EntropyModel::evaluate(const Problem& problem, const Transformation
     }
     out.per_attribute[q] = quality::truncate_10_digits(loss == 0.0 ? 0.0 : -loss);
   }
+  normalize(*tab, out.per_attribute);
   out.value = deid::aggregate(aggregate_, out.per_attribute, problem.weights);
   return out;
 }
@@ -88,7 +116,8 @@ QualityValue EntropyModel::evaluate(const Problem& problem, const Transformation
 double EntropyModel::lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const {
   const auto tab = table(problem);
   std::vector<double> per(classes.width);
-  for (std::uint32_t q = 0; q < classes.width; ++q) per[q] = quality::truncate_10_digits((*tab)[q][t[q]]);
+  for (std::uint32_t q = 0; q < classes.width; ++q) per[q] = quality::truncate_10_digits(tab->levels[q][t[q]]);
+  normalize(*tab, per);
   return deid::aggregate(aggregate_, per, problem.weights);
 }
 

@@ -35,9 +35,18 @@ namespace deid {
 
 class EntropyModel final : public QualityModel {
  public:
-  explicit EntropyModel(Aggregate aggregate);
-  std::string name() const override { return "entropy"; }
-  std::string describe() const override { return "Non-monotonic non-uniform entropy"; }
+  // ARX's three variants of non-uniform entropy:
+  //   non_monotonic (MetricMDNUNMEntropy): the header comment;
+  //   monotonic (MetricMDNUEntropy): generalization(q) alone, suppressed
+  //     records charged like kept ones; the value equals the lower bound;
+  //   normalized (MetricMDNUNMNormalizedEntropy): the non-monotonic value of
+  //     each attribute (truncated) divided by the entropy of its original
+  //     values, -sum over values of a * log2(a / n) (truncated); 0 for an
+  //     attribute with one value (ARX divides by 0).
+  enum class Variant { non_monotonic, monotonic, normalized };
+  explicit EntropyModel(Aggregate aggregate, Variant variant = Variant::non_monotonic);
+  std::string name() const override { return variant_ == Variant::normalized ? "normalized-entropy" : "entropy"; }
+  std::string describe() const override;
   QualityValue evaluate(const Problem& problem, const Transformation& t, const Classes& classes) const override;
   double lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const override;
   bool bound_reads_classes() const override { return false; }
@@ -49,11 +58,19 @@ class EntropyModel final : public QualityModel {
   double generalization_entropy(const Problem& problem, std::size_t q, int level) const;
 
  private:
-  // [quasi-identifier][level] -> generalization(q) in bits.
-  using Table = std::vector<std::vector<double>>;
+  // [quasi-identifier][level] -> generalization(q) in bits; and per
+  // quasi-identifier the entropy of its original values (truncated), the
+  // normalized variant's divisor.
+  struct Table {
+    std::vector<std::vector<double>> levels;
+    std::vector<double> upper;
+  };
   std::shared_ptr<const Table> table(const Problem& problem) const;
+  // Divides the values of the normalized variant by their attribute's divisor.
+  void normalize(const Table& tab, std::vector<double>& per) const;
 
   Aggregate aggregate_;
+  Variant variant_;
   quality::ProblemCache<Table> cache_;
 };
 

@@ -4,9 +4,11 @@
 
 #include "deid/error.h"
 #include "quality/aecs.h"
+#include "quality/ambiguity.h"
 #include "quality/discernability.h"
 #include "quality/entropy.h"
 #include "quality/height.h"
+#include "quality/kl_divergence.h"
 #include "quality/loss.h"
 #include "quality/precision.h"
 
@@ -24,6 +26,8 @@ constexpr ModelInfo kModels[] = {
     {"loss", true, Aggregate::geometric_mean},      {"entropy", true, Aggregate::sum},
     {"precision", true, Aggregate::arithmetic_mean}, {"height", true, Aggregate::sum},
     {"discernability", false, Aggregate::sum},       {"aecs", false, Aggregate::sum},
+    {"normalized-entropy", true, Aggregate::sum},    {"ambiguity", false, Aggregate::sum},
+    {"kl-divergence", false, Aggregate::sum},
 };
 
 }  // namespace
@@ -34,7 +38,12 @@ std::unique_ptr<QualityModel> make_quality_model(const QualitySpec& spec) {
     if (spec.model == m.name) info = &m;
   if (!info)
     throw JobError(Location{}, fmt::format("quality.model '{}' is unknown: use one of loss, entropy, precision, "
-                                           "height, discernability, aecs",
+                                           "height, discernability, aecs, normalized-entropy, ambiguity, "
+                                           "kl-divergence",
+                                           spec.model));
+  if (spec.monotonic && spec.model != "entropy" && spec.model != "discernability")
+    throw JobError(Location{}, fmt::format("quality.monotonic applies to model: entropy and model: discernability, "
+                                           "not to '{}'",
                                            spec.model));
   if (spec.aggregate && !info->per_attribute)
     throw JobError(Location{},
@@ -49,10 +58,16 @@ std::unique_ptr<QualityModel> make_quality_model(const QualitySpec& spec) {
 
   const Aggregate aggregate = spec.aggregate.value_or(info->default_aggregate);
   if (spec.model == "loss") return std::make_unique<LossModel>(aggregate, spec.gs_factor);
-  if (spec.model == "entropy") return std::make_unique<EntropyModel>(aggregate);
+  if (spec.model == "entropy")
+    return std::make_unique<EntropyModel>(aggregate, spec.monotonic ? EntropyModel::Variant::monotonic
+                                                                    : EntropyModel::Variant::non_monotonic);
+  if (spec.model == "normalized-entropy")
+    return std::make_unique<EntropyModel>(aggregate, EntropyModel::Variant::normalized);
+  if (spec.model == "ambiguity") return std::make_unique<AmbiguityModel>();
+  if (spec.model == "kl-divergence") return std::make_unique<KlDivergenceModel>();
   if (spec.model == "precision") return std::make_unique<PrecisionModel>(aggregate);
   if (spec.model == "height") return std::make_unique<HeightModel>(aggregate);
-  if (spec.model == "discernability") return std::make_unique<DiscernabilityModel>();
+  if (spec.model == "discernability") return std::make_unique<DiscernabilityModel>(spec.monotonic);
   return std::make_unique<AecsModel>();
 }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "deid/error.h"
+#include "quality/entry_classes.h"
 
 namespace deid {
 
@@ -176,63 +177,6 @@ std::string aggregate(const MicroaggregatedAttribute& a, const Numbers& num,
   return "";
 }
 
-// Histogram entry -> class of `classes` (classes of `t`): entry_class when
-// the classes carry it, else by generalizing each entry's key to `t` and
-// finding its class, by the key's mixed-radix number when it fits 64 bits
-// (measured: hashing the keys' bytes took a quarter of an adult search).
-std::vector<std::uint32_t> entry_classes(const Problem& problem, const Transformation& t, const Classes& classes) {
-  const Histogram& h = problem.histogram;
-  if (!classes.entry_class.empty()) return classes.entry_class;
-  const std::uint32_t w = classes.width;
-  std::vector<std::uint64_t> radix(w);
-  bool fits = true;
-  unsigned __int128 product = 1;
-  for (std::uint32_t q = 0; q < w; ++q) {
-    radix[q] = problem.hierarchies[q].domain_size(t[q]);
-    product *= radix[q];
-    fits = fits && product < (static_cast<unsigned __int128>(1) << 63);
-  }
-  std::vector<std::uint32_t> out(h.size());
-  std::vector<std::uint32_t> key(w);
-  const auto generalize = [&](std::size_t e) {
-    const auto k = h.key(e);
-    for (std::uint32_t q = 0; q < w; ++q) key[q] = problem.hierarchies[q].map(t[q])[k[q]];
-  };
-  const auto missing = [] { return std::logic_error("microaggregation: a histogram entry has no class"); };
-  if (fits) {
-    const auto number = [&](const std::uint32_t* k) {
-      std::uint64_t n = 0;
-      for (std::uint32_t q = 0; q < w; ++q) n = n * radix[q] + k[q];
-      return n;
-    };
-    absl::flat_hash_map<std::uint64_t, std::uint32_t> index;
-    index.reserve(classes.size());
-    for (std::size_t c = 0; c < classes.size(); ++c)
-      index.emplace(number(classes.keys.data() + c * w), static_cast<std::uint32_t>(c));
-    for (std::size_t e = 0; e < h.size(); ++e) {
-      generalize(e);
-      const auto it = index.find(number(key.data()));
-      if (it == index.end()) throw missing();
-      out[e] = it->second;
-    }
-    return out;
-  }
-  const auto key_bytes = [w](const std::uint32_t* k) {
-    return std::string_view(reinterpret_cast<const char*>(k), w * sizeof(std::uint32_t));
-  };
-  absl::flat_hash_map<std::string_view, std::uint32_t> index;
-  index.reserve(classes.size());
-  for (std::size_t c = 0; c < classes.size(); ++c)
-    index.emplace(key_bytes(classes.keys.data() + c * w), static_cast<std::uint32_t>(c));
-  for (std::size_t e = 0; e < h.size(); ++e) {
-    generalize(e);
-    const auto it = index.find(key_bytes(key.data()));
-    if (it == index.end()) throw missing();
-    out[e] = it->second;
-  }
-  return out;
-}
-
 }  // namespace
 
 void index_entries(MicroaggregatedAttribute& a, const Histogram& h) {
@@ -270,7 +214,7 @@ std::vector<double> dimension_sums(const Problem& problem, const Transformation&
                                    double s) {
   std::vector<double> sums;
   if (problem.aggregated_dimensions() == 0) return sums;
-  const std::vector<std::uint32_t> cls = entry_classes(problem, t, classes);
+  const std::vector<std::uint32_t> cls = quality::entry_classes(problem, t, classes);
   for (const MicroaggregatedAttribute& a : problem.microaggregated) {
     if (a.generalized()) continue;
     // The distinct values of each class: its entries' codes, each counted

@@ -299,7 +299,11 @@ TEST(QualityFactory, RejectsAnAggregateForSingleValueModels) {
 }
 
 TEST(QualityFactory, RejectsUnknownModelsAndGsFactorsOutsideLoss) {
-  EXPECT_THROW(deid::make_quality_model(spec("ambiguity")), deid::JobError);
+  EXPECT_THROW(deid::make_quality_model(spec("utility")), deid::JobError);
+  // monotonic belongs to entropy and discernability only.
+  deid::QualitySpec monotonic_loss = spec("loss");
+  monotonic_loss.monotonic = true;
+  EXPECT_THROW(deid::make_quality_model(monotonic_loss), deid::JobError);
   EXPECT_THROW(deid::make_quality_model(spec("entropy", std::nullopt, 0.3)), deid::JobError);
   EXPECT_THROW(deid::make_quality_model(spec("loss", std::nullopt, 1.5)), deid::JobError);
   EXPECT_NO_THROW(deid::make_quality_model(spec("loss", std::nullopt, 0.0)));

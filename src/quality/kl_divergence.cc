@@ -1,0 +1,65 @@
+#include "quality/kl_divergence.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "deid/check.h"
+#include "deid/problem.h"
+#include "quality/entry_classes.h"
+
+namespace deid {
+namespace {
+
+double log2_arx(double x) {
+  static const double kLn2 = std::log(2.0);
+  return std::log(x) / kLn2;
+}
+
+}  // namespace
+
+QualityValue KlDivergenceModel::evaluate(const Problem& problem, const Transformation& t,
+                                         const Classes& classes) const {
+  const Histogram& hist = problem.histogram;
+  if (hist.row_entry.size() != problem.rows)
+    throw std::logic_error("kl-divergence: the histogram has no rows (a grouped input)");
+  const std::vector<std::uint32_t> cls = quality::entry_classes(problem, t, classes);
+  const std::uint32_t w = classes.width;
+  const double tuples = static_cast<double>(problem.rows);
+  double outliers = 0;
+  for (std::size_t c = 0; c < classes.size(); ++c)
+    if (classes.suppressed[c]) outliers += static_cast<double>(classes.counts[c]);
+  double maximal_area = 1.0;
+  for (std::uint32_t q = 0; q < w; ++q) maximal_area *= static_cast<double>(problem.hierarchies[q].hierarchy_rows());
+  // Each class's area, as ARX forms it: prod over q of (leaves / H) * H.
+  std::vector<double> area(classes.size());
+  for (std::size_t c = 0; c < classes.size(); ++c) {
+    double a = 1.0;
+    for (std::uint32_t q = 0; q < w; ++q) {
+      const Generalization& h = problem.hierarchies[q];
+      const double size = static_cast<double>(h.hierarchy_rows());
+      a *= (static_cast<double>(h.leaves(t[q], classes.keys[c * w + q])) / size) * size;
+    }
+    area[c] = a;
+  }
+  double result = 0;
+  for (std::uint64_t r = 0; r < problem.rows; ++r) {
+    const std::uint32_t e = hist.row_entry[r];
+    const double input = static_cast<double>(hist.counts[e]) / tuples;
+    const std::uint32_t c = cls[e];
+    const bool kept = !classes.suppressed[c];
+    double output = kept ? static_cast<double>(classes.counts[c]) : outliers;
+    output /= tuples;
+    output /= kept ? area[c] : maximal_area;
+    result += input * log2_arx(input / output);
+  }
+  QualityValue out;
+  out.value = result;
+  return out;
+}
+
+double KlDivergenceModel::class_loss(const Problem&, const Transformation&, const Classes& classes,
+                                     std::size_t c) const {
+  return static_cast<double>(classes.counts[c]);
+}
+
+}  // namespace deid
