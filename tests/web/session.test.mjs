@@ -1,0 +1,218 @@
+// The browser test of deid serve's web app (docs/web.md): Debian's Chromium,
+// headless, driven by puppeteer-core through a whole session on adult:
+// open the table from the data directory, give roles, build the age
+// hierarchy inline (intervals) and take the others from files, run
+// 5-anonymity, release another of the best solutions, download the released
+// table and the job as YAML, and compare the table byte for byte with what
+// `deid anonymize` writes for that job.yaml. A screenshot of each step goes
+// to ARTIFACTS/step-N.png.
+//
+//   node session.test.mjs --deid build/deid --examples examples --artifacts build/tests/web-artifacts
+//
+// Exit code 0 when the session passes, 1 otherwise (also when puppeteer-core
+// is not installed: scripts/install-deps.sh --test installs it).
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const args = Object.fromEntries(
+  process.argv.slice(2).reduce((pairs, a, i, all) => (a.startsWith('--') ? [...pairs, [a.slice(2), all[i + 1]]] : pairs), []));
+const deid = path.resolve(args.deid || 'build/deid');
+const examples = path.resolve(args.examples || path.join(here, '../../examples'));
+const artifacts = path.resolve(args.artifacts || 'web-artifacts');
+const chromium = process.env.DEID_CHROMIUM || '/usr/bin/chromium';
+const token = 'webtest' + Math.random().toString(16).slice(2) + Math.random().toString(16).slice(2);
+
+function fail(message) {
+  console.error(`web_session: FAILED: ${message}`);
+  process.exitCode = 1;
+}
+
+let puppeteer;
+try {
+  puppeteer = (await import('puppeteer-core')).default;
+} catch (e) {
+  fail(`puppeteer-core is not installed in ${path.join(here, 'node_modules')} (${e.message.split('\n')[0]}); ` +
+       'run scripts/install-deps.sh --test, or: cd tests/web && PUPPETEER_SKIP_DOWNLOAD=1 npm ci');
+  process.exit(1);
+}
+if (!fs.existsSync(chromium)) {
+  fail(`no Chromium at ${chromium} (Debian's chromium package; or set DEID_CHROMIUM)`);
+  process.exit(1);
+}
+
+fs.rmSync(artifacts, { recursive: true, force: true });
+fs.mkdirSync(artifacts, { recursive: true });
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'deid-web-test-'));
+const downloads = path.join(work, 'downloads');
+fs.mkdirSync(downloads);
+
+let server = null, browser = null;
+const cleanup = () => {
+  if (server && server.exitCode === null) server.kill('SIGTERM');
+  fs.rmSync(work, { recursive: true, force: true });
+};
+process.on('exit', () => {
+  if (server && server.exitCode === null) server.kill('SIGKILL');
+});
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => { cleanup(); process.exit(1); });
+
+// Starts `deid serve` on a free loopback port; resolves with its address.
+function startServer() {
+  return new Promise((resolve, reject) => {
+    server = spawn(deid, ['serve', '--host', '127.0.0.1', '--port', '0', '--token', token,
+                          '--data-dir', path.join(examples, 'adult'), '--state-dir', work, '--workers', '1'],
+                   { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    server.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = out.match(/open (http:\/\/\S+)/);
+      if (m) resolve(m[1]);
+    });
+    server.on('exit', (code) => reject(new Error(`deid serve exited with ${code} before listening: ${out}`)));
+    server.on('error', reject);
+    setTimeout(() => reject(new Error('deid serve printed no address within 30 s')), 30000);
+  });
+}
+
+async function waitForFile(file, seconds = 60) {
+  for (let i = 0; i < seconds * 10; ++i) {
+    if (fs.existsSync(file) && !fs.existsSync(`${file}.crdownload`)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${path.basename(file)} was not downloaded within ${seconds} s`);
+}
+
+let step = 0;
+async function shot(page, what) {
+  ++step;
+  await page.screenshot({ path: path.join(artifacts, `step-${step}.png`) });
+  console.log(`web_session: step ${step}: ${what}`);
+}
+
+async function session(url) {
+  browser = await puppeteer.launch({
+    executablePath: chromium,
+    headless: true,
+    args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--disable-dev-shm-usage', '--window-size=1280,800'],
+  });
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 800 });
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('requestfailed', (r) => { if (!r.url().includes('/events')) problems.push(`request failed: ${r.url()}`); });
+  page.setDefaultTimeout(60000);
+  const cdp = await page.createCDPSession();
+  await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloads });
+
+  // 1. Open adult.csv of the data directory.
+  const response = await page.goto(url, { waitUntil: 'load' });
+  const csp = response.headers()['content-security-policy'] || '';
+  if (!csp.includes("script-src 'self'")) throw new Error(`the page came without a strict CSP: '${csp}'`);
+  await page.waitForSelector('body[data-ready] #file-select option[value="adult.csv"]');
+  await page.select('#file-select', 'adult.csv');
+  await page.click('#load-file');
+  await page.waitForSelector('#summary:not([hidden]) #columns-table tbody tr');
+  const types = await page.$$eval('#columns-table tbody tr', (rows) => rows.map((r) => r.children[1].textContent));
+  if (types[1] !== 'integer' || types[0] !== 'string') throw new Error(`detected types: ${types}`);
+  await shot(page, 'adult.csv opened: columns, types, distinct values, sample');
+
+  // 2. Roles: five quasi-identifiers; age with an intervals builder, the others from files.
+  await page.click('button[data-next="attributes"]');
+  for (const column of ['sex', 'age', 'race', 'marital-status', 'education'])
+    await page.select(`select[data-role-for="${column}"]`, 'quasi-identifying');
+  await page.click('button[data-edit-for="age"]');
+  await page.click('#h-source-builder');
+  await page.select('#h-type', 'intervals');
+  const setValue = async (selector, value) => {
+    await page.$eval(selector, (e) => { e.value = ''; });
+    await page.type(selector, value);
+  };
+  await setValue('#h-min', '0');
+  await setValue('#h-max', '100');
+  await setValue('#h-widths', '10, 20, 40');
+  await page.click('#h-preview');
+  await page.waitForSelector('#h-preview-table tbody tr');
+  const first = await page.$eval('#h-preview-table tbody tr', (r) => [...r.children].map((c) => c.textContent));
+  if (first[0] !== '39' || first[1] !== '[30, 40)') throw new Error(`preview row of 39: ${first}`);
+  await shot(page, 'roles set; the age hierarchy built with intervals, previewed');
+  await page.click('#h-apply');
+  const described = await page.$$eval('#roles-table tbody tr', (rows) => rows.map((r) => r.children[2].textContent));
+  if (!described[0].includes('hierarchies/sex.csv') || !described[1].startsWith('intervals'))
+    throw new Error(`hierarchies: ${described}`);
+
+  // 3. 5-anonymity, 5 % suppression, loss, exhaustive search (the whole frontier).
+  await page.click('button[data-next="privacy"]');
+  await setValue('#m-k-k', '5');
+  await setValue('#o-suppression', '0.05');
+  await page.select('#o-algorithm', 'exhaustive');
+  await shot(page, 'privacy models, quality model and search');
+
+  // 4. Run: progress, then the result.
+  await page.click('#run');
+  await page.waitForSelector('body[data-step="run"]');
+  await page.waitForSelector('body[data-result-job]');
+  const firstJob = await page.$eval('body', (b) => b.dataset.resultJob);
+  await shot(page, 'the run: progress, done');
+  await page.click('#show-result');
+  await page.waitForSelector('#best-table tbody tr:nth-child(2) button:not([disabled])');
+  await shot(page, 'the result: transformation, loss per attribute, classes, frontier, best solutions');
+  const optimum = await page.$eval('#best-table tbody tr:first-child td', (td) => td.textContent);
+
+  // 5. Release the second best solution.
+  await page.click('#best-table tbody tr:nth-child(2) button');
+  await page.waitForFunction((id) => document.body.dataset.resultJob && document.body.dataset.resultJob !== id,
+                             {}, firstJob);
+  await page.click('#show-result');
+  await page.waitForSelector('body[data-step="result"]');
+  const chosen = await page.$eval('#best-table tbody tr.chosen td', (td) => td.textContent);
+  if (chosen === optimum) throw new Error(`the second solution was not released (${chosen})`);
+  await shot(page, `another solution released: ${chosen}`);
+
+  // 6. Downloads.
+  await page.click('.step[data-step="downloads"]');
+  await page.waitForSelector('#step-downloads:not([hidden])');
+  await shot(page, 'downloads');
+  await page.click('#dl-output');
+  await waitForFile(path.join(downloads, 'adult-deid.csv'));
+  await page.click('#dl-job');
+  await waitForFile(path.join(downloads, 'job.yaml'));
+
+  if (problems.length) throw new Error(`the page reported errors: ${problems.join('; ')}`);
+  return chosen;
+}
+
+try {
+  const url = await startServer();
+  const chosen = await session(url);
+  // The job as YAML, beside a copy of the data and its hierarchies, run by the CLI.
+  const cli = path.join(work, 'cli');
+  fs.mkdirSync(cli);
+  fs.copyFileSync(path.join(examples, 'adult', 'adult.csv'), path.join(cli, 'adult.csv'));
+  fs.cpSync(path.join(examples, 'adult', 'hierarchies'), path.join(cli, 'hierarchies'), { recursive: true });
+  const yaml = fs.readFileSync(path.join(downloads, 'job.yaml'), 'utf8');
+  fs.writeFileSync(path.join(artifacts, 'job.yaml'), yaml);
+  if (!yaml.includes('transformation:')) throw new Error('job.yaml has no search.transformation');
+  fs.writeFileSync(path.join(cli, 'job.yaml'), yaml);
+  const run = spawnSync(deid, ['anonymize', path.join(cli, 'job.yaml')], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`deid anonymize job.yaml: exit ${run.status}: ${run.stderr}`);
+  const browserCsv = fs.readFileSync(path.join(downloads, 'adult-deid.csv'));
+  const cliCsv = fs.readFileSync(path.join(cli, 'adult-deid.csv'));
+  fs.copyFileSync(path.join(downloads, 'adult-deid.csv'), path.join(artifacts, 'adult-deid.csv'));
+  if (!browserCsv.equals(cliCsv))
+    throw new Error(`the downloaded table (${browserCsv.length} bytes) differs from deid anonymize's (${cliCsv.length} bytes)`);
+  const result = JSON.parse(fs.readFileSync(path.join(cli, 'adult-deid.json'), 'utf8'));
+  const released = Object.entries(result.transformation).map(([a, l]) => `${a}=${l}`).join(', ');
+  if (released !== chosen) throw new Error(`the CLI released ${released}, the app ${chosen}`);
+  console.log(`web_session: passed: ${browserCsv.length} bytes, identical to deid anonymize's (${released}); ` +
+              `screenshots in ${artifacts}`);
+} catch (e) {
+  fail(e.stack || e.message);
+} finally {
+  if (browser) await browser.close().catch(() => {});
+  cleanup();
+}
