@@ -126,12 +126,20 @@ std::string detect_type(const std::vector<std::string>& values) {
 void emit(YAML::Emitter& out, const json& value) {
   if (value.is_object()) {
     out << YAML::BeginMap;
+    // A builder's "type" first, as job-file.md writes it.
+    if (value.contains("type")) {
+      out << YAML::Key << "type" << YAML::Value;
+      emit(out, value["type"]);
+    }
     for (const auto& [key, item] : value.items()) {
+      if (key == "type") continue;
       out << YAML::Key << key << YAML::Value;
       emit(out, item);
     }
     out << YAML::EndMap;
   } else if (value.is_array()) {
+    // A list of plain values on one line: widths: [5, 10, 20].
+    if (std::none_of(value.begin(), value.end(), [](const json& x) { return x.is_structured(); })) out << YAML::Flow;
     out << YAML::BeginSeq;
     for (const json& item : value) emit(out, item);
     out << YAML::EndSeq;

@@ -387,10 +387,14 @@ async function showResult(status) {
   state.result = r;
   enableSteps('result', 'downloads');
   const found = status.solution_found;
-  $('#result-headline').textContent = found
+  const headline = found
     ? `Released: ${levels(r.transformation)}; information loss ${number(r.information_loss)} (${r.quality_model})` +
       `${r.optimal ? ', optimal' : ''}.`
     : 'No transformation satisfies the job: nothing was released (see the report).';
+  $('#result-headline').textContent = headline;
+  $('#run-status').textContent =
+    `done: ${number(r.search?.transformations_checked)} transformations checked in ` +
+    `${number(r.time_ms?.total, 0)} ms. ${headline}`;
 
   const perAttribute = r.information_loss_per_attribute || {};
   const max = Math.max(1e-12, ...Object.values(perAttribute).map(Number));

@@ -104,6 +104,7 @@ async function session(url) {
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
   page.on('pageerror', (e) => problems.push(e.message));
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`${r.status()} for ${r.url()}`); });
   page.on('requestfailed', (r) => { if (!r.url().includes('/events')) problems.push(`request failed: ${r.url()}`); });
   page.setDefaultTimeout(60000);
   const cdp = await page.createCDPSession();
