@@ -13,6 +13,7 @@ const state = {
   dataset: null,          // the summary of GET /datasets/ID
   attributes: {},         // column -> {role, hierarchy: null | {file} | {builder}}
   editing: null,          // the column whose hierarchy is in the editor
+  preview: null,          // its last preview
   job: null,              // the job being run or shown: {id, spec}
   events: null,           // the EventSource of the running job
   result: null,
@@ -144,6 +145,7 @@ function defaultHierarchy(column) {
 function describeHierarchy(h) {
   if (!h) return '–';
   if (h.file) return h.file;
+  if (h.rows) return `${h.rows.length} rows typed in`;
   const { type, ...rest } = h.builder;
   const params = Object.entries(rest).map(([k, v]) => `${k}: ${Array.isArray(v) ? `[${v.join(', ')}]` : v}`);
   return `${type}${params.length ? ` (${params.join(', ')})` : ''}`;
@@ -197,6 +199,9 @@ function openEditor(column) {
   if (h.file) {
     $('#h-source-file').checked = true;
     fileSelect.value = h.file;
+  } else if (h.rows) {
+    $('#h-source-rows').checked = true;
+    $('#h-rows').value = h.rows.map((r) => r.join(';')).join('\n');
   } else {
     $('#h-source-builder').checked = true;
     const b = h.builder;
@@ -220,6 +225,8 @@ function openEditor(column) {
     }
   }
   $('#h-preview-out').replaceChildren();
+  $('#h-to-rows').hidden = true;
+  state.preview = null;
   updateEditor();
   $('#hierarchy-editor').hidden = false;
   $('#hierarchy-editor h3').tabIndex = -1;
@@ -227,9 +234,10 @@ function openEditor(column) {
 }
 
 function updateEditor() {
-  const builder = $('#h-source-builder').checked;
-  $('#h-file-fields').hidden = builder;
-  $('#h-builder-fields').hidden = !builder;
+  const source = $('input[name="h-source"]:checked')?.value || 'builder';
+  $('#h-file-fields').hidden = source !== 'file';
+  $('#h-builder-fields').hidden = source !== 'builder';
+  $('#h-rows-fields').hidden = source !== 'rows';
   for (const p of $$('.params')) p.hidden = p.dataset.type !== $('#h-type').value;
 }
 
@@ -257,7 +265,13 @@ function editorBuilder() {
 }
 
 function editorHierarchy() {
-  return $('#h-source-builder').checked ? { builder: editorBuilder() } : { file: $('#h-file').value };
+  if ($('#h-source-file').checked) return { file: $('#h-file').value };
+  if ($('#h-source-rows').checked) {
+    const rows = $('#h-rows').value.split('\n').filter((line) => line.trim()).map((line) => line.split(';'));
+    if (!rows.length) throw new Error('type the rows of the hierarchy: value;level 1;...;*');
+    return { rows };
+  }
+  return { builder: editorBuilder() };
 }
 
 async function previewHierarchy() {
@@ -274,11 +288,22 @@ async function previewHierarchy() {
     el('p', { class: 'hint', text: `${preview.total_rows} values, ${preview.levels - 1} levels above the value` +
       (preview.total_rows > preview.rows.length ? ` (the first ${preview.rows.length} shown)` : '') }),
     el('div', { class: 'scroll' }, el('table', { id: 'h-preview-table' }, el('thead', {}, head), el('tbody', {}, ...rows))));
+  state.preview = preview;
+  $('#h-to-rows').hidden = preview.total_rows > preview.rows.length;
+}
+
+function previewToRows() {
+  if (!state.preview) return;
+  $('#h-rows').value = state.preview.rows.map((r) => r.join(';')).join('\n');
+  $('#h-source-rows').checked = true;
+  updateEditor();
+  $('#h-rows').focus();
 }
 
 function applyHierarchy() {
   const column = state.editing;
   state.attributes[column].hierarchy = editorHierarchy();
+  showError('');
   $('#hierarchy-editor').hidden = true;
   renderRoles();
   $(`button[data-edit-for="${CSS.escape(column)}"]`)?.focus();
@@ -292,7 +317,7 @@ function buildJob(transformation) {
     if (a.role === 'insensitive') continue;
     const spec = { role: a.role };
     if (a.hierarchy && (a.role === 'quasi-identifying' || a.role === 'sensitive'))
-      spec.hierarchy = a.hierarchy.file ?? a.hierarchy.builder;
+      spec.hierarchy = a.hierarchy.file ?? a.hierarchy.rows ?? a.hierarchy.builder;
     attributes[name] = spec;
   }
   const privacy = [];
@@ -453,6 +478,9 @@ async function showResult(status) {
     a.setAttribute('download', name);
   }
   $('#dl-output').parentElement.hidden = !found;
+  const rows = Object.values(state.job.spec.attributes).some((a) => Array.isArray(a.hierarchy));
+  $('#dl-job-item').hidden = rows;
+  $('#dl-job-none').hidden = !rows;
   // The run step stays in view, with its outcome, until the user goes on.
   const next = $('#show-result');
   next.hidden = false;
@@ -542,7 +570,8 @@ function init() {
   for (const radio of $$('input[name="h-source"]')) radio.addEventListener('change', updateEditor);
   $('#h-type').addEventListener('change', updateEditor);
   $('#h-preview').addEventListener('click', () => guard(previewHierarchy));
-  $('#h-apply').addEventListener('click', applyHierarchy);
+  $('#h-apply').addEventListener('click', () => guard(applyHierarchy));
+  $('#h-to-rows').addEventListener('click', previewToRows);
   $('#h-close').addEventListener('click', () => {
     $('#hierarchy-editor').hidden = true;
     $(`button[data-edit-for="${CSS.escape(state.editing)}"]`)?.focus();

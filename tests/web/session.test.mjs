@@ -67,14 +67,17 @@ function startServer() {
                           '--data-dir', path.join(examples, 'adult'), '--state-dir', work, '--workers', '1'],
                    { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
+    const timer = setTimeout(() => reject(new Error('deid serve printed no address within 30 s')), 30000);
     server.stdout.on('data', (chunk) => {
       out += chunk;
       const m = out.match(/open (http:\/\/\S+)/);
-      if (m) resolve(m[1]);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
     });
     server.on('exit', (code) => reject(new Error(`deid serve exited with ${code} before listening: ${out}`)));
     server.on('error', reject);
-    setTimeout(() => reject(new Error('deid serve printed no address within 30 s')), 30000);
   });
 }
 
@@ -115,6 +118,15 @@ async function session(url) {
   const csp = response.headers()['content-security-policy'] || '';
   if (!csp.includes("script-src 'self'")) throw new Error(`the page came without a strict CSP: '${csp}'`);
   await page.waitForSelector('body[data-ready] #file-select option[value="adult.csv"]');
+  // Keyboard: Tab reaches the skip link, then the steps, with a visible focus ring.
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  const focused = await page.evaluate(() => {
+    const e = document.activeElement;
+    return { text: e.textContent, outline: getComputedStyle(e).outlineStyle };
+  });
+  if (focused.text !== '1. Data' || focused.outline === 'none')
+    throw new Error(`the second Tab focused '${focused.text}' (outline ${focused.outline})`);
   await page.select('#file-select', 'adult.csv');
   await page.click('#load-file');
   await page.waitForSelector('#summary:not([hidden]) #columns-table tbody tr');
@@ -141,6 +153,11 @@ async function session(url) {
   const first = await page.$eval('#h-preview-table tbody tr', (r) => [...r.children].map((c) => c.textContent));
   if (first[0] !== '39' || first[1] !== '[30, 40)') throw new Error(`preview row of 39: ${first}`);
   await shot(page, 'roles set; the age hierarchy built with intervals, previewed');
+  // The preview can become rows typed in; back to the builder for a job file.
+  await page.click('#h-to-rows');
+  const rows = await page.$eval('#h-rows', (t) => t.value);
+  if (!rows.startsWith('39;[30, 40);[20, 40);[0, 40);*\n')) throw new Error(`rows: ${rows.slice(0, 60)}`);
+  await page.click('#h-source-builder');
   await page.click('#h-apply');
   const described = await page.$$eval('#roles-table tbody tr', (rows) => rows.map((r) => r.children[2].textContent));
   if (!described[0].includes('hierarchies/sex.csv') || !described[1].startsWith('intervals'))
