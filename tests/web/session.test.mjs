@@ -50,7 +50,7 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'deid-web-test-'));
 const downloads = path.join(work, 'downloads');
 fs.mkdirSync(downloads);
 
-let server = null, browser = null;
+let server = null, browser = null, page = null;
 const cleanup = () => {
   if (server && server.exitCode === null) server.kill('SIGTERM');
   fs.rmSync(work, { recursive: true, force: true });
@@ -102,7 +102,7 @@ async function session(url) {
     headless: true,
     args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--disable-dev-shm-usage', '--window-size=1280,800'],
   });
-  const page = await browser.newPage();
+  page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 800 });
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
@@ -127,9 +127,17 @@ async function session(url) {
   });
   if (focused.text !== '1. Data' || focused.outline === 'none')
     throw new Error(`the second Tab focused '${focused.text}' (outline ${focused.outline})`);
+  // An upload shows its summary (the file name it was sent with) ...
+  const input = await page.$('#upload-input');
+  const people = path.join(work, 'people.csv');
+  fs.writeFileSync(people, 'name,age\nann,34\nbob,35\ncid,36\n');
+  await input.uploadFile(people);
+  await page.click('#upload');
+  await page.waitForFunction(() => document.querySelector('#summary-rows').textContent.startsWith('people.csv: 3 records'));
+  // ... and so does a file of the data directory, the one the session goes on with.
   await page.select('#file-select', 'adult.csv');
   await page.click('#load-file');
-  await page.waitForSelector('#summary:not([hidden]) #columns-table tbody tr');
+  await page.waitForFunction(() => document.querySelector('#summary-rows').textContent.startsWith('adult.csv: 30,162 records'));
   const types = await page.$$eval('#columns-table tbody tr', (rows) => rows.map((r) => r.children[1].textContent));
   if (types[1] !== 'integer' || types[0] !== 'string') throw new Error(`detected types: ${types}`);
   await shot(page, 'adult.csv opened: columns, types, distinct values, sample');
@@ -230,6 +238,12 @@ try {
               `screenshots in ${artifacts}`);
 } catch (e) {
   fail(e.stack || e.message);
+  if (page) {
+    // What the page showed when it failed.
+    const shown = await page.$eval('#error', (b) => b.textContent).catch(() => '');
+    if (shown) console.error(`web_session: the page's error: ${shown}`);
+    await page.screenshot({ path: path.join(artifacts, 'failure.png') }).catch(() => {});
+  }
 } finally {
   if (browser) await browser.close().catch(() => {});
   cleanup();
