@@ -434,12 +434,12 @@ async function showResult(status) {
 
   const figures = [
     ['Records', number(r.records)],
-    ['Suppressed records', `${number(r.suppressed_records)} (limit ${number(r.suppression_limit_records)})`],
+    ['Suppressed', `${number(r.suppressed_records)} (limit ${number(r.suppression_limit_records)})`],
     ['Classes', number(r.classes)],
     ['Smallest class', number(r.smallest_class_size)],
     ['Largest class', number(r.largest_class_size)],
     ['Average class size', number(r.average_class_size, 2)],
-    ['Transformations checked', `${number(r.search?.transformations_checked)} of ${number(r.search?.lattice_size)}`],
+    ['Checked', `${number(r.search?.transformations_checked)} of ${number(r.search?.lattice_size)}`],
   ];
   $('#class-figures').replaceChildren(...figures.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })]));
   $('#report-link').href = `${API}/jobs/${id}/report`;
@@ -466,6 +466,8 @@ async function showResult(status) {
       el('td', { class: 'num', text: number(p.suppressed_records) }),
       el('td', {}, useButton(p.transformation, `best solution ${i + 1}`)))));
   plotFrontier(frontier, chosen);
+  $('#sizes-table tbody').replaceChildren();
+  if (found && r.records <= 2000000) await classSizes(id, r);
 
   for (const [link, path, name] of [
     ['#dl-output', 'output', `${stem()}-deid.csv`],
@@ -486,6 +488,61 @@ async function showResult(status) {
   next.hidden = false;
   next.focus();
   document.body.dataset.resultJob = id;
+}
+
+// The records of a CSV text as arrays of fields (RFC 4180 quoting).
+function parseCsv(text, delimiter) {
+  const records = [];
+  let record = [], field = '', quoted = false;
+  for (let i = 0; i < text.length; ++i) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { field += '"'; ++i; }
+      else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === delimiter) { record.push(field); field = ''; }
+    else if (c === '\n' || c === '\r') {
+      if (c === '\r' && text[i + 1] === '\n') ++i;
+      record.push(field);
+      records.push(record);
+      record = [];
+      field = '';
+    } else field += c;
+  }
+  if (field !== '' || record.length) { record.push(field); records.push(record); }
+  return records;
+}
+
+// Counts the released classes (records equal in every quasi-identifier) of
+// the released table and shows them by size.
+async function classSizes(id, r) {
+  const response = await fetch(`${API}/jobs/${id}/output`, { credentials: 'same-origin' });
+  if (!response.ok) return;
+  const rows = parseCsv(await response.text(), state.dataset.delimiter);
+  const header = rows.shift() || [];
+  const qi = r.quasi_identifiers.map((q) => header.indexOf(q)).filter((i) => i >= 0);
+  const classes = new Map();
+  for (const row of rows) {
+    const values = qi.map((i) => row[i]);
+    if (values.every((v) => v === '*') && r.suppressed_records > 0) continue;  // suppressed
+    const key = values.join('\u0000');
+    classes.set(key, (classes.get(key) || 0) + 1);
+  }
+  const bounds = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, Infinity];
+  const bins = bounds.slice(0, -1).map((lo, i) => ({ lo, hi: bounds[i + 1] - 1, classes: 0, records: 0 }));
+  for (const size of classes.values()) {
+    const bin = bins.find((b) => size >= b.lo && size <= b.hi);
+    bin.classes += 1;
+    bin.records += size;
+  }
+  const used = bins.filter((b) => b.classes > 0);
+  const most = Math.max(1, ...used.map((b) => b.records));
+  $('#sizes-table tbody').replaceChildren(...used.map((b) =>
+    el('tr', {},
+      el('th', { scope: 'row', text: b.hi === Infinity ? `${number(b.lo)} or more` : b.lo === b.hi ? number(b.lo) : `${number(b.lo)}–${number(b.hi)}` }),
+      el('td', { class: 'num', text: number(b.classes) }),
+      el('td', {}, el('meter', { min: 0, max: most, value: b.records, 'aria-label': 'records' }), ` ${number(b.records)}`))));
 }
 
 function stem() {

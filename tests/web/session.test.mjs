@@ -186,6 +186,11 @@ async function session(url) {
   await shot(page, 'the run: progress, done');
   await page.click('#show-result');
   await page.waitForSelector('#best-table tbody tr:nth-child(2) button:not([disabled])');
+  // The class sizes counted in the released table agree with the result's classes.
+  const counted = await page.$$eval('#sizes-table tbody tr', (rows) =>
+    rows.reduce((n, r) => n + Number(r.children[1].textContent.replace(/,/g, '')), 0));
+  const classes = await page.$eval('#class-figures', (d) => d.children[5].textContent.replace(/,/g, ''));
+  if (String(counted) !== classes) throw new Error(`class sizes count ${counted} classes, the result ${classes}`);
   await shot(page, 'the result: transformation, loss per attribute, classes, frontier, best solutions');
   const optimum = await page.$eval('#best-table tbody tr:first-child td', (td) => td.textContent);
 
