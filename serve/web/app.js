@@ -7,6 +7,7 @@ const API = '/api/v1';
 const $ = (selector, root = document) => root.querySelector(selector);
 const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
 const ROLES = ['insensitive', 'quasi-identifying', 'sensitive', 'identifying'];
+let previewSeq = 0;  // the latest hierarchy preview asked for
 
 const state = {
   files: [],
@@ -276,11 +277,14 @@ function editorHierarchy() {
 
 async function previewHierarchy() {
   const out = $('#h-preview-out');
+  // Only the latest request is shown (live previews may overtake each other).
+  const seq = ++previewSeq;
   const preview = await api(`/datasets/${state.dataset.id}/hierarchy-preview`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ column: state.editing, builder: editorBuilder() }),
   });
+  if (seq !== previewSeq) return;
   const head = el('tr', {}, el('th', { scope: 'col', text: 'Value' }),
     ...Array.from({ length: preview.levels - 1 }, (_, i) => el('th', { scope: 'col', text: `Level ${i + 1}` })));
   const rows = preview.rows.map((row) => el('tr', {}, ...row.map((v) => el('td', { text: v }))));
@@ -627,6 +631,21 @@ function init() {
   for (const radio of $$('input[name="h-source"]')) radio.addEventListener('change', updateEditor);
   $('#h-type').addEventListener('change', updateEditor);
   $('#h-preview').addEventListener('click', () => guard(previewHierarchy));
+  // Live preview: a change of the builder's parameters previews again (a
+  // problem is shown in the preview, not as an error of the page).
+  let timer = null;
+  const live = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => previewHierarchy().catch((e) => {
+      state.preview = null;
+      $('#h-to-rows').hidden = true;
+      $('#h-preview-out').replaceChildren(el('p', { class: 'problem', text: e.message }));
+    }), 400);
+  };
+  for (const input of $$('#h-builder-fields input, #h-builder-fields select, #h-builder-fields textarea')) {
+    input.addEventListener('input', live);
+    input.addEventListener('change', live);
+  }
   $('#h-apply').addEventListener('click', () => guard(applyHierarchy));
   $('#h-to-rows').addEventListener('click', previewToRows);
   $('#h-close').addEventListener('click', () => {
