@@ -109,6 +109,7 @@ async function loadFiles() {
 
 async function openDataset(id) {
   state.dataset = await api(`/datasets/${id}`);
+  document.body.dataset.dataset = id;
   state.attributes = {};
   for (const c of state.dataset.columns) state.attributes[c.name] = { role: 'insensitive', hierarchy: null };
   renderSummary();
