@@ -121,6 +121,15 @@ std::string detect_type(const std::vector<std::string>& values) {
   return "string";
 }
 
+// `text` without control characters: a file name as job.yaml and the app
+// show it.
+std::string printable(const std::string& text) {
+  std::string out;
+  for (const char c : text)
+    if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) out += c;
+  return out;
+}
+
 // A JSON value as YAML: strings always double-quoted (so "5" or "true"
 // stay strings), numbers as JSON writes them (shortest round trip).
 void emit(YAML::Emitter& out, const json& value) {
@@ -195,7 +204,7 @@ void Store::stop() {
 fs::path Store::upload_path() { return options_.state_dir / "uploads" / random_hex(16); }
 
 std::string Store::add_dataset(const fs::path& upload, const std::string& given_name) {
-  std::string name = fs::path(given_name).filename().string();
+  std::string name = printable(fs::path(given_name).filename().string());
   if (name.empty() || name == "." || name == "..") name = "dataset.csv";
   std::vector<std::vector<std::string>> values;
   const std::string id = random_hex(16);
@@ -259,7 +268,7 @@ std::string Store::add_dataset_file(const std::string& relative) {
   // directory, it finds the data and the hierarchy files the jobs named.
   std::lock_guard lock(m_);
   auto& d = datasets_.at(id);
-  d.name = fs::path(relative).lexically_normal().generic_string();
+  d.name = printable(fs::path(relative).lexically_normal().generic_string());
   d.summary["name"] = d.name;
   return id;
 }

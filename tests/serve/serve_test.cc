@@ -812,6 +812,12 @@ TEST_F(Serve, SummaryDetectsDecimalsAndDates) {
   ASSERT_EQ(res->status, 201);
   const json summary = json::parse(c->Get("/api/v1/datasets/" + json::parse(res->body)["id"].get<std::string>())->body);
   EXPECT_EQ(summary["name"], "x.csv");
+  // A name is kept without control characters (it goes into job.yaml).
+  const auto named = c->Post("/api/v1/datasets?name=a%0Ainput%3A%20b.csv", "a\n1\n", "text/csv");
+  ASSERT_TRUE(named);
+  ASSERT_EQ(named->status, 201);
+  EXPECT_EQ(json::parse(c->Get("/api/v1/datasets/" + json::parse(named->body)["id"].get<std::string>())->body)["name"],
+            "ainput: b.csv");
   EXPECT_EQ(summary["columns"][0]["type"], "decimal");
   EXPECT_EQ(summary["columns"][1]["type"], "date");
   EXPECT_EQ(summary["columns"][2]["type"], "string");
