@@ -4,8 +4,11 @@
 # NumPy, tqdm; scripts/install-python.sh); with --test all of that
 # and what the tests need (Chromium, for the test that renders the HTML
 # report; pytest, for the Python package's tests; postgresql-15, for the
-# tests that start a throwaway PostgreSQL cluster, docs/databases.md).
-# Runs apt-get directly as root, through sudo otherwise. Nothing else is downloaded.
+# tests that start a throwaway PostgreSQL cluster, docs/databases.md; Node.js
+# and npm, for the browser test of the web app, tests/web) and, with npm ci,
+# puppeteer-core (pinned in tests/web/package-lock.json) into
+# tests/web/node_modules: the one download apart from Debian's packages.
+# Runs apt-get directly as root, through sudo otherwise.
 set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config
@@ -14,20 +17,27 @@ packages=(
 )
 python=(pybind11-dev python3-dev python3-pandas python3-numpy python3-tqdm)
 case "${1:-}" in
-  --test)   packages+=(chromium clang-14 libfuzzer-14-dev postgresql-15 "${python[@]}" python3-pytest) ;;
+  --test)   packages+=(chromium nodejs npm clang-14 libfuzzer-14-dev postgresql-15 "${python[@]}" python3-pytest) ;;
   --python) packages+=("${python[@]}") ;;
   "") ;;
   *) echo "usage: scripts/install-deps.sh [--python|--test]" >&2; exit 2 ;;
 esac
 missing=()
 for p in "${packages[@]}"; do
+  # A node and npm of another source (NodeSource's nodejs carries npm) will do.
+  case "$p" in nodejs|npm) command -v "${p/nodejs/node}" >/dev/null && continue ;; esac
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  as_root=()
+  [ "$(id -u)" -eq 0 ] || as_root=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${as_root[@]}" apt-get update -qq
+  "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-as_root=()
-[ "$(id -u)" -eq 0 ] || as_root=(sudo)
-export DEBIAN_FRONTEND=noninteractive
-"${as_root[@]}" apt-get update -qq
-"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# The browser test (tests/web): puppeteer-core, pinned in package-lock.json,
+# from the npm registry into tests/web/node_modules; it drives the system
+# Chromium, so no browser is downloaded.
+if [ "${1:-}" = --test ]; then
+  (cd "$(dirname "$0")/../tests/web" && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
+fi

@@ -21,7 +21,7 @@
 #endif
 
 #include "deid/error.h"
-#include "index_html.h"
+#include "web_assets.h"
 #include "security.h"
 #include "store.h"
 
@@ -185,22 +185,48 @@ void Server::Impl::routes() {
   }));
   http.set_payload_max_length(options.max_upload_bytes);
 
+  // The web app (serve/web, compiled in by cmake/embed.cmake): index.html
+  // at /, every file at /assets/NAME.
   http.Get("/", guarded([this](const Request& req, Response& res) {
     // Opened with ?token=: from now on the browser sends the cookie, to
     // this server only, never from another site's page.
     if (req.has_param("token"))
       res.set_header("Set-Cookie", fmt::format("{}={}; Path=/; HttpOnly; SameSite=Strict", kCookie, token));
-    res.set_content(kIndexHtml, "text/html; charset=utf-8");
+    const WebAsset* index = find_web_asset("index.html");
+    if (index == nullptr) throw HttpError(404, "no index.html");
+    res.set_content(reinterpret_cast<const char*>(index->data), index->size, index->type);
+  }));
+  http.Get("/assets/([a-z0-9_-]+\\.[a-z]+)", guarded([](const Request& req, Response& res) {
+    const WebAsset* asset = find_web_asset(req.matches[1].str());
+    if (asset == nullptr) throw HttpError(404, fmt::format("no asset '{}'", req.matches[1].str()));
+    res.set_content(reinterpret_cast<const char*>(asset->data), asset->size, asset->type);
   }));
   http.Get("/api/v1/version", guarded([](const Request&, Response& res) {
     send_json(res, 200, {{"name", "deid"}, {"version", DEID_VERSION}, {"api", "v1"}});
   }));
 
+  http.Get("/api/v1/files", guarded([this](const Request&, Response& res) { send_json(res, 200, store->files()); }));
+
   http.Post("/api/v1/datasets",
             guarded_reader([this](const Request& req, Response& res, const httplib::ContentReader& reader) {
               const std::string type = req.get_header_value("Content-Type");
+              if (type.rfind("application/json", 0) == 0) {
+                // {"file": "relative/path.csv"}: a file of the data directory.
+                std::string body;
+                reader([&](const char* data, std::size_t n) {
+                  body.append(data, n);
+                  return true;
+                });
+                const json spec = json::parse(body, nullptr, false);
+                if (!spec.is_object() || !spec.contains("file") || !spec["file"].is_string())
+                  throw HttpError(400, "send {\"file\": \"PATH\"}, a CSV file under the data directory (GET /api/v1/files)");
+                send_json(res, 201, {{"id", store->add_dataset_file(spec["file"].get<std::string>())}});
+                return;
+              }
               if (type.rfind("text/csv", 0) != 0)
-                throw HttpError(415, fmt::format("send the table as Content-Type: text/csv (got '{}')", type));
+                throw HttpError(415, fmt::format("send the table as Content-Type: text/csv, or {{\"file\": PATH}} as "
+                                                 "application/json (got '{}')",
+                                                 type));
               const fs::path upload = store->upload_path();
               bool ok = false;
               {
@@ -221,11 +247,20 @@ void Server::Impl::routes() {
                                                    options.max_upload_bytes));
                 throw HttpError(400, "the upload could not be received or stored");
               }
-              send_json(res, 201, {{"id", store->add_dataset(upload)}});
+              send_json(res, 201, {{"id", store->add_dataset(upload, req.get_param_value("name"))}});
             }));
   http.Get(fmt::format("/api/v1/datasets/{}", kId), guarded([this](const Request& req, Response& res) {
              send_json(res, 200, store->dataset(req.matches[1]));
            }));
+  http.Post(fmt::format("/api/v1/datasets/{}/hierarchy-preview", kId),
+            guarded([this](const Request& req, Response& res) {
+              const json spec = json::parse(req.body, nullptr, false);
+              if (!spec.is_object() || !spec.contains("column") || !spec["column"].is_string() ||
+                  !spec.contains("builder"))
+                throw HttpError(400, "send {\"column\": NAME, \"builder\": {\"type\": ..., ...}}");
+              send_json(res, 200, store->hierarchy_preview(req.matches[1], spec["column"].get<std::string>(),
+                                                           spec["builder"]));
+            }));
   http.Delete(fmt::format("/api/v1/datasets/{}", kId), guarded([this](const Request& req, Response& res) {
                 store->delete_dataset(req.matches[1]);
                 res.status = 204;
@@ -279,6 +314,9 @@ void Server::Impl::routes() {
            }));
   http.Get(fmt::format("/api/v1/jobs/{}/result", kId), guarded([this](const Request& req, Response& res) {
              send_file(res, finished_job(req.matches[1])->dir / "result.json", "application/json");
+           }));
+  http.Get(fmt::format("/api/v1/jobs/{}/job.yaml", kId), guarded([this](const Request& req, Response& res) {
+             res.set_content(store->job_yaml(req.matches[1]), "application/yaml; charset=utf-8");
            }));
   http.Get(fmt::format("/api/v1/jobs/{}/output", kId), guarded([this](const Request& req, Response& res) {
              const auto job = finished_job(req.matches[1]);

@@ -1,9 +1,14 @@
 #include "store.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <utility>
 
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include "deid/dataset.h"
 #include "deid/error.h"
@@ -78,6 +83,84 @@ HierarchyTable inline_hierarchy(const std::string& attribute, const json& rows) 
   return table;
 }
 
+// The type the values of a column look like (the empty value aside):
+// "integer", "decimal", "date" (ISO YYYY-MM-DD) or "string"; "string" when
+// every value is empty.
+std::string detect_type(const std::vector<std::string>& values) {
+  bool integer = true, decimal = true, date = true, any = false;
+  for (const std::string& v : values) {
+    if (v.empty()) continue;
+    any = true;
+    if (integer) {
+      const std::size_t start = v[0] == '-' || v[0] == '+' ? 1 : 0;
+      integer = v.size() > start && std::all_of(v.begin() + static_cast<std::ptrdiff_t>(start), v.end(),
+                                                [](char c) { return c >= '0' && c <= '9'; });
+    }
+    if (decimal) {
+      char* end = nullptr;
+      errno = 0;
+      const double x = std::strtod(v.c_str(), &end);
+      decimal = end == v.c_str() + v.size() && errno == 0 && std::isfinite(x) &&
+                v.find_first_of("xXnN") == std::string::npos;
+    }
+    if (date) {
+      date = v.size() == 10 && v[4] == '-' && v[7] == '-';
+      for (std::size_t i = 0; date && i < v.size(); ++i)
+        if (i != 4 && i != 7) date = v[i] >= '0' && v[i] <= '9';
+      if (date) {
+        const int month = std::stoi(v.substr(5, 2)), day = std::stoi(v.substr(8, 2));
+        date = month >= 1 && month <= 12 && day >= 1 && day <= 31;
+      }
+    }
+    if (!integer && !decimal && !date) break;
+  }
+  if (!any) return "string";
+  if (integer) return "integer";
+  if (decimal) return "decimal";
+  if (date) return "date";
+  return "string";
+}
+
+// `text` without control characters: a file name as job.yaml and the app
+// show it.
+std::string printable(const std::string& text) {
+  std::string out;
+  for (const char c : text)
+    if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) out += c;
+  return out;
+}
+
+// A JSON value as YAML: strings always double-quoted (so "5" or "true"
+// stay strings), numbers as JSON writes them (shortest round trip).
+void emit(YAML::Emitter& out, const json& value) {
+  if (value.is_object()) {
+    out << YAML::BeginMap;
+    // A builder's "type" first, as job-file.md writes it.
+    if (value.contains("type")) {
+      out << YAML::Key << "type" << YAML::Value;
+      emit(out, value["type"]);
+    }
+    for (const auto& [key, item] : value.items()) {
+      if (key == "type") continue;
+      out << YAML::Key << key << YAML::Value;
+      emit(out, item);
+    }
+    out << YAML::EndMap;
+  } else if (value.is_array()) {
+    // A list of plain values on one line: widths: [5, 10, 20].
+    if (std::none_of(value.begin(), value.end(), [](const json& x) { return x.is_structured(); })) out << YAML::Flow;
+    out << YAML::BeginSeq;
+    for (const json& item : value) emit(out, item);
+    out << YAML::EndSeq;
+  } else if (value.is_string()) {
+    out << YAML::DoubleQuoted << value.get<std::string>();
+  } else if (value.is_null()) {
+    out << YAML::Null;
+  } else {
+    out << value.dump();  // numbers and booleans
+  }
+}
+
 }  // namespace
 
 const char* to_string(JobStatus status) {
@@ -120,7 +203,10 @@ void Store::stop() {
 
 fs::path Store::upload_path() { return options_.state_dir / "uploads" / random_hex(16); }
 
-std::string Store::add_dataset(const fs::path& upload) {
+std::string Store::add_dataset(const fs::path& upload, const std::string& given_name) {
+  std::string name = printable(fs::path(given_name).filename().string());
+  if (name.empty() || name == "." || name == "..") name = "dataset.csv";
+  std::vector<std::vector<std::string>> values;
   const std::string id = random_hex(16);
   const fs::path dir = options_.state_dir / "datasets" / id;
   fs::create_directories(dir / "jobs");
@@ -138,7 +224,14 @@ std::string Store::add_dataset(const fs::path& upload) {
         "dataset.csv", CsvOptions{});
     summary = {{"id", id}, {"rows", data.rows}, {"delimiter", std::string(1, data.delimiter)}};
     json columns = json::array();
-    for (const Column& c : data.columns) columns.push_back({{"name", c.name}, {"distinct", c.dictionary.size()}});
+    for (const Column& c : data.columns) {
+      std::vector<std::string> distinct;
+      distinct.reserve(c.dictionary.size());
+      for (std::uint32_t code = 0; code < c.dictionary.size(); ++code) distinct.push_back(c.dictionary.value(code));
+      columns.push_back({{"name", c.name}, {"distinct", c.dictionary.size()}, {"type", detect_type(distinct)}});
+      values.push_back(std::move(distinct));
+    }
+    summary["name"] = name;
     summary["columns"] = std::move(columns);
     json sample = json::array();
     for (std::uint64_t r = 0; r < std::min<std::uint64_t>(kSampleRows, data.rows); ++r) {
@@ -157,8 +250,127 @@ std::string Store::add_dataset(const fs::path& upload) {
     throw;
   }
   std::lock_guard lock(m_);
-  datasets_[id] = Dataset{dir, csv, std::move(summary), {}};
+  datasets_[id] = Dataset{dir, csv, name, std::move(summary), std::move(values), {}};
   return id;
+}
+
+std::string Store::add_dataset_file(const std::string& relative) {
+  if (options_.data_dir.empty())
+    throw HttpError(403, "the server was started without --data-dir, so no file may be named; upload the table");
+  const fs::path path = confine(options_.data_dir, relative);
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) throw HttpError(404, fmt::format("no file '{}' in the data directory", relative));
+  const fs::path upload = upload_path();
+  fs::copy_file(path, upload, ec);
+  if (ec) throw HttpError(400, fmt::format("cannot copy '{}': {}", relative, ec.message()));
+  const std::string id = add_dataset(upload, relative);
+  // The job.yaml of its jobs names it by this path: saved in the data
+  // directory, it finds the data and the hierarchy files the jobs named.
+  std::lock_guard lock(m_);
+  auto& d = datasets_.at(id);
+  d.name = printable(fs::path(relative).lexically_normal().generic_string());
+  d.summary["name"] = d.name;
+  return id;
+}
+
+json Store::files() const {
+  json list = json::array();
+  if (options_.data_dir.empty()) return {{"files", list}};
+  std::vector<std::string> names;
+  std::error_code ec;
+  // Links are not followed (neither into directories nor to files), so
+  // nothing outside the data directory is listed.
+  for (auto it = fs::recursive_directory_iterator(options_.data_dir, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_symlink(ec) || !it->is_regular_file(ec)) continue;
+    if (it->path().extension() != ".csv") continue;
+    names.push_back(it->path().lexically_relative(options_.data_dir).generic_string());
+    if (names.size() >= 10000) break;
+  }
+  std::sort(names.begin(), names.end());
+  for (auto& n : names) list.push_back(std::move(n));
+  return {{"files", list}};
+}
+
+json Store::hierarchy_preview(const std::string& id, const std::string& column, const json& builder) const {
+  fs::path csv, dir;
+  std::vector<std::string> values;
+  {
+    std::lock_guard lock(m_);
+    const auto it = datasets_.find(id);
+    if (it == datasets_.end()) throw HttpError(404, fmt::format("no dataset '{}'", id));
+    const json& columns = it->second.summary["columns"];
+    std::size_t i = 0;
+    while (i < columns.size() && columns[i]["name"] != column) ++i;
+    if (i == columns.size()) throw HttpError(404, fmt::format("no column '{}' in the dataset", column));
+    values = it->second.values[i];
+    csv = it->second.csv;
+    dir = it->second.dir;
+  }
+  if (!builder.is_object())
+    throw HttpError(400, "'builder' must be an inline hierarchy {\"type\": intervals|masking|dates|grouping, ...}");
+  // The job parser checks the builder as it checks it in a job.
+  json job{{"input", {{"path", csv.string()}}},
+           {"attributes", {{column, {{"role", "quasi-identifying"}, {"hierarchy", builder}}}}},
+           {"privacy", json::array({{{"k-anonymity", {{"k", 1}}}}})}};
+  HierarchyTable table;
+  try {
+    const Job parsed = parse_job(job.dump(2), "builder", dir.string());
+    const auto a = std::find_if(parsed.attributes.begin(), parsed.attributes.end(),
+                                [&](const AttributeSpec& s) { return s.name == column; });
+    if (a == parsed.attributes.end() || !a->hierarchy_builder) throw HttpError(400, "not an inline hierarchy");
+    table = build_hierarchy(values, *a->hierarchy_builder);
+  } catch (const deid::Error& e) {
+    throw HttpError(400, scrub(e.what(), csv, dir));
+  }
+  constexpr std::size_t kMaxRows = 1000;
+  json rows = json::array();
+  std::size_t levels = 0;
+  for (const auto& row : table.rows) {
+    levels = std::max(levels, row.size());
+    if (rows.size() < kMaxRows) rows.push_back(row);
+  }
+  return {{"column", column}, {"levels", levels}, {"total_rows", table.rows.size()}, {"rows", std::move(rows)}};
+}
+
+std::string Store::job_yaml(const std::string& id) const {
+  const auto state = job(id);
+  std::string name;
+  {
+    std::lock_guard lock(m_);
+    const auto it = datasets_.find(state->dataset_id);
+    if (it == datasets_.end()) throw HttpError(404, fmt::format("no dataset '{}'", state->dataset_id));
+    name = it->second.name;
+  }
+  json spec = state->spec;
+  if (spec.contains("attributes") && spec["attributes"].is_object())
+    for (const auto& [attribute, value] : spec["attributes"].items())
+      if (value.is_object() && value.contains("hierarchy") && value["hierarchy"].is_array())
+        throw HttpError(409, fmt::format("attribute '{}': a job file cannot hold inline hierarchy rows; give a file "
+                                         "or a builder",
+                                         attribute));
+  const std::string stem = (fs::path(name).parent_path() / fs::path(name).stem()).generic_string();
+  json input = spec.contains("input") ? spec["input"] : json::object();
+  input["path"] = name;
+  json output = spec.contains("output") ? spec["output"] : json::object();
+  output["path"] = stem + "-deid.csv";
+  output["result"] = stem + "-deid.json";
+  output["report"] = stem + "-deid.html";
+  // input first, output last, the rest as sent.
+  YAML::Emitter out;
+  out << YAML::BeginMap << YAML::Key << "input" << YAML::Value;
+  emit(out, input);
+  for (const auto& [key, value] : spec.items()) {
+    if (key == "input" || key == "output" || key == "dataset") continue;
+    out << YAML::Key << key << YAML::Value;
+    emit(out, value);
+  }
+  out << YAML::Key << "output" << YAML::Value;
+  emit(out, output);
+  out << YAML::EndMap;
+  return fmt::format("# A deid job written by deid serve. Its paths are relative to this file: save it\n"
+                     "# where {} is (the --data-dir of the server) and run `deid anonymize` on it.\n{}\n",
+                     name, out.c_str());
 }
 
 json Store::dataset(const std::string& id) const {
@@ -205,6 +417,8 @@ std::string Store::add_job(const std::string& json_text) {
   if (!spec.contains("dataset") || !spec["dataset"].is_string())
     throw HttpError(400, "the job needs \"dataset\": the id of an uploaded dataset (POST /api/v1/datasets)");
   const std::string dataset_id = spec["dataset"].get<std::string>();
+  json original = spec;
+  original.erase("dataset");
   if (spec.contains("input")) {
     const json& input = spec["input"];
     if (!input.is_object()) throw HttpError(400, "'input' must be a mapping (only 'delimiter' may be given)");
@@ -270,6 +484,7 @@ std::string Store::add_job(const std::string& json_text) {
     if (state->job.privacy.empty()) throw HttpError(400, "the job has no privacy model");
     state->id = id;
     state->dataset_id = dataset_id;
+    state->spec = std::move(original);
     state->dir = dir;
     {
       std::lock_guard lock(m_);

@@ -56,6 +56,8 @@ struct JobState {
   std::string error;
   bool solution_found = false;
   std::uint64_t version = 0;
+  // The job as the client sent it (without "dataset"), for job.yaml.
+  nlohmann::json spec;
 
   // {"id", "dataset", "status", "progress", "error", "solution_found"}; under m.
   nlohmann::json status_json() const;
@@ -82,7 +84,28 @@ class Store {
   // HttpError(400) with the library's message (naming the file
   // "dataset.csv") when it is not a table deid can read; the upload is
   // then removed.
-  std::string add_dataset(const std::filesystem::path& upload);
+  // `name` is the file name the client gave (its last component is kept;
+  // "dataset.csv" when empty), the input of the job's job.yaml.
+  std::string add_dataset(const std::filesystem::path& upload, const std::string& name = {});
+  // Copies the CSV file `relative` of the data directory into a new dataset.
+  // Throws HttpError(403) for a path outside the data directory (or without
+  // one), 404 for a missing file, else as add_dataset.
+  std::string add_dataset_file(const std::string& relative);
+  // {"files": ["adult.csv", "hierarchies/age.csv", ...]}: the .csv files
+  // under the data directory (links are not followed), sorted, at most 10000.
+  nlohmann::json files() const;
+  // The rows the builder `builder` (an inline hierarchy of a job,
+  // docs/job-file.md) makes of the distinct values of `column`, in the order
+  // they first occur: {"column", "levels", "rows": [[...]]}. Throws
+  // HttpError(404) for an unknown dataset or column, 400 for a builder the
+  // library rejects (its message).
+  nlohmann::json hierarchy_preview(const std::string& id, const std::string& column,
+                                   const nlohmann::json& builder) const;
+  // The job as a job file in YAML (docs/web.md, "job.yaml"): the client's
+  // job with input.path the dataset's file name and the outputs beside it.
+  // Throws HttpError(409) when the job has inline rows (a job file cannot
+  // hold them).
+  std::string job_yaml(const std::string& id) const;
   // A fresh path in the state directory for an upload in progress.
   std::filesystem::path upload_path();
   // {"id", "rows", "columns": [{"name", "distinct"}], "sample": [[...]]}.
@@ -110,7 +133,9 @@ class Store {
  private:
   struct Dataset {
     std::filesystem::path dir, csv;
+    std::string name;  // the client's file name
     nlohmann::json summary;
+    std::vector<std::vector<std::string>> values;  // distinct values per column, in order of first occurrence
     std::vector<std::string> jobs;
   };
   void work();
