@@ -22,6 +22,14 @@ const state = {
 
 // ---- helpers ---------------------------------------------------------------
 
+// The quality option as the job's quality section: "<model>-monotonic"
+// selects a model's monotonic variant (docs/quality-models.md).
+function qualitySpec(value) {
+  return value.endsWith('-monotonic')
+    ? { model: value.slice(0, -'-monotonic'.length), monotonic: true }
+    : { model: value };
+}
+
 function el(tag, attributes = {}, ...children) {
   const e = document.createElement(tag);
   for (const [key, value] of Object.entries(attributes)) {
@@ -347,7 +355,7 @@ function buildJob(transformation) {
     'default-role': 'insensitive',
     privacy,
     'suppression-limit': Number($('#o-suppression').value || 0),
-    quality: { model: $('#o-quality').value },
+    quality: qualitySpec($('#o-quality').value),
     search,
   };
 }

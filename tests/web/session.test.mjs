@@ -101,7 +101,9 @@ async function session(url) {
   browser = await puppeteer.launch({
     executablePath: chromium,
     headless: true,
-    args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--disable-dev-shm-usage', '--window-size=1280,800'],
+    args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--disable-dev-shm-usage', '--window-size=1280,800',
+           '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+           '--disable-quic'],
   });
   page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 800 });
