@@ -18,6 +18,11 @@ double truncate_10_digits(double value) {
   return std::floor(value * kFactor) / kFactor;
 }
 
+double log2_arx(double x) {
+  static const double kLn2 = std::log(2.0);
+  return std::log(x) / kLn2;
+}
+
 std::string java_double(double value) {
   std::string s = fmt::format("{}", value);
   if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // "n": nan and inf stay as they are

@@ -23,6 +23,10 @@ GsWeights gs_weights(double gs_factor);
 // non-decreasing, so it keeps a lower bound below the value and monotonic.
 double truncate_10_digits(double value);
 
+// log2 as ARX computes it (ln x / ln 2), so that sums of logarithms match
+// ARX's bits.
+double log2_arx(double x);
+
 // A double as Java's Double.toString prints the factors in ARX's model
 // names: 1 -> "1.0", 0.5 -> "0.5".
 std::string java_double(double value);

@@ -9,15 +9,6 @@
 #include "quality/arx_conventions.h"
 
 namespace deid {
-namespace {
-
-// log2 as ARX computes it (ln x / ln 2), so that sums match ARX's bits.
-double log2_arx(double x) {
-  static const double kLn2 = std::log(2.0);
-  return std::log(x) / kLn2;
-}
-
-}  // namespace
 
 EntropyModel::EntropyModel(Aggregate aggregate, Variant variant) : aggregate_(aggregate), variant_(variant) {}
 
@@ -47,7 +38,8 @@ std::shared_ptr<const EntropyModel::Table> EntropyModel::table(const Problem& pr
       // ARX's upper bound (MetricMDNUEntropyPrecomputed.getUpperBounds).
       double upper = 0;
       for (std::uint64_t av : a)
-        if (av != 0) upper += static_cast<double>(av) * log2_arx(static_cast<double>(av) / static_cast<double>(p.rows));
+        if (av != 0)
+          upper += static_cast<double>(av) * quality::log2_arx(static_cast<double>(av) / static_cast<double>(p.rows));
       result.upper[q] = quality::truncate_10_digits(upper == 0.0 ? 0.0 : -upper);
       auto& levels = result.levels[q];
       levels.resize(static_cast<std::size_t>(h.height()));
@@ -60,7 +52,7 @@ std::shared_ptr<const EntropyModel::Table> EntropyModel::table(const Problem& pr
         for (std::size_t v = 0; v < a.size(); ++v) {
           if (a[v] == 0) continue;
           const double av = static_cast<double>(a[v]);
-          sum += av * log2_arx(av / static_cast<double>(b[up[v]]));
+          sum += av * quality::log2_arx(av / static_cast<double>(b[up[v]]));
         }
         levels[static_cast<std::size_t>(level)] = sum == 0.0 ? 0.0 : -sum;
       }
@@ -103,7 +95,7 @@ QualityValue EntropyModel::evaluate(const Problem& problem, const Transformation
         const std::uint32_t code = values[i].first;
         for (; i < values.size() && values[i].first == code; ++i) count += values[i].second;
         const double sg = static_cast<double>(count);
-        loss += sg * log2_arx(sg / total);
+        loss += sg * quality::log2_arx(sg / total);
       }
     }
     out.per_attribute[q] = quality::truncate_10_digits(loss == 0.0 ? 0.0 : -loss);

@@ -5,18 +5,10 @@
 
 #include "deid/check.h"
 #include "deid/problem.h"
+#include "quality/arx_conventions.h"
 #include "quality/entry_classes.h"
 
 namespace deid {
-namespace {
-
-double log2_arx(double x) {
-  static const double kLn2 = std::log(2.0);
-  return std::log(x) / kLn2;
-}
-
-}  // namespace
-
 QualityValue KlDivergenceModel::evaluate(const Problem& problem, const Transformation& t,
                                          const Classes& classes) const {
   const Histogram& hist = problem.histogram;
@@ -50,7 +42,7 @@ QualityValue KlDivergenceModel::evaluate(const Problem& problem, const Transform
     double output = kept ? static_cast<double>(classes.counts[c]) : outliers;
     output /= tuples;
     output /= kept ? area[c] : maximal_area;
-    result += input * log2_arx(input / output);
+    result += input * quality::log2_arx(input / output);
   }
   QualityValue out;
   out.value = result;
