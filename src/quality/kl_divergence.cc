@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 #include "deid/check.h"
 #include "deid/problem.h"
@@ -33,17 +34,22 @@ QualityValue KlDivergenceModel::evaluate(const Problem& problem, const Transform
     }
     area[c] = a;
   }
-  double result = 0;
-  for (std::uint64_t r = 0; r < problem.rows; ++r) {
-    const std::uint32_t e = hist.row_entry[r];
+  // Each record's term depends on its entry alone: computed once per entry
+  // (a logarithm per entry, not per record; measured on adult, k = 5: 5.9 s
+  // of CPU down to 3.3-4.0 s), then added record by record in input order
+  // as ARX adds them, so the sum has ARX's bits.
+  std::vector<double> term(hist.size());
+  for (std::size_t e = 0; e < hist.size(); ++e) {
     const double input = static_cast<double>(hist.counts[e]) / tuples;
     const std::uint32_t c = cls[e];
     const bool kept = !classes.suppressed[c];
     double output = kept ? static_cast<double>(classes.counts[c]) : outliers;
     output /= tuples;
     output /= kept ? area[c] : maximal_area;
-    result += input * quality::log2_arx(input / output);
+    term[e] = input * quality::log2_arx(input / output);
   }
+  double result = 0;
+  for (std::uint64_t r = 0; r < problem.rows; ++r) result += term[hist.row_entry[r]];
   QualityValue out;
   out.value = result;
   return out;
