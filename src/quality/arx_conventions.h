@@ -27,8 +27,10 @@ double truncate_10_digits(double value);
 // ARX's bits.
 double log2_arx(double x);
 
-// A double as Java's Double.toString prints the factors in ARX's model
-// names: 1 -> "1.0", 0.5 -> "0.5".
+// A double as Java's Double.toString prints it (ARX's model names, its
+// DECIMAL type): the shortest digits that read back, in plain notation from
+// 10^-3 to below 10^7 with at least one decimal ("1.0", "0.5"), else as
+// d.dddE<n> ("1.0E7", "1.0E-4").
 std::string java_double(double value);
 
 }  // namespace deid::quality

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string_view>
+#include <utility>
 
 #include "deid/check.h"
 #include "deid/problem.h"
@@ -31,40 +32,30 @@ std::vector<std::uint32_t> entry_classes(const Problem& problem, const Transform
     const auto k = h.key(e);
     for (std::uint32_t q = 0; q < w; ++q) key[q] = problem.hierarchies[q].map(t[q])[k[q]];
   };
-  const auto missing = [] { return std::logic_error("microaggregation: a histogram entry has no class"); };
-  if (fits) {
-    const auto number = [&](const std::uint32_t* k) {
+  // Indexes the classes by key_of(their key) and looks every entry's
+  // generalized key up the same way.
+  const auto lookup = [&](auto key_of) {
+    absl::flat_hash_map<decltype(key_of(key.data())), std::uint32_t> index;
+    index.reserve(classes.size());
+    for (std::size_t c = 0; c < classes.size(); ++c)
+      index.emplace(key_of(classes.keys.data() + c * w), static_cast<std::uint32_t>(c));
+    for (std::size_t e = 0; e < h.size(); ++e) {
+      generalize(e);
+      const auto it = index.find(key_of(key.data()));
+      if (it == index.end()) throw std::logic_error("a histogram entry has no class among the given classes");
+      out[e] = it->second;
+    }
+    return std::move(out);
+  };
+  if (fits)
+    return lookup([&](const std::uint32_t* k) {
       std::uint64_t n = 0;
       for (std::uint32_t q = 0; q < w; ++q) n = n * radix[q] + k[q];
       return n;
-    };
-    absl::flat_hash_map<std::uint64_t, std::uint32_t> index;
-    index.reserve(classes.size());
-    for (std::size_t c = 0; c < classes.size(); ++c)
-      index.emplace(number(classes.keys.data() + c * w), static_cast<std::uint32_t>(c));
-    for (std::size_t e = 0; e < h.size(); ++e) {
-      generalize(e);
-      const auto it = index.find(number(key.data()));
-      if (it == index.end()) throw missing();
-      out[e] = it->second;
-    }
-    return out;
-  }
-  const auto key_bytes = [w](const std::uint32_t* k) {
+    });
+  return lookup([w](const std::uint32_t* k) {
     return std::string_view(reinterpret_cast<const char*>(k), w * sizeof(std::uint32_t));
-  };
-  absl::flat_hash_map<std::string_view, std::uint32_t> index;
-  index.reserve(classes.size());
-  for (std::size_t c = 0; c < classes.size(); ++c)
-    index.emplace(key_bytes(classes.keys.data() + c * w), static_cast<std::uint32_t>(c));
-  for (std::size_t e = 0; e < h.size(); ++e) {
-    generalize(e);
-    const auto it = index.find(key_bytes(key.data()));
-    if (it == index.end()) throw missing();
-    out[e] = it->second;
-  }
-  return out;
+  });
 }
-
 
 }  // namespace deid::quality

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "deid/error.h"
+#include "quality/arx_conventions.h"
 #include "quality/entry_classes.h"
 
 namespace deid {
@@ -81,33 +82,11 @@ Numbers numbers_of(const Column& column) {
   return n;
 }
 
-// Java's Double.toString: the shortest digits that read back, in plain
-// notation from 10^-3 to below 10^7 (with at least one decimal), else as
-// d.dddE<n>.
-std::string java_double(double v) {
-  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
-  const double a = std::fabs(v);
-  char buf[64];
-  if (a >= 1e-3 && a < 1e7) {
-    const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed);
-    std::string s(buf, r.ptr);
-    if (s.find('.') == std::string::npos) s += ".0";
-    return s;
-  }
-  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-  std::string s(buf, r.ptr);  // e.g. 1.5e+07, 1e-05
-  const std::size_t e = s.find('e');
-  std::string mantissa = s.substr(0, e);
-  if (mantissa.find('.') == std::string::npos) mantissa += ".0";
-  const int exponent = std::stoi(s.substr(e + 1));
-  return mantissa + "E" + std::to_string(exponent);
-}
-
 // A number as the column's type prints it: integers rounded half up
 // (Math.round: floor(x + 0.5)).
 std::string format_number(double v, bool integer) {
   if (integer) return fmt::format("{}", static_cast<std::int64_t>(std::floor(v + 0.5)));
-  return java_double(v);
+  return quality::java_double(v);
 }
 
 // The aggregate of one class: (code, count) pairs of its records.

@@ -318,6 +318,9 @@ TEST(ArxConventions, GsWeightsFollowArxAndTruncationKeepsTenDigits) {
   EXPECT_EQ(deid::quality::truncate_10_digits(0.22798035396), 0.2279803539);
   EXPECT_EQ(deid::quality::java_double(1.0), "1.0");
   EXPECT_EQ(deid::quality::java_double(0.25), "0.25");
+  EXPECT_EQ(deid::quality::java_double(1e7), "1.0E7");
+  EXPECT_EQ(deid::quality::java_double(0.0001), "1.0E-4");
+  EXPECT_EQ(deid::quality::java_double(-2.5e-10), "-2.5E-10");
 }
 
 // Random tables of 3 quasi-identifiers with random nested hierarchies (some
