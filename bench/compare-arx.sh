@@ -263,6 +263,8 @@ for entry in privacy:
         if variant == "recursive" and c is None:
             reject("recursive l-diversity needs c")
         with_model.add(p.get("attribute"))
+        if variant == "entropy" and p.get("estimator", "shannon") == "grassberger":
+            variant = "grassberger"
         model_args += ["--ldiv", p.get("attribute"), variant, text(l), text(c) if c is not None else "-"]
     elif model == "t-closeness":
         distance = p.get("distance", "equal")
@@ -274,6 +276,20 @@ for entry in privacy:
             reject("population-size must be an integer for ARX (ARXPopulationModel.create(long))")
         model_args += ["--pu", text(num(p.get("threshold"), "threshold")), str(int(size)),
                        p.get("estimator", "dankar")]
+    elif model == "average-risk":
+        highest = p.get("highest-risk")
+        model_args += ["--avg-risk", text(num(p.get("threshold"), "threshold")),
+                       text(num(highest, "highest-risk")) if highest is not None else "-",
+                       text(num(p.get("records-at-risk", 0), "records-at-risk"))]
+    elif model == "sample-uniqueness":
+        model_args += ["--sample-uniqueness", text(num(p.get("threshold"), "threshold"))]
+    elif model == "delta-disclosure":
+        with_model.add(p.get("attribute"))
+        model_args += ["--ddisclosure", p.get("attribute"), text(num(p.get("delta"), "delta"))]
+    elif model == "beta-likeness":
+        with_model.add(p.get("attribute"))
+        model_args += ["--blikeness", p.get("attribute"), p.get("variant", "enhanced"),
+                       text(num(p.get("beta"), "beta"))]
     else:
         reject(f"privacy model '{model}' is not supported by the ARX harness")
 

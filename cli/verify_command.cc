@@ -136,7 +136,8 @@ Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies
                 o.class_requirements.push_back(verify::DistinctLDiversity{p.attribute, static_cast<std::uint64_t>(p.l)});
                 break;
               case LDiversitySpec::Variant::entropy:
-                o.class_requirements.push_back(verify::EntropyLDiversity{p.attribute, p.l});
+                o.class_requirements.push_back(verify::EntropyLDiversity{
+                    p.attribute, p.l, p.estimator == LDiversitySpec::Estimator::grassberger});
                 break;
               case LDiversitySpec::Variant::recursive:
                 o.class_requirements.push_back(
@@ -162,7 +163,17 @@ Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies
                 break;
             }
             o.class_requirements.push_back(std::move(t));
+          } else if constexpr (std::is_same_v<P, DeltaDisclosureSpec>) {
+            o.class_requirements.push_back(verify::DeltaDisclosure{p.attribute, p.delta});
+          } else if constexpr (std::is_same_v<P, BetaLikenessSpec>) {
+            o.class_requirements.push_back(
+                verify::BetaLikeness{p.attribute, p.beta, p.variant == BetaLikenessSpec::Variant::enhanced});
+          } else if constexpr (std::is_same_v<P, AverageRiskSpec>) {
+            o.average_risk = verify::AverageRisk{p.threshold, p.highest_risk, p.records_at_risk};
+          } else if constexpr (std::is_same_v<P, SampleUniquenessSpec>) {
+            o.sample_uniqueness = verify::SampleUniqueness{p.threshold};
           } else {
+            static_assert(std::is_same_v<P, PopulationUniquenessSpec>);
             verify::PopulationUniqueness pu;
             pu.threshold = p.threshold;
             pu.population_size = p.population_size;

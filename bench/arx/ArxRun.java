@@ -22,14 +22,20 @@
 //                                         of its values in row order joined by newlines, and its values with
 //                                         their counts
 //       --k K                             k-anonymity
-//       --ldiv NAME distinct|entropy|recursive L C    (C is '-' unless recursive)
+//       --ldiv NAME distinct|entropy|grassberger|recursive L C    (C is '-' unless recursive;
+//                                         grassberger: entropy l-diversity with Grassberger's estimator)
 //       --tclose NAME equal|hierarchical|ordered T
 //       --pu THRESHOLD POPULATION dankar|pitman|zayatz|snb
+//       --avg-risk THRESHOLD HIGHEST RECORDS   average re-identification risk (HIGHEST, RECORDS '-' for none)
+//       --sample-uniqueness THRESHOLD
+//       --ddisclosure NAME DELTA           delta-disclosure privacy
+//       --blikeness NAME basic|enhanced BETA   beta-likeness
 //       --suppression LIMIT               fraction of records that may be suppressed (default 0)
 //       --quality loss|entropy|precision|height|discernability|aecs|normalized-entropy|ambiguity|kl-divergence
 //       --monotonic                       the monotonic variant (entropy: ARX's MetricMDNUEntropy; discernability: DM*)
 //       --aggregate geometric-mean|arithmetic-mean|sum|max    (default: ARX's default of the model)
 //       --gs-factor X                     loss only (default 0.5)
+//       --output FILE                     write the released table of the optimum (';'-separated)
 //       --runs N (default 3)  --warmup W (default 1)
 //
 // Exit codes: 0 done (also when no transformation is a solution: "solution_found": false), 2 bad arguments
@@ -57,7 +63,11 @@ import org.deidentifier.arx.AttributeType.Hierarchy;
 import org.deidentifier.arx.Data;
 import org.deidentifier.arx.DataHandle;
 import org.deidentifier.arx.DataType;
+import org.deidentifier.arx.criteria.AverageReidentificationRisk;
+import org.deidentifier.arx.criteria.BasicBLikeness;
+import org.deidentifier.arx.criteria.DDisclosurePrivacy;
 import org.deidentifier.arx.criteria.DistinctLDiversity;
+import org.deidentifier.arx.criteria.EnhancedBLikeness;
 import org.deidentifier.arx.criteria.EntropyLDiversity;
 import org.deidentifier.arx.criteria.EqualDistanceTCloseness;
 import org.deidentifier.arx.criteria.HierarchicalDistanceTCloseness;
@@ -66,6 +76,7 @@ import org.deidentifier.arx.criteria.OrderedDistanceTCloseness;
 import org.deidentifier.arx.criteria.PopulationUniqueness;
 import org.deidentifier.arx.criteria.PrivacyCriterion;
 import org.deidentifier.arx.criteria.RecursiveCLDiversity;
+import org.deidentifier.arx.criteria.SampleUniqueness;
 import org.deidentifier.arx.metric.InformationLoss;
 import org.deidentifier.arx.metric.Metric;
 import org.deidentifier.arx.metric.Metric.AggregateFunction;
@@ -95,11 +106,16 @@ public final class ArxRun {
     private final List<String[]> ldiv = new ArrayList<>();                      // name, variant, l, c
     private final List<String[]> tclose = new ArrayList<>();                    // name, distance, t
     private String[] pu;                                                        // threshold, size, estimator
+    private String[] avgRisk;                                                   // threshold, highest, records
+    private Double sampleUniqueness;
+    private final List<String[]> ddisclosure = new ArrayList<>();               // name, delta
+    private final List<String[]> blikeness = new ArrayList<>();                 // name, variant, beta
     private double suppression = 0d;
     private String quality = "loss";
     private String aggregate;
     private boolean monotonic = false;
     private Double gsFactor;
+    private String outputPath;                                                  // --output: released table
     private int runs = 3;
     private int warmup = 1;
 
@@ -157,10 +173,21 @@ public final class ArxRun {
             case "--pu":
                 pu = new String[] {take(args, i, option), take(args, i + 1, option), take(args, i + 2, option)};
                 i += 3; break;
+            case "--avg-risk":
+                avgRisk = new String[] {take(args, i, option), take(args, i + 1, option), take(args, i + 2, option)};
+                i += 3; break;
+            case "--sample-uniqueness": sampleUniqueness = number(take(args, i++, option), option); break;
+            case "--ddisclosure":
+                ddisclosure.add(new String[] {take(args, i, option), take(args, i + 1, option)});
+                i += 2; break;
+            case "--blikeness":
+                blikeness.add(new String[] {take(args, i, option), take(args, i + 1, option), take(args, i + 2, option)});
+                i += 3; break;
             case "--suppression": suppression = number(take(args, i++, option), option); break;
             case "--quality": quality = take(args, i++, option); break;
             case "--aggregate": aggregate = take(args, i++, option); break;
             case "--monotonic": monotonic = true; break;
+            case "--output": outputPath = take(args, i++, option); break;
             case "--gs-factor": gsFactor = number(take(args, i++, option), option); break;
             case "--runs": runs = positiveInt(take(args, i++, option), option); break;
             case "--warmup": warmup = Integer.parseInt(take(args, i++, option)); break;
@@ -169,8 +196,10 @@ public final class ArxRun {
         }
         if (dataPath == null) throw new UsageError("--data FILE is required");
         if (qis.isEmpty()) throw new UsageError("at least one --qi NAME HIERARCHY is required");
-        if (k == null && ldiv.isEmpty() && tclose.isEmpty() && pu == null) {
-            throw new UsageError("no privacy model (--k, --ldiv, --tclose, --pu)");
+        if (k == null && ldiv.isEmpty() && tclose.isEmpty() && pu == null && avgRisk == null
+            && sampleUniqueness == null && ddisclosure.isEmpty() && blikeness.isEmpty()) {
+            throw new UsageError("no privacy model (--k, --ldiv, --tclose, --pu, --avg-risk, --sample-uniqueness, "
+                                 + "--ddisclosure, --blikeness)");
         }
         if (suppression < 0d || suppression > 1d) throw new UsageError("--suppression must be in [0, 1]");
         if (warmup < 0) throw new UsageError("--warmup must be >= 0");
@@ -386,6 +415,9 @@ public final class ArxRun {
             switch (l[1]) {
             case "distinct": result.add(new DistinctLDiversity(l[0], (int) value)); break;
             case "entropy": result.add(new EntropyLDiversity(l[0], value)); break;
+            case "grassberger":
+                result.add(new EntropyLDiversity(l[0], value, EntropyLDiversity.EntropyEstimator.GRASSBERGER));
+                break;
             case "recursive":
                 result.add(new RecursiveCLDiversity(l[0], number(l[3], "--ldiv c"), (int) value));
                 break;
@@ -422,6 +454,25 @@ public final class ArxRun {
             default: throw new UsageError("unknown population-uniqueness estimator '" + pu[2] + "'");
             }
             result.add(new PopulationUniqueness(threshold, model, ARXPopulationModel.create((long) size)));
+        }
+        if (avgRisk != null) {
+            double threshold = number(avgRisk[0], "--avg-risk threshold");
+            if (avgRisk[1].equals("-")) {
+                result.add(new AverageReidentificationRisk(threshold));
+            } else {
+                double records = avgRisk[2].equals("-") ? 0d : number(avgRisk[2], "--avg-risk records");
+                result.add(new AverageReidentificationRisk(threshold, number(avgRisk[1], "--avg-risk highest"), records));
+            }
+        }
+        if (sampleUniqueness != null) result.add(new SampleUniqueness(sampleUniqueness));
+        for (String[] d : ddisclosure) result.add(new DDisclosurePrivacy(d[0], number(d[1], "--ddisclosure delta")));
+        for (String[] b : blikeness) {
+            double beta = number(b[2], "--blikeness beta");
+            switch (b[1]) {
+            case "basic": result.add(new BasicBLikeness(b[0], beta)); break;
+            case "enhanced": result.add(new EnhancedBLikeness(b[0], beta)); break;
+            default: throw new UsageError("unknown beta-likeness variant '" + b[1] + "'");
+            }
         }
         return result;
     }
@@ -551,6 +602,13 @@ public final class ArxRun {
         out.append(", \"information_loss\": ").append(fmt(lossValue(loss)));
         out.append(", \"information_loss_text\": \"").append(jsonString(loss.toString())).append("\"");
         DataHandle output = result.getOutput(optimum, false);
+        if (outputPath != null) {
+            try {
+                output.save(new File(outputPath), ';');
+            } catch (IOException e) {
+                throw new RuntimeException("cannot write " + outputPath + ": " + e.getMessage(), e);
+            }
+        }
         int suppressed = 0;
         for (int row = 0; row < output.getNumRows(); row++) {
             if (output.isOutlier(row)) suppressed++;

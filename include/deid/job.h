@@ -79,10 +79,15 @@ struct KAnonymitySpec {
 
 struct LDiversitySpec {
   enum class Variant { distinct, entropy, recursive };
+  // The entropy variant's estimator of the entropy of a class's sensitive
+  // values (ARX's EntropyEstimator): the plug-in (Shannon) estimate or
+  // Grassberger's bias-corrected one (docs/privacy-models.md).
+  enum class Estimator { shannon, grassberger };
   std::string attribute;
   Variant variant = Variant::distinct;
   double l = 2;
   double c = 1;  // recursive (c,l) only
+  Estimator estimator = Estimator::shannon;  // entropy only
 };
 
 struct TClosenessSpec {
@@ -99,7 +104,43 @@ struct PopulationUniquenessSpec {
   Estimator estimator = Estimator::dankar;
 };
 
-using PrivacySpec = std::variant<KAnonymitySpec, LDiversitySpec, TClosenessSpec, PopulationUniquenessSpec>;
+// Average re-identification risk (ARX's AverageReidentificationRisk): the
+// records not suppressed have, on average, a risk of at most `threshold`
+// (classes / records); optionally at most `records_at_risk` of them are in
+// classes whose risk exceeds `highest_risk` (docs/privacy-models.md).
+struct AverageRiskSpec {
+  double threshold = 0.05;
+  std::optional<double> highest_risk;  // in (0, 1]
+  double records_at_risk = 0;          // in [0, 1]; used with highest_risk
+};
+
+// Sample uniqueness (ARX's SampleUniqueness): at most `threshold` of the
+// records not suppressed are alone in their class.
+struct SampleUniquenessSpec {
+  double threshold = 0.01;
+};
+
+// delta-disclosure privacy (Brickell and Shmatikov, KDD 2008; ARX's
+// DDisclosurePrivacy): in every class, each sensitive value's frequency is
+// within a factor 2^delta of its frequency in the whole table.
+struct DeltaDisclosureSpec {
+  std::string attribute;
+  double delta = 1;
+};
+
+// beta-likeness (Cao and Karras, PVLDB 5(11), 2012; ARX's BasicBLikeness and
+// EnhancedBLikeness): no sensitive value is more than (1 + beta) times as
+// frequent in a class as in the table (enhanced: min(beta, -ln p) for a
+// value of table frequency p).
+struct BetaLikenessSpec {
+  enum class Variant { basic, enhanced };
+  std::string attribute;
+  Variant variant = Variant::enhanced;
+  double beta = 1;
+};
+
+using PrivacySpec = std::variant<KAnonymitySpec, LDiversitySpec, TClosenessSpec, PopulationUniquenessSpec,
+                                 AverageRiskSpec, SampleUniquenessSpec, DeltaDisclosureSpec, BetaLikenessSpec>;
 
 enum class Aggregate { geometric_mean, arithmetic_mean, sum, max };
 const char* to_string(Aggregate a);

@@ -432,7 +432,7 @@ PrivacySpec parse_privacy(const Ctx& ctx, const Job& job, const YAML::Node& item
     return KAnonymitySpec{ctx.integer(p["k"], "k", 1)};
   }
   if (model == "l-diversity") {
-    ctx.keys(p, "l-diversity", {"attribute", "variant", "l", "c"});
+    ctx.keys(p, "l-diversity", {"attribute", "variant", "l", "c", "estimator"});
     LDiversitySpec s;
     if (!p["attribute"]) ctx.fail(p, "l-diversity needs 'attribute' (a sensitive attribute)");
     if (!p["l"]) ctx.fail(p, "l-diversity needs 'l'");
@@ -458,6 +458,13 @@ PrivacySpec parse_privacy(const Ctx& ctx, const Job& job, const YAML::Node& item
       if (!(s.c > 0)) ctx.fail(p["c"], "c must be > 0");
     } else if (s.variant == LDiversitySpec::Variant::recursive) {
       ctx.fail(p, "recursive (c,l)-diversity needs 'c'");
+    }
+    if (p["estimator"]) {
+      if (s.variant != LDiversitySpec::Variant::entropy)
+        ctx.fail(p["estimator"], "'estimator' applies only to variant: entropy");
+      s.estimator = ctx.choice<LDiversitySpec::Estimator>(p["estimator"], "estimator",
+                                                          {{"shannon", LDiversitySpec::Estimator::shannon},
+                                                           {"grassberger", LDiversitySpec::Estimator::grassberger}});
     }
     return s;
   }
@@ -500,8 +507,55 @@ PrivacySpec parse_privacy(const Ctx& ctx, const Job& job, const YAML::Node& item
            {"snb", PopulationUniquenessSpec::Estimator::snb}});
     return s;
   }
+  if (model == "average-risk") {
+    ctx.keys(p, "average-risk", {"threshold", "highest-risk", "records-at-risk"});
+    AverageRiskSpec s;
+    if (!p["threshold"]) ctx.fail(p, "average-risk needs 'threshold' (the highest average risk, e.g. 0.05)");
+    s.threshold = ctx.fraction(p["threshold"], "threshold");
+    if (p["highest-risk"]) {
+      s.highest_risk = ctx.fraction(p["highest-risk"], "highest-risk");
+      if (*s.highest_risk == 0) ctx.fail(p["highest-risk"], "highest-risk must be > 0 (a risk of 1/class size)");
+    }
+    if (p["records-at-risk"]) {
+      if (!s.highest_risk)
+        ctx.fail(p["records-at-risk"], "'records-at-risk' needs 'highest-risk' (the risk above which a record is "
+                                       "at risk)");
+      s.records_at_risk = ctx.fraction(p["records-at-risk"], "records-at-risk");
+    }
+    return s;
+  }
+  if (model == "sample-uniqueness") {
+    ctx.keys(p, "sample-uniqueness", {"threshold"});
+    if (!p["threshold"]) ctx.fail(p, "sample-uniqueness needs 'threshold' (the highest share of sample uniques)");
+    return SampleUniquenessSpec{ctx.fraction(p["threshold"], "threshold")};
+  }
+  if (model == "delta-disclosure") {
+    ctx.keys(p, "delta-disclosure", {"attribute", "delta"});
+    DeltaDisclosureSpec s;
+    if (!p["attribute"]) ctx.fail(p, "delta-disclosure needs 'attribute' (a sensitive attribute)");
+    if (!p["delta"]) ctx.fail(p, "delta-disclosure needs 'delta'");
+    s.attribute = sensitive_attribute(ctx, job, p["attribute"], model).name;
+    s.delta = ctx.num(p["delta"], "delta");
+    if (!(s.delta > 0)) ctx.fail(p["delta"], fmt::format("delta must be > 0, got {}", p["delta"].as<std::string>()));
+    return s;
+  }
+  if (model == "beta-likeness") {
+    ctx.keys(p, "beta-likeness", {"attribute", "variant", "beta"});
+    BetaLikenessSpec s;
+    if (!p["attribute"]) ctx.fail(p, "beta-likeness needs 'attribute' (a sensitive attribute)");
+    if (!p["beta"]) ctx.fail(p, "beta-likeness needs 'beta'");
+    s.attribute = sensitive_attribute(ctx, job, p["attribute"], model).name;
+    if (p["variant"])
+      s.variant = ctx.choice<BetaLikenessSpec::Variant>(p["variant"], "variant",
+                                                        {{"basic", BetaLikenessSpec::Variant::basic},
+                                                         {"enhanced", BetaLikenessSpec::Variant::enhanced}});
+    s.beta = ctx.num(p["beta"], "beta");
+    if (!(s.beta > 0)) ctx.fail(p["beta"], fmt::format("beta must be > 0, got {}", p["beta"].as<std::string>()));
+    return s;
+  }
   ctx.fail(kv.first, fmt::format("unknown privacy model '{}' (known: k-anonymity, l-diversity, t-closeness, "
-                                 "population-uniqueness)",
+                                 "population-uniqueness, average-risk, sample-uniqueness, delta-disclosure, "
+                                 "beta-likeness)",
                                  model));
 }
 
@@ -875,6 +929,8 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
       std::string key = item.begin()->first.as<std::string>();
       if (auto* l = std::get_if<LDiversitySpec>(&spec)) key += " on '" + l->attribute + "'";
       if (auto* t = std::get_if<TClosenessSpec>(&spec)) key += " on '" + t->attribute + "'";
+      if (auto* d = std::get_if<DeltaDisclosureSpec>(&spec)) key += " on '" + d->attribute + "'";
+      if (auto* b = std::get_if<BetaLikenessSpec>(&spec)) key += " on '" + b->attribute + "'";
       if (!models.insert(key).second) ctx.fail(item, fmt::format("privacy model {} is listed twice", key));
     }
   }

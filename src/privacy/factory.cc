@@ -1,3 +1,6 @@
+#include <fmt/format.h>
+
+#include "deid/error.h"
 #include "deid/problem.h"
 #include "privacy/k_anonymity.h"
 #include "privacy/models.h"
@@ -5,10 +8,27 @@
 namespace deid {
 
 std::unique_ptr<PrivacyModel> make_privacy_model(const PrivacySpec& spec, const Problem& problem) {
-  if (auto* k = std::get_if<KAnonymitySpec>(&spec)) return std::make_unique<KAnonymity>(k->k);
-  if (auto* l = std::get_if<LDiversitySpec>(&spec)) return make_l_diversity(*l, problem);
-  if (auto* t = std::get_if<TClosenessSpec>(&spec)) return make_t_closeness(*t, problem);
-  return make_population_uniqueness(std::get<PopulationUniquenessSpec>(spec), problem);
+  return std::visit(
+      [&](const auto& s) -> std::unique_ptr<PrivacyModel> {
+        using S = std::decay_t<decltype(s)>;
+        if constexpr (std::is_same_v<S, KAnonymitySpec>) return std::make_unique<KAnonymity>(s.k);
+        if constexpr (std::is_same_v<S, LDiversitySpec>) return make_l_diversity(s, problem);
+        if constexpr (std::is_same_v<S, TClosenessSpec>) return make_t_closeness(s, problem);
+        if constexpr (std::is_same_v<S, PopulationUniquenessSpec>) return make_population_uniqueness(s, problem);
+        if constexpr (std::is_same_v<S, AverageRiskSpec>) return make_average_risk(s, problem);
+        if constexpr (std::is_same_v<S, SampleUniquenessSpec>) return make_sample_uniqueness(s, problem);
+        if constexpr (std::is_same_v<S, DeltaDisclosureSpec>) return make_delta_disclosure(s, problem);
+        if constexpr (std::is_same_v<S, BetaLikenessSpec>) return make_beta_likeness(s, problem);
+      },
+      spec);
+}
+
+std::size_t sensitive_index(const Problem& problem, const std::string& attribute, const char* model) {
+  for (std::size_t i = 0; i < problem.sensitive.size(); ++i)
+    if (problem.sensitive[i].name == attribute) return i;
+  throw JobError(Location{}, fmt::format("{}: attribute '{}' is not a sensitive attribute of the data (give it "
+                                         "role: sensitive)",
+                                         model, attribute));
 }
 
 }  // namespace deid

@@ -6,9 +6,16 @@
 // their counts and N = n_1 + ... + n_s:
 //
 //   distinct   s >= l.
-//   entropy    s >= ceil(l) and H = ln N - (1/N) sum_i n_i ln n_i >= ln l,
-//              evaluated as ARX does: sum_i n_i ln n_i <= N (ln N - ln l)
-//              (Shannon estimator, ARX's default).
+//   entropy    s >= ceil(l) and H = psi(N) - (1/N) sum_i n_i psi(n_i) >=
+//              ln l, evaluated as ARX does: sum_i n_i psi(n_i) <= N (psi(N)
+//              - ln l). With the Shannon estimator (ARX's default) psi = ln
+//              and H is the plug-in entropy; with Grassberger's estimator
+//              (P. Grassberger, "Entropy estimates from insufficient
+//              samplings", arXiv:physics/0307138, 2003; ARX's
+//              EntropyEstimator.GRASSBERGER) psi = G, with ARX's values of
+//              G: tabulated for n <= 100 (odd n take G(n-1), except G(1)),
+//              else ln n + m (1/24 - m (7/960 - m 31/8064)), m = 1/(n/2)^2
+//              for n made even.
 //   recursive  (c,l): s >= ceil(l) and n_1 < c (n_l + n_{l+1} + ... + n_s).
 //
 // For every variant ceil(l) is the least number of distinct values, so a
@@ -26,6 +33,11 @@
 //              concave; Machanavajjhala et al., section 4.3 for recursive
 //              (c,l)), so monotonic() is true when the problem can suppress
 //              no record.
+//   entropy,   not monotonic at all (ARX declares it as the Shannon variant):
+//   Grassberger  the estimate is not concave. Counts (3,1) and (3,3) both
+//              hold at l = 2, their union (6,4) does not (a unit test pins
+//              it), so even without suppression a generalization of a
+//              solution can fail.
 #pragma once
 
 #include <cstdint>
@@ -66,18 +78,26 @@ class DistinctLDiversity final : public LDiversity {
 
 class EntropyLDiversity final : public LDiversity {
  public:
+  using Estimator = LDiversitySpec::Estimator;
   // `suppression`: whether the problem may suppress records.
-  EntropyLDiversity(std::string attribute, std::size_t index, double l, bool suppression)
-      : LDiversity(std::move(attribute), index, l), suppression_(suppression) {}
+  EntropyLDiversity(std::string attribute, std::size_t index, double l, bool suppression,
+                    Estimator estimator = Estimator::shannon)
+      : LDiversity(std::move(attribute), index, l), suppression_(suppression), estimator_(estimator) {}
   std::string describe() const override;
   nlohmann::json to_json() const override;
-  bool monotonic() const override { return !suppression_; }
+  bool monotonic() const override { return !suppression_ && estimator_ == Estimator::shannon; }
   bool holds(const ClassView& cls) const override;
-  // H of the class (natural logarithm), for tests and reports.
+  // The estimate H of the class (natural logarithm), for tests and reports.
   double entropy(const ClassView& cls) const;
+  // Grassberger's G(n) as ARX computes it (see the header comment).
+  // REQUIRES: n >= 1.
+  static double grassberger(std::uint64_t n);
 
  private:
+  double psi(std::uint64_t n) const;
+
   bool suppression_;
+  Estimator estimator_;
 };
 
 class RecursiveCLDiversity final : public LDiversity {

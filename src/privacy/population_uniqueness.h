@@ -3,14 +3,8 @@
 // share of the population that is unique in its quasi-identifiers,
 // uniques / N, is at most the threshold.
 //
-// A dataset-level model (privacy.h): the estimate depends on the sizes of
-// all classes, so no class holds or fails on its own. After the class-level
-// models, enforce() orders the remaining classes as ARX does (smallest
-// first; risk/suppression.h), and suppresses the shortest prefix that
-// brings the estimate under the threshold, found by binary search over the
-// prefix length with the risk computed only at the probed cut-offs
-// (papers/002, VI-G; find_suppression_prefix in deid/risk.h). Suppressed
-// records leave the sample: n, u and the s_i are those of the rest.
+// A dataset-level model judged by class sizes (risk_based.h: enforce()
+// suppresses the smallest classes first, by binary search over the prefix).
 //
 // "Holds" is ARX's rule, including for estimates that are not available:
 // the output holds when it is empty (all suppressed), when 0 < uniques/N <=
@@ -38,12 +32,12 @@
 #include <utility>
 #include <vector>
 
-#include "deid/privacy.h"
 #include "deid/risk.h"
+#include "privacy/risk_based.h"
 
 namespace deid {
 
-class PopulationUniqueness final : public PrivacyModel {
+class PopulationUniqueness final : public RiskBasedModel {
  public:
   // REQUIRES: spec.population_size >= the records of the data (checked by
   // make_population_uniqueness).
@@ -53,14 +47,10 @@ class PopulationUniqueness final : public PrivacyModel {
   std::string describe() const override;
   nlohmann::json to_json() const override;
   bool monotonic() const override { return false; }
-  bool holds(const ClassView&) const override { return true; }
-  bool dataset_level() const override { return true; }
-  bool enforce(const Problem& problem, const Transformation& t, Classes& classes,
-               std::uint64_t max_suppressed) const override;
 
   // Whether a table with these class sizes satisfies the model (ARX's rule,
   // see the header comment).
-  bool fulfilled(const ClassSizeFrequencies& freq) const;
+  bool fulfilled(const ClassSizeFrequencies& freq) const override;
   // The estimate the model judges by: uniques / N, 0 when not available.
   // Remembered per frequency-of-frequencies (the estimate is a function of
   // them alone): the searches meet the same ones again and again (on cup's

@@ -20,14 +20,6 @@ const char* distance_name(const TCloseness::Distance& d) {
   }
 }
 
-std::size_t sensitive_index(const Problem& problem, const std::string& attribute, const char* model) {
-  for (std::size_t i = 0; i < problem.sensitive.size(); ++i)
-    if (problem.sensitive[i].name == attribute) return i;
-  throw JobError(Location{}, fmt::format("{}: attribute '{}' is not a sensitive attribute of the data (give it "
-                                         "role: sensitive)",
-                                         model, attribute));
-}
-
 }  // namespace
 
 TCloseness::TCloseness(std::string attribute, std::size_t index, double t, Distance distance, bool suppression)

@@ -70,9 +70,15 @@ std::string requirement_name(const ClassRequirement& req) {
         if constexpr (std::is_same_v<R, DistinctLDiversity>) {
           return "l-diversity (distinct, l=" + std::to_string(r.l) + ", " + r.attribute + ")";
         } else if constexpr (std::is_same_v<R, EntropyLDiversity>) {
-          return "l-diversity (entropy, l=" + number(r.l) + ", " + r.attribute + ")";
+          return std::string("l-diversity (entropy") + (r.grassberger ? ", Grassberger" : "") + ", l=" + number(r.l) +
+                 ", " + r.attribute + ")";
         } else if constexpr (std::is_same_v<R, RecursiveCLDiversity>) {
           return "l-diversity (recursive, c=" + number(r.c) + ", l=" + std::to_string(r.l) + ", " + r.attribute + ")";
+        } else if constexpr (std::is_same_v<R, DeltaDisclosure>) {
+          return "delta-disclosure (delta=" + number(r.delta) + ", " + r.attribute + ")";
+        } else if constexpr (std::is_same_v<R, BetaLikeness>) {
+          return std::string("beta-likeness (") + (r.enhanced ? "enhanced" : "basic") + ", beta=" + number(r.beta) +
+                 ", " + r.attribute + ")";
         } else {
           const char* d = r.distance == TCloseness::Distance::equal          ? "equal"
                           : r.distance == TCloseness::Distance::hierarchical ? "hierarchical"
@@ -238,6 +244,18 @@ std::vector<CheckLine> summarize(const Options& options, const Report& report) {
                             "estimated " + number(100.0 * report.population_uniqueness.value_or(0), 4) +
                                 " % of a population of " + number(pu.population_size, 10) + " unique"));
   }
+  if (options.average_risk) {
+    const AverageRisk& ar = *options.average_risk;
+    std::string name = "average risk (threshold " + number(ar.threshold);
+    if (ar.highest_risk)
+      name += ", highest risk " + number(*ar.highest_risk) + ", records at risk " + number(ar.records_at_risk);
+    lines.push_back(line_of(name + ")", v, kind_is({Kind::average_risk}),
+                            "average risk " + number(report.average_risk.value_or(0))));
+  }
+  if (options.sample_uniqueness)
+    lines.push_back(line_of("sample uniqueness (threshold " + number(options.sample_uniqueness->threshold) + ")", v,
+                            kind_is({Kind::sample_uniqueness}),
+                            number(100.0 * report.sample_uniqueness.value_or(0), 4) + " % of the records unique"));
   return lines;
 }
 

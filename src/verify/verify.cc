@@ -180,6 +180,8 @@ const char* to_string(Violation::Kind kind) {
     case Violation::Kind::class_requirement: return "class_requirement";
     case Violation::Kind::population_uniqueness: return "population_uniqueness";
     case Violation::Kind::wrong_aggregate: return "wrong_aggregate";
+    case Violation::Kind::average_risk: return "average_risk";
+    case Violation::Kind::sample_uniqueness: return "sample_uniqueness";
   }
   return "?";
 }
@@ -688,14 +690,26 @@ Report check_tables(const Options& options, const Table& input, const Table& out
     }
   }
 
-  if (options.population_uniqueness) {
+  if (options.population_uniqueness || options.average_risk || options.sample_uniqueness) {
     ClassSizes sizes;
     for (const auto& [key, info] : classes) ++sizes[info.size];
-    long double fraction = 0;
+    const std::uint64_t uniques = sizes.count(1) ? sizes.at(1) : 0;
+    long double value = 0;
     std::string why;
-    if (!population_uniqueness_holds(*options.population_uniqueness, sizes, &fraction, &why))
-      add(Kind::population_uniqueness, {}, 0, sizes.count(1) ? sizes.at(1) : 0, why);
-    report.population_uniqueness = static_cast<double>(fraction);
+    if (options.population_uniqueness) {
+      if (!population_uniqueness_holds(*options.population_uniqueness, sizes, &value, &why))
+        add(Kind::population_uniqueness, {}, 0, uniques, why);
+      report.population_uniqueness = static_cast<double>(value);
+    }
+    if (options.average_risk) {
+      if (!average_risk_holds(*options.average_risk, sizes, &value, &why)) add(Kind::average_risk, {}, 0, 0, why);
+      report.average_risk = static_cast<double>(value);
+    }
+    if (options.sample_uniqueness) {
+      if (!sample_uniqueness_holds(*options.sample_uniqueness, sizes, &value, &why))
+        add(Kind::sample_uniqueness, {}, 0, uniques, why);
+      report.sample_uniqueness = static_cast<double>(value);
+    }
   }
 
   // Every row named is a row of the output: its line there.

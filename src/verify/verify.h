@@ -42,7 +42,9 @@
 //    the requirement's index in Violation::requirement);
 //  - when a population-uniqueness requirement is given, the class sizes of
 //    the records not suppressed satisfy it (`population_uniqueness`;
-//    verify_uniqueness.h computes the estimates);
+//    verify_uniqueness.h computes the estimates), and likewise an
+//    average-risk (`average_risk`) and a sample-uniqueness requirement
+//    (`sample_uniqueness`);
 //  - a microaggregated column (Options::microaggregated) is '*' in every
 //    suppressed record and elsewhere the aggregate of the input values of
 //    the record's class (`wrong_aggregate`, verify_microaggregation.h); its
@@ -122,7 +124,8 @@ struct DistinctLDiversity {
 
 // A requirement on every equivalence class of the output beyond its size.
 // Entropy and recursive l-diversity and t-closeness: verify_sensitive.h.
-using ClassRequirement = std::variant<DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity, TCloseness>;
+using ClassRequirement = std::variant<DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity, TCloseness,
+                                      DeltaDisclosure, BetaLikeness>;
 
 struct QuasiIdentifier {
   std::string name;
@@ -147,6 +150,8 @@ struct Options {
   std::vector<ClassRequirement> class_requirements;
   // A requirement on the output as a whole (dataset level).
   std::optional<PopulationUniqueness> population_uniqueness;
+  std::optional<AverageRisk> average_risk;
+  std::optional<SampleUniqueness> sample_uniqueness;
   // Microaggregated quasi-identifiers (not in quasi_identifiers).
   std::vector<Microaggregated> microaggregated;
 };
@@ -169,6 +174,8 @@ struct Violation {
     class_requirement,
     population_uniqueness,
     wrong_aggregate,
+    average_risk,
+    sample_uniqueness,
   };
   Kind kind;
   std::string column;      // the column concerned, when one is
@@ -204,6 +211,10 @@ struct Report {
   // With a population-uniqueness requirement: estimated uniques / N of the
   // output (0 without an estimate).
   std::optional<double> population_uniqueness;
+  // With an average-risk requirement: classes / records of the output; with
+  // a sample-uniqueness requirement: the share of records alone in a class.
+  std::optional<double> average_risk;
+  std::optional<double> sample_uniqueness;
 
   bool valid() const { return violations.empty(); }
   // Whether some violation is of `kind`.

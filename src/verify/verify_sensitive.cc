@@ -126,13 +126,40 @@ std::optional<long double> hierarchical_distance(const ValueCounts& cls, const V
   return flow / (2.0L * static_cast<long double>(height));
 }
 
+long double digamma(long double x) {
+  long double shift = 0;
+  for (; x < 10; x += 1) shift -= 1 / x;  // psi(x) = psi(x + 1) - 1/x
+  const long double y = 1 / (x * x);
+  return shift + std::log(x) - 1 / (2 * x) -
+         y * (1.0L / 12 - y * (1.0L / 120 - y * (1.0L / 252 - y * (1.0L / 240 - y * (1.0L / 132)))));
+}
+
+namespace {
+
+long double grassberger_g(std::uint64_t n) {
+  const long double x = static_cast<long double>(n);
+  const long double sign = n % 2 == 0 ? 1 : -1;
+  return digamma(x) + sign * (digamma((x + 1) / 2) - digamma(x / 2)) / 2;
+}
+
+}  // namespace
+
+long double grassberger_entropy(const ValueCounts& cls) {
+  std::uint64_t n = 0;
+  for (const auto& [v, c] : cls) n += c;
+  if (n == 0) return 0;
+  long double sum = 0;
+  for (const auto& [v, c] : cls) sum += static_cast<long double>(c) * grassberger_g(c);
+  return grassberger_g(n) - sum / static_cast<long double>(n);
+}
+
 bool requirement_holds(const EntropyLDiversity& r, const ValueCounts& cls, const ValueCounts&, std::string* why) {
-  const long double h = shannon_entropy(cls);
+  const long double h = r.grassberger ? grassberger_entropy(cls) : shannon_entropy(cls);
   const auto need = static_cast<std::size_t>(std::ceil(r.l));
   if (cls.size() >= need && h >= std::log(static_cast<long double>(r.l)) - kTolerance) return true;
   *why = std::to_string(cls.size()) + " distinct value(s) of " + quote(r.attribute) + " with entropy " + number(h) +
          ", need ln " + number(r.l) + " = " + number(std::log(static_cast<long double>(r.l))) +
-         " (entropy l-diversity)";
+         (r.grassberger ? " (entropy l-diversity, Grassberger's estimate)" : " (entropy l-diversity)");
   return false;
 }
 
@@ -172,6 +199,55 @@ bool requirement_holds(const TCloseness& r, const ValueCounts& cls, const ValueC
   if (*d <= static_cast<long double>(r.t) + kTolerance) return true;
   *why = "a distance " + number(*d) + " of " + quote(r.attribute) + " from the whole table, more than t = " +
          number(r.t) + " (t-closeness, " + name + " distance)";
+  return false;
+}
+
+// A value of `cls` whose share q there, against its share p over `all`,
+// fails `fails(q, p)`; nullptr when every value passes.
+template <typename Fails>
+const std::pair<const std::string, std::uint64_t>* first_failing(const ValueCounts& cls, const ValueCounts& all,
+                                                                 Fails fails, long double* q_out, long double* p_out) {
+  const long double n = total_of(cls), rows = total_of(all);
+  for (const auto& entry : cls) {
+    const long double q = static_cast<long double>(entry.second) / n;
+    const long double p = share(all, entry.first, rows);
+    if (fails(q, p)) {
+      *q_out = q;
+      *p_out = p;
+      return &entry;
+    }
+  }
+  return nullptr;
+}
+
+bool requirement_holds(const DeltaDisclosure& r, const ValueCounts& cls, const ValueCounts& all, std::string* why) {
+  long double q = 0, p = 0;
+  // The bound is strict (ARX's); the tolerance favours the model.
+  const auto* bad = first_failing(
+      cls, all,
+      [&](long double qv, long double pv) {
+        return std::fabs(std::log(qv / pv)) / std::log(2.0L) >= static_cast<long double>(r.delta) + kTolerance;
+      },
+      &q, &p);
+  if (!bad) return true;
+  *why = "the value " + quote(bad->first) + " of " + quote(r.attribute) + " at a share of " + number(q) +
+         " against " + number(p) + " in the table, a factor of 2^" + number(std::fabs(std::log(q / p)) / std::log(2.0L)) +
+         ", need below 2^" + number(r.delta) + " (delta-disclosure)";
+  return false;
+}
+
+bool requirement_holds(const BetaLikeness& r, const ValueCounts& cls, const ValueCounts& all, std::string* why) {
+  long double q = 0, p = 0;
+  auto bound = [&](long double pv) {
+    const long double beta = r.beta;
+    return r.enhanced ? std::min(beta, -std::log(pv)) : beta;
+  };
+  const auto* bad = first_failing(
+      cls, all, [&](long double qv, long double pv) { return (qv - pv) / pv > bound(pv) + kTolerance; }, &q, &p);
+  if (!bad) return true;
+  *why = "the value " + quote(bad->first) + " of " + quote(r.attribute) + " at a share of " + number(q) +
+         " against " + number(p) + " in the table, a relative gain of " + number((q - p) / p) + ", need at most " +
+         number(bound(p)) + (r.enhanced ? " (enhanced beta-likeness)" : " (basic beta-likeness)");
   return false;
 }
 

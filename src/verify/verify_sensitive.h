@@ -1,6 +1,7 @@
 // Class requirements on a sensitive attribute for the independent verifier
-// (verify.h): entropy l-diversity, recursive (c,l)-diversity and t-closeness
-// with equal, hierarchical and ordered ground distance. Like the rest of the
+// (verify.h): entropy l-diversity, recursive (c,l)-diversity, t-closeness
+// with equal, hierarchical and ordered ground distance, delta-disclosure and
+// beta-likeness. Like the rest of the
 // verifier this shares no code with the engine: it works on the values as
 // strings, with std only, and computes each quantity from its textbook
 // definition, which is not how the engine computes it:
@@ -40,10 +41,31 @@ namespace verify {
 
 inline constexpr long double kTolerance = 1e-9L;
 
-// Entropy l-diversity (Shannon entropy, natural logarithm).
+// Entropy l-diversity (natural logarithm). With `grassberger`, the entropy
+// is Grassberger's estimate as ARX defines it, G(N) - (1/N) sum n_i G(n_i)
+// with G(n) = psi(n) + (-1)^n (psi((n+1)/2) - psi(n/2)) / 2 (Grassberger,
+// arXiv:physics/0307138, 2003; psi the digamma function, computed here by
+// recurrence and its asymptotic series, not from a table).
 struct EntropyLDiversity {
   std::string attribute;
   double l = 2;
+  bool grassberger = false;
+};
+
+// delta-disclosure privacy (Brickell and Shmatikov, KDD 2008): every value
+// v in a class has |ln(q(v) / p(v))| / ln 2 < delta, q its share in the
+// class and p its share over all records.
+struct DeltaDisclosure {
+  std::string attribute;
+  double delta = 1;
+};
+
+// beta-likeness (Cao and Karras, PVLDB 2012): every value v in a class has
+// (q(v) - p(v)) / p(v) <= beta; enhanced: <= min(beta, -ln p(v)).
+struct BetaLikeness {
+  std::string attribute;
+  double beta = 1;
+  bool enhanced = true;
 };
 
 // Recursive (c,l)-diversity.
@@ -71,6 +93,8 @@ using ValueCounts = std::map<std::string, std::uint64_t>;
 // The quantities, from their definitions. nullopt (and `*why` set) when the
 // distance is undefined: a value missing from the hierarchy or the order.
 long double shannon_entropy(const ValueCounts& cls);
+long double grassberger_entropy(const ValueCounts& cls);
+long double digamma(long double x);  // REQUIRES: x > 0
 long double equal_distance(const ValueCounts& cls, const ValueCounts& all);
 std::optional<long double> ordered_distance(const ValueCounts& cls, const ValueCounts& all,
                                             const std::vector<std::string>& order, std::string* why);
@@ -85,5 +109,7 @@ bool requirement_holds(const EntropyLDiversity& r, const ValueCounts& cls, const
 bool requirement_holds(const RecursiveCLDiversity& r, const ValueCounts& cls, const ValueCounts& all,
                        std::string* why);
 bool requirement_holds(const TCloseness& r, const ValueCounts& cls, const ValueCounts& all, std::string* why);
+bool requirement_holds(const DeltaDisclosure& r, const ValueCounts& cls, const ValueCounts& all, std::string* why);
+bool requirement_holds(const BetaLikeness& r, const ValueCounts& cls, const ValueCounts& all, std::string* why);
 
 }  // namespace verify

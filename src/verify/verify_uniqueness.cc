@@ -3,6 +3,8 @@
 // computed and why differently from the engine.
 #include "verify_uniqueness.h"
 
+#include "verify_sensitive.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -265,6 +267,64 @@ bool population_uniqueness_holds(const PopulationUniqueness& requirement, const 
   } else {
     text << "the output has " << s1 << " sample unique(s) and " << e.model << " gives no estimate (" << e.why << ")";
   }
+  *why = text.str();
+  return false;
+}
+
+namespace {
+
+void records_and_classes(const ClassSizes& sizes, long double* records, long double* classes) {
+  *records = *classes = 0;
+  for (const auto& [size, count] : sizes) {
+    *records += static_cast<long double>(size) * static_cast<long double>(count);
+    *classes += static_cast<long double>(count);
+  }
+}
+
+}  // namespace
+
+bool average_risk_holds(const AverageRisk& requirement, const ClassSizes& sizes, long double* value,
+                        std::string* why) {
+  *value = 0;
+  if (sizes.empty()) return true;
+  long double records = 0, classes = 0;
+  records_and_classes(sizes, &records, &classes);
+  *value = classes / records;
+  std::ostringstream text;
+  if (*value > requirement.threshold + kTolerance) {
+    text << "the average risk (classes / records) is " << static_cast<double>(*value) << ", above the threshold "
+         << requirement.threshold;
+    *why = text.str();
+    return false;
+  }
+  if (!requirement.highest_risk) return true;
+  const long double h = *requirement.highest_risk;
+  long double at_risk = 0;
+  for (const auto& [size, count] : sizes)
+    if (1.0L / static_cast<long double>(size) >= 1.01L * h)
+      at_risk += static_cast<long double>(size) * static_cast<long double>(count);
+  if (at_risk / records <= requirement.records_at_risk + kTolerance) return true;
+  text << static_cast<double>(at_risk) << " records (a share of " << static_cast<double>(at_risk / records)
+       << ") are in classes whose risk exceeds the highest risk " << *requirement.highest_risk
+       << ", more than the share " << requirement.records_at_risk << " allowed";
+  *why = text.str();
+  return false;
+}
+
+bool sample_uniqueness_holds(const SampleUniqueness& requirement, const ClassSizes& sizes, long double* value,
+                             std::string* why) {
+  *value = 0;
+  if (sizes.empty()) return true;
+  long double records = 0, classes = 0;
+  records_and_classes(sizes, &records, &classes);
+  const auto unique = sizes.find(1);
+  const long double uniques = unique == sizes.end() ? 0 : static_cast<long double>(unique->second);
+  *value = uniques / records;
+  if (*value <= requirement.threshold + kTolerance) return true;
+  std::ostringstream text;
+  text << static_cast<double>(uniques) << " of " << static_cast<double>(records)
+       << " records are unique in the output, a share of " << static_cast<double>(*value) << ", above the threshold "
+       << requirement.threshold;
   *why = text.str();
   return false;
 }

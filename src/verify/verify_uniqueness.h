@@ -67,4 +67,30 @@ UniquesEstimate estimate_uniques(PopulationUniqueness::Estimator estimator, cons
 bool population_uniqueness_holds(const PopulationUniqueness& requirement, const ClassSizes& sizes,
                                  long double* fraction, std::string* why);
 
+// Average re-identification risk (the prosecutor's risk 1 / class size,
+// averaged over the records not suppressed, is classes / records): at most
+// `threshold`; with `highest_risk` h, at most `records_at_risk` of the
+// records are in classes whose risk 1/size is not below 1.01 h (ARX counts a
+// risk within 1 % of h as h). Every record suppressed holds.
+struct AverageRisk {
+  double threshold = 0.05;
+  std::optional<double> highest_risk;
+  double records_at_risk = 0;
+};
+
+// Sample uniqueness: at most `threshold` of the records not suppressed are
+// alone in their class.
+struct SampleUniqueness {
+  double threshold = 0.01;
+};
+
+// Whether an output with these class sizes satisfies the requirement;
+// `*value` receives the average risk or the share of uniques; on failure
+// `*why` says why, as a sentence. Compared with a tolerance of kTolerance
+// (verify_sensitive.h) in the model's favour.
+bool average_risk_holds(const AverageRisk& requirement, const ClassSizes& sizes, long double* value,
+                        std::string* why);
+bool sample_uniqueness_holds(const SampleUniqueness& requirement, const ClassSizes& sizes, long double* value,
+                             std::string* why);
+
 }  // namespace verify
