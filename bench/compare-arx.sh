@@ -281,6 +281,10 @@ for entry in privacy:
         model_args += ["--avg-risk", text(num(p.get("threshold"), "threshold")),
                        text(num(highest, "highest-risk")) if highest is not None else "-",
                        text(num(p.get("records-at-risk", 0), "records-at-risk"))]
+    elif model == "k-map":
+        size = num(p.get("population-size"), "population-size")
+        model_args += ["--kmap", str(int(num(p.get("k"), "k"))), text(num(p.get("significance", 0.01), "significance")),
+                       str(int(size)), p.get("estimator", "poisson")]
     elif model == "sample-uniqueness":
         model_args += ["--sample-uniqueness", text(num(p.get("threshold"), "threshold"))]
     elif model == "delta-disclosure":

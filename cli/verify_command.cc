@@ -170,6 +170,9 @@ Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies
                 verify::BetaLikeness{p.attribute, p.beta, p.variant == BetaLikenessSpec::Variant::enhanced});
           } else if constexpr (std::is_same_v<P, AverageRiskSpec>) {
             o.average_risk = verify::AverageRisk{p.threshold, p.highest_risk, p.records_at_risk};
+          } else if constexpr (std::is_same_v<P, KMapSpec>) {
+            o.k_map = verify::KMap{p.k, p.population_size, p.significance,
+                                   p.estimator == KMapSpec::Estimator::zero_truncated_poisson};
           } else if constexpr (std::is_same_v<P, SampleUniquenessSpec>) {
             o.sample_uniqueness = verify::SampleUniqueness{p.threshold};
           } else {

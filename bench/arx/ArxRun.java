@@ -30,6 +30,7 @@
 //       --sample-uniqueness THRESHOLD
 //       --ddisclosure NAME DELTA           delta-disclosure privacy
 //       --blikeness NAME basic|enhanced BETA   beta-likeness
+//       --kmap K SIGNIFICANCE POPULATION poisson|zero-truncated-poisson   k-map with ARX's estimators
 //       --suppression LIMIT               fraction of records that may be suppressed (default 0)
 //       --quality loss|entropy|precision|height|discernability|aecs|normalized-entropy|ambiguity|kl-divergence
 //       --monotonic                       the monotonic variant (entropy: ARX's MetricMDNUEntropy; discernability: DM*)
@@ -72,6 +73,7 @@ import org.deidentifier.arx.criteria.EntropyLDiversity;
 import org.deidentifier.arx.criteria.EqualDistanceTCloseness;
 import org.deidentifier.arx.criteria.HierarchicalDistanceTCloseness;
 import org.deidentifier.arx.criteria.KAnonymity;
+import org.deidentifier.arx.criteria.KMap;
 import org.deidentifier.arx.criteria.OrderedDistanceTCloseness;
 import org.deidentifier.arx.criteria.PopulationUniqueness;
 import org.deidentifier.arx.criteria.PrivacyCriterion;
@@ -108,6 +110,7 @@ public final class ArxRun {
     private String[] pu;                                                        // threshold, size, estimator
     private String[] avgRisk;                                                   // threshold, highest, records
     private Double sampleUniqueness;
+    private String[] kmap;                                                      // k, significance, population, estimator
     private final List<String[]> ddisclosure = new ArrayList<>();               // name, delta
     private final List<String[]> blikeness = new ArrayList<>();                 // name, variant, beta
     private double suppression = 0d;
@@ -176,6 +179,10 @@ public final class ArxRun {
             case "--avg-risk":
                 avgRisk = new String[] {take(args, i, option), take(args, i + 1, option), take(args, i + 2, option)};
                 i += 3; break;
+            case "--kmap":
+                kmap = new String[] {take(args, i, option), take(args, i + 1, option), take(args, i + 2, option),
+                                     take(args, i + 3, option)};
+                i += 4; break;
             case "--sample-uniqueness": sampleUniqueness = number(take(args, i++, option), option); break;
             case "--ddisclosure":
                 ddisclosure.add(new String[] {take(args, i, option), take(args, i + 1, option)});
@@ -197,7 +204,7 @@ public final class ArxRun {
         if (dataPath == null) throw new UsageError("--data FILE is required");
         if (qis.isEmpty()) throw new UsageError("at least one --qi NAME HIERARCHY is required");
         if (k == null && ldiv.isEmpty() && tclose.isEmpty() && pu == null && avgRisk == null
-            && sampleUniqueness == null && ddisclosure.isEmpty() && blikeness.isEmpty()) {
+            && sampleUniqueness == null && ddisclosure.isEmpty() && blikeness.isEmpty() && kmap == null) {
             throw new UsageError("no privacy model (--k, --ldiv, --tclose, --pu, --avg-risk, --sample-uniqueness, "
                                  + "--ddisclosure, --blikeness)");
         }
@@ -465,6 +472,17 @@ public final class ArxRun {
             }
         }
         if (sampleUniqueness != null) result.add(new SampleUniqueness(sampleUniqueness));
+        if (kmap != null) {
+            double size = number(kmap[2], "--kmap population");
+            KMap.CellSizeEstimator estimator;
+            switch (kmap[3]) {
+            case "poisson": estimator = KMap.CellSizeEstimator.POISSON; break;
+            case "zero-truncated-poisson": estimator = KMap.CellSizeEstimator.ZERO_TRUNCATED_POISSON; break;
+            default: throw new UsageError("unknown k-map estimator '" + kmap[3] + "'");
+            }
+            result.add(new KMap(positiveInt(kmap[0], "--kmap k"), number(kmap[1], "--kmap significance"),
+                                ARXPopulationModel.create((long) size), estimator));
+        }
         for (String[] d : ddisclosure) result.add(new DDisclosurePrivacy(d[0], number(d[1], "--ddisclosure delta")));
         for (String[] b : blikeness) {
             double beta = number(b[2], "--blikeness beta");
@@ -583,6 +601,12 @@ public final class ArxRun {
         out.append(", \"records\": ").append(data.getHandle().getNumRows());
         out.append(", \"quality_model\": \"").append(jsonString(result.getConfiguration().getQualityModel().toString()))
            .append("\"");
+        out.append(", \"privacy_models\": [");
+        int model = 0;
+        for (PrivacyCriterion c : result.getConfiguration().getPrivacyModels()) {
+            out.append(model++ == 0 ? "" : ", ").append('"').append(jsonString(c.toString())).append('"');
+        }
+        out.append("]");
 
         ARXNode optimum = result.getGlobalOptimum();
         out.append(", \"solution_found\": ").append(optimum != null);

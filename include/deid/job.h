@@ -139,8 +139,24 @@ struct BetaLikenessSpec {
   double beta = 1;
 };
 
+// k-map with ARX's estimators (El Emam and Dankar, "Protecting privacy
+// using k-anonymity", JAMIA 15(5), 2008; ARX's KMap with a
+// CellSizeEstimator): every class of the sample stands, with probability at
+// least 1 - significance, for at least k individuals of the population,
+// the population class size modelled as Poisson (or zero-truncated
+// Poisson) with mean k * records / population-size. ARX turns this into
+// k'-anonymity with a derived k' <= k (docs/privacy-models.md).
+struct KMapSpec {
+  enum class Estimator { poisson, zero_truncated_poisson };
+  std::uint64_t k = 5;
+  double population_size = 0;
+  double significance = 0.01;
+  Estimator estimator = Estimator::poisson;
+};
+
 using PrivacySpec = std::variant<KAnonymitySpec, LDiversitySpec, TClosenessSpec, PopulationUniquenessSpec,
-                                 AverageRiskSpec, SampleUniquenessSpec, DeltaDisclosureSpec, BetaLikenessSpec>;
+                                 AverageRiskSpec, SampleUniquenessSpec, DeltaDisclosureSpec, BetaLikenessSpec,
+                                 KMapSpec>;
 
 enum class Aggregate { geometric_mean, arithmetic_mean, sum, max };
 const char* to_string(Aggregate a);

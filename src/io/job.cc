@@ -553,9 +553,30 @@ PrivacySpec parse_privacy(const Ctx& ctx, const Job& job, const YAML::Node& item
     if (!(s.beta > 0)) ctx.fail(p["beta"], fmt::format("beta must be > 0, got {}", p["beta"].as<std::string>()));
     return s;
   }
+  if (model == "k-map") {
+    ctx.keys(p, "k-map", {"k", "population-size", "significance", "estimator"});
+    KMapSpec s;
+    if (!p["k"]) ctx.fail(p, "k-map needs 'k'");
+    if (!p["population-size"]) ctx.fail(p, "k-map needs 'population-size' (the size of the population the data were "
+                                           "drawn from)");
+    s.k = ctx.integer(p["k"], "k", 1, 2147483647.0);
+    s.population_size = ctx.num(p["population-size"], "population-size");
+    if (!(s.population_size >= 1) || s.population_size != std::floor(s.population_size))
+      ctx.fail(p["population-size"], "population-size must be a whole number >= 1");
+    if (s.population_size > kMaxPopulation)
+      ctx.fail(p["population-size"], fmt::format("population-size must be at most {}, got {}", kMaxPopulation,
+                                                 p["population-size"].as<std::string>()));
+    if (p["significance"]) s.significance = ctx.fraction(p["significance"], "significance");
+    if (p["estimator"])
+      s.estimator = ctx.choice<KMapSpec::Estimator>(
+          p["estimator"], "estimator",
+          {{"poisson", KMapSpec::Estimator::poisson},
+           {"zero-truncated-poisson", KMapSpec::Estimator::zero_truncated_poisson}});
+    return s;
+  }
   ctx.fail(kv.first, fmt::format("unknown privacy model '{}' (known: k-anonymity, l-diversity, t-closeness, "
                                  "population-uniqueness, average-risk, sample-uniqueness, delta-disclosure, "
-                                 "beta-likeness)",
+                                 "beta-likeness, k-map)",
                                  model));
 }
 

@@ -20,6 +20,7 @@ std::unique_ptr<PrivacyModel> make_average_risk(const AverageRiskSpec& spec, con
 std::unique_ptr<PrivacyModel> make_sample_uniqueness(const SampleUniquenessSpec& spec, const Problem& problem);
 std::unique_ptr<PrivacyModel> make_delta_disclosure(const DeltaDisclosureSpec& spec, const Problem& problem);
 std::unique_ptr<PrivacyModel> make_beta_likeness(const BetaLikenessSpec& spec, const Problem& problem);
+std::unique_ptr<PrivacyModel> make_k_map(const KMapSpec& spec, const Problem& problem);
 
 // The index in Problem::sensitive of `attribute`, which `model` protects.
 // Throws JobError when it is not a sensitive attribute of the data.

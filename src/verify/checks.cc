@@ -252,6 +252,13 @@ std::vector<CheckLine> summarize(const Options& options, const Report& report) {
     lines.push_back(line_of(name + ")", v, kind_is({Kind::average_risk}),
                             "average risk " + number(report.average_risk.value_or(0))));
   }
+  if (options.k_map)
+    lines.push_back(line_of("k-map (k=" + std::to_string(options.k_map->k) + ", " +
+                                (options.k_map->zero_truncated ? "zero-truncated Poisson" : "Poisson") +
+                                ", population " + number(options.k_map->population_size, 10) + ")",
+                            v, kind_is({Kind::k_map}),
+                            "every class has at least k' = " + std::to_string(report.k_map_derived_k.value_or(0)) +
+                                " records"));
   if (options.sample_uniqueness)
     lines.push_back(line_of("sample uniqueness (threshold " + number(options.sample_uniqueness->threshold) + ")", v,
                             kind_is({Kind::sample_uniqueness}),

@@ -182,6 +182,7 @@ const char* to_string(Violation::Kind kind) {
     case Violation::Kind::wrong_aggregate: return "wrong_aggregate";
     case Violation::Kind::average_risk: return "average_risk";
     case Violation::Kind::sample_uniqueness: return "sample_uniqueness";
+    case Violation::Kind::k_map: return "k_map";
   }
   return "?";
 }
@@ -688,6 +689,23 @@ Report check_tables(const Options& options, const Table& input, const Table& out
               "), has " + first_why);
       report.violations.back().requirement = i;
     }
+  }
+
+  if (options.k_map) {
+    const std::uint64_t derived = k_map_derived_k(*options.k_map, rows);
+    report.k_map_derived_k = derived;
+    std::uint64_t small = 0;
+    const ClassInfo* first = nullptr;
+    for (const auto& [key, info] : classes)
+      if (info.size < derived) {
+        ++small;
+        if (!first || info.first_row < first->first_row) first = &info;
+      }
+    if (small)
+      add(Kind::k_map, {}, first->first_row + 1, small,
+          std::to_string(small) + " class(es) have fewer than the " + std::to_string(derived) +
+              " records k-map derives for k = " + std::to_string(options.k_map->k) + "; the first, " +
+              describe_tuple(output.rows[first->first_row], qi_out, qis) + ", has " + std::to_string(first->size));
   }
 
   if (options.population_uniqueness || options.average_risk || options.sample_uniqueness) {

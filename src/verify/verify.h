@@ -44,7 +44,8 @@
 //    the records not suppressed satisfy it (`population_uniqueness`;
 //    verify_uniqueness.h computes the estimates), and likewise an
 //    average-risk (`average_risk`) and a sample-uniqueness requirement
-//    (`sample_uniqueness`);
+//    (`sample_uniqueness`); with a k-map requirement every class not
+//    suppressed has at least the derived k' records (`k_map`);
 //  - a microaggregated column (Options::microaggregated) is '*' in every
 //    suppressed record and elsewhere the aggregate of the input values of
 //    the record's class (`wrong_aggregate`, verify_microaggregation.h); its
@@ -152,6 +153,7 @@ struct Options {
   std::optional<PopulationUniqueness> population_uniqueness;
   std::optional<AverageRisk> average_risk;
   std::optional<SampleUniqueness> sample_uniqueness;
+  std::optional<KMap> k_map;
   // Microaggregated quasi-identifiers (not in quasi_identifiers).
   std::vector<Microaggregated> microaggregated;
 };
@@ -176,6 +178,7 @@ struct Violation {
     wrong_aggregate,
     average_risk,
     sample_uniqueness,
+    k_map,
   };
   Kind kind;
   std::string column;      // the column concerned, when one is
@@ -215,6 +218,8 @@ struct Report {
   // a sample-uniqueness requirement: the share of records alone in a class.
   std::optional<double> average_risk;
   std::optional<double> sample_uniqueness;
+  // With a k-map requirement: the derived k'.
+  std::optional<std::uint64_t> k_map_derived_k;
 
   bool valid() const { return violations.empty(); }
   // Whether some violation is of `kind`.

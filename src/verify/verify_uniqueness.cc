@@ -329,4 +329,34 @@ bool sample_uniqueness_holds(const SampleUniqueness& requirement, const ClassSiz
   return false;
 }
 
+std::uint64_t k_map_derived_k(const KMap& requirement, std::uint64_t records) {
+  const long double lambda = static_cast<long double>(records) / requirement.population_size *
+                             static_cast<long double>(requirement.k);
+  // P(X = i) for X ~ Poisson(lambda).
+  auto pmf = [&](std::uint64_t i) {
+    const long double x = static_cast<long double>(i);
+    return std::exp(x * std::log(lambda) - lambda - std::lgamma(x + 1));
+  };
+  // Compared with a margin of 1e-12 in the release's favour: at a
+  // significance of 0 the engine (as ARX) stops where the cumulative
+  // probability rounds to 1 in double precision.
+  const long double need = 1.0L - requirement.significance - 1e-12L;
+  if (requirement.significance >= 1) return 1;  // ARX's loops do not run
+  // Smallest j whose (truncated) cumulative probability reaches 1 - alpha,
+  // looking no further than k (ARX stops there: k' never exceeds k).
+  std::uint64_t quantile = requirement.k;
+  long double cumulative = requirement.zero_truncated ? 0 : pmf(0);
+  const long double scale = requirement.zero_truncated ? 1.0L - pmf(0) : 1.0L;
+  for (std::uint64_t j = requirement.zero_truncated ? 1 : 0; j < requirement.k; ++j) {
+    if (j > 0) cumulative += pmf(j);
+    if (cumulative / scale >= need) {
+      quantile = j;
+      break;
+    }
+  }
+  // ARX's loops end one (zero-truncated) or two (Poisson) past the quantile.
+  const std::uint64_t derived = quantile + (requirement.zero_truncated ? 1 : 2);
+  return std::min({derived, records, requirement.k});
+}
+
 }  // namespace verify

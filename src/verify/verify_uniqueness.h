@@ -84,6 +84,22 @@ struct SampleUniqueness {
   double threshold = 0.01;
 };
 
+// k-map with a Poisson (or zero-truncated Poisson) model of the population
+// class sizes (ARX's KMap with a CellSizeEstimator): every class not
+// suppressed has at least k' records, k' derived from k, the significance
+// and the sampling fraction as ARX derives it (docs/privacy-models.md,
+// "k-map"). The verifier derives k' itself: Poisson probabilities from
+// lgammal and sums of terms, not from a library CDF.
+struct KMap {
+  std::uint64_t k = 5;
+  double population_size = 0;
+  double significance = 0.01;
+  bool zero_truncated = false;
+};
+
+// k' for a sample of `records`.
+std::uint64_t k_map_derived_k(const KMap& requirement, std::uint64_t records);
+
 // Whether an output with these class sizes satisfies the requirement;
 // `*value` receives the average risk or the share of uniques; on failure
 // `*why` says why, as a sentence. Compared with a tolerance of kTolerance

@@ -20,8 +20,10 @@
 #include "deid/pipeline.h"
 #include "deid/problem.h"
 #include "privacy/frequency_bounds.h"
+#include "privacy/k_map.h"
 #include "privacy/l_diversity.h"
 #include "privacy/risk_thresholds.h"
+#include "verify_uniqueness.h"
 
 namespace deid {
 namespace {
@@ -276,6 +278,58 @@ TEST(BetaLikeness, MergingClassesThatHoldGivesAClassThatHolds) {
   EXPECT_FALSE(BetaLikeness("d", 0, table, 1, BetaLikenessSpec::Variant::basic, true).monotonic());
 }
 
+// --- k-map -------------------------------------------------------------------
+
+TEST(KMap, DerivesArxsKFromThePoissonQuantile) {
+  // adult (30,162 records) from a population of 100,000: lambda = 10 n / N
+  // = 3.0162. P(X <= 6) = 0.9657 is the first to reach 0.95, and ARX's loop
+  // ends two past it: k' = 8. At 0.99, P(X <= 8) = 0.9967: k' = 10 = k.
+  KMapSpec spec{10, 100000, 0.05, KMapSpec::Estimator::poisson};
+  EXPECT_EQ(KMap(spec, 30162).derived_k(), 8u);
+  EXPECT_NEAR(KMap(spec, 30162).type1_error(), 1 - 0.96566820575392864, 1e-12);
+  spec.significance = 0.01;
+  EXPECT_EQ(KMap(spec, 30162).derived_k(), 10u);
+  // k' never exceeds the records.
+  EXPECT_EQ(KMap(KMapSpec{10, 4, 0.01, KMapSpec::Estimator::poisson}, 3).derived_k(), 3u);
+  // A significance of 1 asks for nothing: k' = 1.
+  EXPECT_EQ(KMap(KMapSpec{10, 100000, 1, KMapSpec::Estimator::poisson}, 30162).derived_k(), 1u);
+  EXPECT_EQ(KMap(KMapSpec{10, 100000, 1, KMapSpec::Estimator::zero_truncated_poisson}, 30162).derived_k(), 1u);
+  const KMap m(KMapSpec{10, 100000, 0.05, KMapSpec::Estimator::poisson}, 30162);
+  EXPECT_TRUE(m.monotonic());
+  EXPECT_EQ(m.minimal_class_size(), 8u);
+  Class seven({7}), eight({8});
+  EXPECT_FALSE(m.holds(seven.view));
+  EXPECT_TRUE(m.holds(eight.view));
+  EXPECT_EQ(m.describe(), "(10)-map estimated as (8)-anonymity (Poisson)");
+}
+
+// The verifier derives k' with its own Poisson terms; the two agree on
+// random parameters of both estimators.
+TEST(KMap, VerifierDerivesTheSameK) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const std::uint64_t records = 1 + rng() % 100000;
+    const double population = static_cast<double>(records) * (1 + static_cast<double>(rng() % 10000) / 100);
+    const std::uint64_t k = 1 + rng() % 200;
+    // From 0 (certainty, where double rounding decides) to 1 (k' = 1).
+    const double significance = trial % 50 == 0 ? 0.0 : trial % 50 == 1 ? 1.0 : static_cast<double>(rng() % 1000) / 2000;
+    const bool zero = trial % 2;
+    const KMap engine(KMapSpec{k, std::floor(population), significance,
+                               zero ? KMapSpec::Estimator::zero_truncated_poisson : KMapSpec::Estimator::poisson},
+                      records);
+    const verify::KMap req{k, std::floor(population), significance, zero};
+    const std::uint64_t checked = verify::k_map_derived_k(req, records);
+    // At significance 0 the verifier may stop a little earlier (its margin
+    // favours the release); elsewhere the two agree.
+    if (significance == 0) {
+      EXPECT_LE(checked, engine.derived_k()) << "trial " << trial;
+      continue;
+    }
+    EXPECT_EQ(engine.derived_k(), checked)
+        << "trial " << trial << ": n " << records << " N " << population << " k " << k << " alpha " << significance;
+  }
+}
+
 // --- the job file -----------------------------------------------------------------
 
 std::string job_error(const std::string& privacy) {
@@ -338,9 +392,9 @@ TEST(PrivacyModelsJob, RejectsImpossibleParametersNamingTheLine) {
             std::string::npos);
   EXPECT_NE(job_error("  - beta-likeness: {attribute: disease, variant: strong, beta: 1}\n").find("variant"),
             std::string::npos);
-  const std::string unknown = job_error("  - k-map: {k: 5}\n");
-  EXPECT_NE(unknown.find("unknown privacy model 'k-map'"), std::string::npos);
-  EXPECT_NE(unknown.find("beta-likeness"), std::string::npos);
+  const std::string unknown = job_error("  - delta-presence: {delta-min: 0}\n");
+  EXPECT_NE(unknown.find("unknown privacy model 'delta-presence'"), std::string::npos);
+  EXPECT_NE(unknown.find("beta-likeness, k-map"), std::string::npos);
   EXPECT_NE(job_error("  - sample-uniqueness: {threshold: 0.1}\n  - sample-uniqueness: {threshold: 2}\n").find("job.yaml:7:"),
             std::string::npos);
 }

@@ -1,0 +1,73 @@
+#include "privacy/k_map.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/math/distributions/poisson.hpp>
+
+#include "deid/error.h"
+#include "deid/problem.h"
+#include "privacy/models.h"
+
+namespace deid {
+
+KMap::KMap(const KMapSpec& spec, std::uint64_t records) : spec_(spec) {
+  // ARX: the sampling fraction times k is the Poisson mean.
+  const double lambda = static_cast<double>(records) / spec.population_size * static_cast<double>(spec.k);
+  const boost::math::poisson_distribution<double> poisson(lambda);
+  const double threshold = 1.0 - spec.significance;
+  const std::uint64_t k = spec.k;
+  std::uint64_t derived = 0;
+  double reached = 0;
+  if (spec.estimator == KMapSpec::Estimator::poisson) {
+    std::uint64_t counter = 0;
+    while (reached < threshold) {
+      reached = boost::math::cdf(poisson, static_cast<double>(counter));
+      ++counter;
+      if (counter >= k) {  // k' would reach k: k-map holds for certain
+        reached = 1;
+        break;
+      }
+    }
+    derived = counter + 1;
+  } else {
+    const double non_empty = 1.0 - boost::math::pdf(poisson, 0.0);
+    std::uint64_t counter = 1;
+    while (reached < threshold) {
+      reached += boost::math::pdf(poisson, static_cast<double>(counter)) / non_empty;
+      ++counter;
+      if (counter >= k) {
+        reached = 1;
+        break;
+      }
+    }
+    derived = counter;
+  }
+  type1_error_ = 1.0 - reached;
+  derived_k_ = std::min({derived, records, k});
+}
+
+std::string KMap::describe() const {
+  return fmt::format("({})-map estimated as ({})-anonymity ({})", spec_.k, derived_k_,
+                     spec_.estimator == KMapSpec::Estimator::poisson ? "Poisson" : "zero-truncated Poisson");
+}
+
+nlohmann::json KMap::to_json() const {
+  return {{"model", "k-map"},
+          {"k", spec_.k},
+          {"population_size", spec_.population_size},
+          {"significance", spec_.significance},
+          {"estimator", spec_.estimator == KMapSpec::Estimator::poisson ? "poisson" : "zero-truncated-poisson"},
+          {"derived_k", derived_k_},
+          {"type1_error", type1_error_}};
+}
+
+std::unique_ptr<PrivacyModel> make_k_map(const KMapSpec& spec, const Problem& problem) {
+  if (spec.population_size < static_cast<double>(problem.rows))
+    throw JobError(Location{}, fmt::format("k-map: population-size {} is smaller than the {} records of the data; it "
+                                           "must be the size of the population the data were drawn from",
+                                           spec.population_size, problem.rows));
+  return std::make_unique<KMap>(spec, problem.rows);
+}
+
+}  // namespace deid
