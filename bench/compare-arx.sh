@@ -350,6 +350,9 @@ deid_extra = []
 if (job.get("output") or {}).get("report"):
     deid_extra = ["--report", os.path.join(work, "deid-report.html")]
     notes.append("the job writes an HTML report: deid's time includes it")
+if (job.get("output") or {}).get("utility", True) is not False:
+    notes.append("deid's time includes its utility analysis, which ARX's anonymize() does not do "
+                 "(output.utility: false in the job leaves it out)")
 
 with open(os.path.join(work, "arx.args"), "wb") as f:
     for a in args:
