@@ -720,6 +720,10 @@ void Store::run(JobState& job) {
   bool found = false;
   try {
     found = run_command(job, options);
+    // A cancel asked while the last step ran (a risk or suppress job has
+    // no progress hooks to stop it): the job ends cancelled all the same,
+    // its files not served.
+    if (job.cancel) throw Cancelled{};
     if (job.command != Command::risk) publish_names(job);
   } catch (const Cancelled&) {
     end = JobStatus::cancelled;

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -174,6 +175,42 @@ json adult_job() {
           {"quality", {{"model", "loss"}, {"aggregate", "geometric-mean"}, {"gs-factor", 0.5}}},
           {"search", {{"algorithm", "auto"}}}};
 }
+
+// Holds each job that reaches the start of `phase` until release() (at
+// most a minute): the test acts on a job known to be running there, with no
+// race against a fast job. Release it before the server is stopped.
+class PhaseGate {
+ public:
+  explicit PhaseGate(deid::Phase phase) : phase_(phase) {}
+  // For ServeOptions::on_phase.
+  std::function<void(const std::string&, deid::Phase)> hook() {
+    return [this](const std::string&, deid::Phase phase) {
+      if (phase != phase_) return;
+      std::unique_lock lock(m_);
+      reached_ = true;
+      cv_.notify_all();
+      cv_.wait_for(lock, std::chrono::seconds(60), [&] { return released_; });
+    };
+  }
+  // Whether a job reached the phase within a minute.
+  bool wait_reached() {
+    std::unique_lock lock(m_);
+    return cv_.wait_for(lock, std::chrono::seconds(60), [&] { return reached_; });
+  }
+  void release() {
+    {
+      std::lock_guard lock(m_);
+      released_ = true;
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  deid::Phase phase_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool reached_ = false, released_ = false;
+};
 
 class Serve : public ::testing::Test {
  protected:
@@ -580,35 +617,17 @@ TEST_F(Serve, JobRejectedByTheParserIsABadRequest) {
 TEST_F(Serve, RunningJobIsCancelled) {
   // The job stops at the start of its search until the test has asked to
   // cancel it: no race with a fast job.
-  std::mutex m;
-  std::condition_variable cv;
-  bool searching = false, release = false;
+  PhaseGate gate(deid::Phase::search);
   auto o = options();
-  o.on_phase = [&](const std::string&, deid::Phase phase) {
-    if (phase != deid::Phase::search) return;
-    std::unique_lock lock(m);
-    searching = true;
-    cv.notify_all();
-    cv.wait_for(lock, std::chrono::seconds(60), [&] { return release; });
-  };
+  o.on_phase = gate.hook();
   LiveServer s(o);
   auto c = s.client();
   const std::string id = upload(*c, kSmallCsv);
-  ASSERT_FALSE(id.empty());
-  const std::string job_id = submit(*c, small_job(id));
-  ASSERT_FALSE(job_id.empty());
-  bool reached = false;
-  {
-    std::unique_lock lock(m);
-    reached = cv.wait_for(lock, std::chrono::seconds(60), [&] { return searching; });
-  }
+  const std::string job_id = id.empty() ? std::string() : submit(*c, small_job(id));
+  const bool reached = !job_id.empty() && gate.wait_reached();
   const auto running = c->Get("/api/v1/jobs/" + job_id);
   const auto cancel = c->Delete("/api/v1/jobs/" + job_id);
-  {
-    std::lock_guard lock(m);
-    release = true;
-  }
-  cv.notify_all();
+  gate.release();
   ASSERT_TRUE(reached);
   ASSERT_TRUE(running);
   EXPECT_EQ(json::parse(running->body)["status"], "running");
@@ -625,36 +644,19 @@ TEST_F(Serve, RunningJobIsCancelled) {
 TEST_F(Serve, QueuedJobIsCancelledAtOnceWhileOthersRun) {
   // One worker, held at the start of the first job's search: the second
   // job waits in the queue.
-  std::mutex m;
-  std::condition_variable cv;
-  bool searching = false, release = false;
+  PhaseGate gate(deid::Phase::search);
   auto o = options();
   o.workers = 1;
-  o.on_phase = [&](const std::string&, deid::Phase phase) {
-    if (phase != deid::Phase::search) return;
-    std::unique_lock lock(m);
-    searching = true;
-    cv.notify_all();
-    cv.wait_for(lock, std::chrono::seconds(60), [&] { return release; });
-  };
+  o.on_phase = gate.hook();
   LiveServer s(o);
   auto c = s.client();
   const std::string id = upload(*c, kSmallCsv);
-  ASSERT_FALSE(id.empty());
-  const std::string first = submit(*c, small_job(id));
-  const std::string second = submit(*c, small_job(id));
-  bool reached = false;
-  {
-    std::unique_lock lock(m);
-    reached = cv.wait_for(lock, std::chrono::seconds(60), [&] { return searching; });
-  }
+  const std::string first = id.empty() ? std::string() : submit(*c, small_job(id));
+  const std::string second = id.empty() ? std::string() : submit(*c, small_job(id));
+  const bool reached = !first.empty() && gate.wait_reached();
   const auto queued = c->Get("/api/v1/jobs/" + second);
   const auto cancel = c->Delete("/api/v1/jobs/" + second);
-  {
-    std::lock_guard lock(m);
-    release = true;
-  }
-  cv.notify_all();
+  gate.release();
   ASSERT_TRUE(reached);
   ASSERT_TRUE(queued);
   EXPECT_EQ(json::parse(queued->body)["status"], "queued");
@@ -1149,4 +1151,29 @@ TEST_F(Serve, SmallSuppressAndRiskJobsRunFromTheSameAttributes) {
   EXPECT_EQ(r["input"], "dataset.csv");
   EXPECT_EQ(r["records"], 8);
   EXPECT_EQ(r["sample_uniques"]["records"], 8);
+}
+
+TEST_F(Serve, RunningRiskJobIsCancelled) {
+  // The risk job is held as it starts reading until the test has asked to
+  // cancel it; it then ends cancelled, and its result is not served.
+  PhaseGate gate(deid::Phase::reading);
+  auto o = options();
+  o.on_phase = gate.hook();
+  LiveServer s(o);
+  auto c = s.client();
+  json job = small_job(upload(*c, kSmallCsv));
+  job["command"] = "risk";
+  const std::string job_id = submit(*c, job);
+  const bool reached = !job_id.empty() && gate.wait_reached();
+  const auto cancel = c->Delete("/api/v1/jobs/" + job_id);
+  gate.release();
+  ASSERT_TRUE(reached);
+  ASSERT_TRUE(cancel);
+  EXPECT_EQ(cancel->status, 202);
+  EXPECT_EQ(json::parse(cancel->body)["status"], "running");
+  const json end = wait(*c, job_id);
+  EXPECT_EQ(end["status"], "cancelled") << end.dump();
+  const auto result = c->Get("/api/v1/jobs/" + job_id + "/result");
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->status, 409);
 }
