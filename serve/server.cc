@@ -320,12 +320,17 @@ void Server::Impl::routes() {
            }));
   http.Get(fmt::format("/api/v1/jobs/{}/output", kId), guarded([this](const Request& req, Response& res) {
              const auto job = finished_job(req.matches[1]);
-             if (!job->solution_found)
+             if (job->command == Command::risk)
+               throw HttpError(404, "a risk job releases no table: its figures are /result and /report");
+             if (!job->releases_table())
                throw HttpError(404, "no transformation satisfies the job, so nothing was released (see /result)");
              send_file(res, job->dir / "output.csv", "text/csv; charset=utf-8");
            }));
   http.Get(fmt::format("/api/v1/jobs/{}/report", kId), guarded([this](const Request& req, Response& res) {
-             send_file(res, finished_job(req.matches[1])->dir / "report.html", "text/html; charset=utf-8");
+             const auto job = finished_job(req.matches[1]);
+             if (!job->writes_report())
+               throw HttpError(404, "a suppress job writes no report (as deid suppress): its figures are /result");
+             send_file(res, job->dir / "report.html", "text/html; charset=utf-8");
              res.headers.erase("Content-Security-Policy");
              res.set_header("Content-Security-Policy", kReportCsp);
            }));

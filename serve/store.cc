@@ -10,10 +10,14 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "deid/cell_suppression.h"
 #include "deid/dataset.h"
 #include "deid/error.h"
 #include "deid/hierarchy.h"
 #include "deid/hierarchy_builder.h"
+#include "deid/output.h"
+#include "deid/report.h"
+#include "deid/risk.h"
 #include "deid/search.h"
 #include "security.h"
 
@@ -56,6 +60,81 @@ void write_file(const fs::path& path, const std::string& text) {
   out << text;
   out.close();
   if (!out) throw std::runtime_error(fmt::format("cannot write {}", path.string()));
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("cannot read {}", path.string()));
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// `text` as the HTML reports write it (deid::html::esc).
+std::string html_text(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// A file of the data directory that a job names (`what`: a hierarchy, a
+// registry's population table), confined to it: its path for the job.
+// Throws HttpError(403) outside the directory or without one.
+std::string data_file(const fs::path& data_dir, const std::string& what, const std::string& given,
+                      const std::string& otherwise) {
+  if (data_dir.empty())
+    throw HttpError(403, fmt::format("{} '{}': the server was started without --data-dir, so no file may be named; {}",
+                                     what, given, otherwise));
+  try {
+    return confine(data_dir, given).string();
+  } catch (const HttpError& e) {
+    throw HttpError(e.status(), fmt::format("{}: {}", what, e.what()));
+  }
+}
+
+Command parse_command(const json& spec) {
+  if (!spec.contains("command")) return Command::anonymize;
+  const json& c = spec["command"];
+  for (const Command command : {Command::anonymize, Command::risk, Command::suppress})
+    if (c == to_string(command)) return command;
+  throw HttpError(400, fmt::format("'command': {} is not a command of the server; send \"anonymize\" (the default), "
+                                   "\"risk\" or \"suppress\"",
+                                   c.dump()));
+}
+
+// Once a job is done, its result and its report name no path of the
+// server: the input is the dataset's file name, each output the API path
+// that sends it (in "files"; the report's digest follows its new text).
+void publish_names(const JobState& job) {
+  const fs::path result_path = job.dir / "result.json";
+  json result = json::parse(read_file(result_path));
+  std::string report;
+  const fs::path report_path = job.dir / "report.html";
+  if (job.command == Command::anonymize) {
+    report = read_file(report_path);
+    replace_all(report, html_text(job.job.input.path), html_text(job.input_name));
+    write_file(report_path, report);
+  }
+  if (result.contains("files") && result["files"].is_array())
+    for (json& file : result["files"]) {
+      const std::string role = file.value("role", "");
+      if (role == "input") {
+        file["path"] = job.input_name;
+        continue;
+      }
+      file["path"] = fmt::format("/api/v1/jobs/{}/{}", job.id, role);
+      if (role == "report") {
+        file["sha256"] = sha256_hex(report);
+        file["bytes"] = report.size();
+      }
+    }
+  write_file(result_path, result.dump(2) + "\n");
 }
 
 // An inline hierarchy: an array of rows, each an array of values (strings
@@ -163,6 +242,15 @@ void emit(YAML::Emitter& out, const json& value) {
 
 }  // namespace
 
+const char* to_string(Command command) {
+  switch (command) {
+    case Command::anonymize: return "anonymize";
+    case Command::risk: return "risk";
+    case Command::suppress: return "suppress";
+  }
+  return "unknown";
+}
+
 const char* to_string(JobStatus status) {
   switch (status) {
     case JobStatus::queued: return "queued";
@@ -175,7 +263,11 @@ const char* to_string(JobStatus status) {
 }
 
 json JobState::status_json() const {
-  json j{{"id", id}, {"dataset", dataset_id}, {"status", to_string(status)}, {"progress", progress}};
+  json j{{"id", id},
+         {"dataset", dataset_id},
+         {"command", to_string(command)},
+         {"status", to_string(status)},
+         {"progress", progress}};
   j["error"] = error.empty() ? json(nullptr) : json(error);
   if (status == JobStatus::done) j["solution_found"] = solution_found;
   return j;
@@ -353,24 +445,42 @@ std::string Store::job_yaml(const std::string& id) const {
   json input = spec.contains("input") ? spec["input"] : json::object();
   input["path"] = name;
   json output = spec.contains("output") ? spec["output"] : json::object();
-  output["path"] = stem + "-deid.csv";
-  output["result"] = stem + "-deid.json";
-  output["report"] = stem + "-deid.html";
+  std::string run;
+  switch (state->command) {
+    case Command::anonymize:
+      output["path"] = stem + "-deid.csv";
+      output["result"] = stem + "-deid.json";
+      output["report"] = stem + "-deid.html";
+      run = "deid anonymize job.yaml";
+      break;
+    case Command::suppress:
+      output["path"] = stem + "-deid.csv";
+      output["result"] = stem + "-deid.json";
+      run = "deid suppress job.yaml";
+      break;
+    case Command::risk:
+      // `deid risk` writes what its options name. Run beside the data, it
+      // names the input as the server does, so its files are the server's.
+      run = fmt::format("deid risk job.yaml --json {}-risk.json --report {}-risk.html", stem, stem);
+      break;
+  }
   // input first, output last, the rest as sent.
   YAML::Emitter out;
   out << YAML::BeginMap << YAML::Key << "input" << YAML::Value;
   emit(out, input);
   for (const auto& [key, value] : spec.items()) {
-    if (key == "input" || key == "output" || key == "dataset") continue;
+    if (key == "input" || key == "output" || key == "dataset" || key == "command") continue;
     out << YAML::Key << key << YAML::Value;
     emit(out, value);
   }
-  out << YAML::Key << "output" << YAML::Value;
-  emit(out, output);
+  if (!output.empty()) {
+    out << YAML::Key << "output" << YAML::Value;
+    emit(out, output);
+  }
   out << YAML::EndMap;
   return fmt::format("# A deid job written by deid serve. Its paths are relative to this file: save it\n"
-                     "# where {} is (the --data-dir of the server) and run `deid anonymize` on it.\n{}\n",
-                     name, out.c_str());
+                     "# where {} is (the --data-dir of the server) and run there:\n#   {}\n{}\n",
+                     name, run, out.c_str());
 }
 
 json Store::dataset(const std::string& id) const {
@@ -417,6 +527,8 @@ std::string Store::add_job(const std::string& json_text) {
   if (!spec.contains("dataset") || !spec["dataset"].is_string())
     throw HttpError(400, "the job needs \"dataset\": the id of an uploaded dataset (POST /api/v1/datasets)");
   const std::string dataset_id = spec["dataset"].get<std::string>();
+  const Command command = parse_command(spec);
+  spec.erase("command");
   json original = spec;
   original.erase("dataset");
   if (spec.contains("input")) {
@@ -426,8 +538,17 @@ std::string Store::add_job(const std::string& json_text) {
       if (key != "delimiter")
         throw HttpError(400, fmt::format("'input.{}': the input is the dataset; only 'input.delimiter' may be given", key));
   }
-  if (spec.contains("cell-suppression"))
-    throw HttpError(400, "'cell-suppression': the server runs 'deid anonymize' jobs only");
+  if (command == Command::suppress) {
+    if (!spec.contains("cell-suppression") || !spec["cell-suppression"].is_object())
+      throw HttpError(400, "a suppress job needs a 'cell-suppression' section, a mapping (docs/cell-suppression.md)");
+    if (spec["cell-suppression"].contains("samples"))
+      throw HttpError(400, "'cell-suppression.samples': the server draws no samples (each would be a file of its own); "
+                           "draw them with deid suppress from the job's job.yaml");
+  } else if (spec.contains("cell-suppression")) {
+    throw HttpError(400, fmt::format("'cell-suppression': a job with this section runs as deid suppress: send "
+                                     "\"command\": \"suppress\" (this one is \"{}\")",
+                                     to_string(command)));
+  }
   if (spec.contains("output")) {
     const json& output = spec["output"];
     if (!output.is_object()) throw HttpError(400, "'output' must be a mapping");
@@ -439,12 +560,14 @@ std::string Store::add_job(const std::string& json_text) {
   }
 
   fs::path csv, dataset_dir;
+  std::string input_name;
   {
     std::lock_guard lock(m_);
     const auto it = datasets_.find(dataset_id);
     if (it == datasets_.end()) throw HttpError(404, fmt::format("no dataset '{}'", dataset_id));
     csv = it->second.csv;
     dataset_dir = it->second.dir;
+    input_name = it->second.name;
   }
   const std::string id = random_hex(16);
   const fs::path dir = dataset_dir / "jobs" / id;
@@ -456,11 +579,8 @@ std::string Store::add_job(const std::string& json_text) {
         if (!attribute.is_object() || !attribute.contains("hierarchy")) continue;
         json& h = attribute["hierarchy"];
         if (h.is_string()) {
-          if (options_.data_dir.empty())
-            throw HttpError(403, fmt::format("attribute '{}': hierarchy '{}': the server was started without "
-                                             "--data-dir, so no file may be named; give the hierarchy inline",
-                                             name, h.get<std::string>()));
-          h = confine(options_.data_dir, h.get<std::string>()).string();
+          h = data_file(options_.data_dir, fmt::format("attribute '{}': hierarchy", name), h.get<std::string>(),
+                        "give the hierarchy inline");
         } else if (h.is_array()) {
           const std::string file = fmt::format("hierarchy-{}.csv", ++n);
           write_file(dir / file, hierarchy_to_csv(inline_hierarchy(name, h)));
@@ -468,11 +588,21 @@ std::string Store::add_job(const std::string& json_text) {
         }
       }
     }
+    if (command == Command::suppress && spec["cell-suppression"].contains("registry")) {
+      json& registry = spec["cell-suppression"]["registry"];
+      if (registry.is_object() && registry.contains("population") && registry["population"].is_string())
+        registry["population"] = data_file(options_.data_dir, "'cell-suppression.registry.population'",
+                                           registry["population"].get<std::string>(),
+                                           "leave it out and give 'sampling-fraction'");
+    }
     spec.erase("dataset");
     spec["input"]["path"] = csv.string();
-    spec["output"]["path"] = "output.csv";
-    spec["output"]["result"] = "result.json";
-    spec["output"]["report"] = "report.html";
+    // A risk job writes what the server asks of assess_risk() (run()).
+    if (command != Command::risk) {
+      spec["output"]["path"] = "output.csv";
+      spec["output"]["result"] = "result.json";
+    }
+    if (command == Command::anonymize) spec["output"]["report"] = "report.html";
     const std::string text = spec.dump(2);
     write_file(dir / "job.json", text);
     auto state = std::make_shared<JobState>();
@@ -481,8 +611,11 @@ std::string Store::add_job(const std::string& json_text) {
     } catch (const deid::Error& e) {
       throw HttpError(400, scrub(e.what(), csv, dir));
     }
-    if (state->job.privacy.empty()) throw HttpError(400, "the job has no privacy model");
+    if (command == Command::anonymize && state->job.privacy.empty())
+      throw HttpError(400, "the job has no privacy model");
     state->id = id;
+    state->command = command;
+    state->input_name = input_name;
     state->dataset_id = dataset_id;
     state->spec = std::move(original);
     state->dir = dir;
@@ -536,6 +669,31 @@ void Store::work() {
   }
 }
 
+bool Store::run_command(JobState& job, const RunOptions& options) const {
+  switch (job.command) {
+    case Command::anonymize:
+      return anonymize(job.job, options).found;
+    case Command::risk: {
+      // What `deid risk JOB --json result.json --report report.html` writes,
+      // the input named by the dataset's file name. Reading is the one
+      // phase: no progress, cancelled only before it.
+      options.phase(Phase::reading);
+      RiskReport report = assess_risk(job.job, std::string(), risk_options(job.job));
+      report.input = job.input_name;
+      write_file(job.dir / "result.json", to_json(report).dump(2) + "\n");
+      write_file(job.dir / "report.html", render_html_risk_report(report));
+      return true;
+    }
+    case Command::suppress:
+      // `deid suppress JOB`: output.csv and result.json; no progress,
+      // cancelled only before it starts.
+      options.phase(Phase::reading);
+      run_cell_suppression(job.job);
+      return true;
+  }
+  return false;
+}
+
 void Store::run(JobState& job) {
   bool start = false;
   update(job, [&] {
@@ -561,7 +719,12 @@ void Store::run(JobState& job) {
   std::string error;
   bool found = false;
   try {
-    found = anonymize(job.job, options).found;
+    found = run_command(job, options);
+    // A cancel asked while the last step ran (a risk or suppress job has
+    // no progress hooks to stop it): the job ends cancelled all the same,
+    // its files not served.
+    if (job.cancel) throw Cancelled{};
+    if (job.command != Command::risk) publish_names(job);
   } catch (const Cancelled&) {
     end = JobStatus::cancelled;
     error = "cancelled";

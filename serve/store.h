@@ -7,9 +7,12 @@
 //   STATE/datasets/ID/jobs/JOB/hierarchy-N.csv   inline hierarchies
 //   STATE/datasets/ID/jobs/JOB/output.csv, result.json, report.html
 //
-// so deleting a dataset removes its jobs' files too. Jobs run through
-// deid::anonymize(), the library call of `deid anonymize`, on a pool of
-// workers; a job that fails (any exception) fails alone. Thread-safe: every
+// so deleting a dataset removes its jobs' files too. A job is one of three
+// commands, each run through the library call of its command line:
+// `deid anonymize` (deid::anonymize()), `deid risk` (deid::assess_risk())
+// and `deid suppress` (deid::run_cell_suppression()), on a pool of
+// workers; a job that fails (any exception) fails alone. Once a job is done
+// its result names no path of the server (publish_names in store.cc). Thread-safe: every
 // member may be called from any HTTP thread. Nothing here prints or exits.
 #pragma once
 
@@ -35,6 +38,10 @@ namespace deid::serve {
 
 enum class JobStatus { queued, running, done, failed, cancelled };
 const char* to_string(JobStatus status);
+
+// The command line a job runs as ("command" of POST /api/v1/jobs).
+enum class Command { anonymize, risk, suppress };
+const char* to_string(Command command);
 inline bool finished(JobStatus s) { return s == JobStatus::done || s == JobStatus::failed || s == JobStatus::cancelled; }
 
 // Thrown from the progress hooks of a job whose cancellation was asked
@@ -45,6 +52,10 @@ struct Cancelled {};
 // every change, and `changed` is notified, for the event stream.
 struct JobState {
   std::string id, dataset_id;
+  Command command = Command::anonymize;
+  // The dataset's file name, which the result and the report give as the
+  // input instead of the server's path.
+  std::string input_name;
   std::filesystem::path dir;
   Job job;
   std::atomic<bool> cancel{false};
@@ -56,10 +67,18 @@ struct JobState {
   std::string error;
   bool solution_found = false;
   std::uint64_t version = 0;
-  // The job as the client sent it (without "dataset"), for job.yaml.
+  // The job as the client sent it (without "dataset" and "command"), for
+  // job.yaml.
   nlohmann::json spec;
 
-  // {"id", "dataset", "status", "progress", "error", "solution_found"}; under m.
+  // Whether GET .../output and .../report have something to send once the
+  // job is done: a released table (anonymize with a solution, suppress), an
+  // HTML report (anonymize, risk).
+  bool releases_table() const { return command == Command::suppress || (command == Command::anonymize && solution_found); }
+  bool writes_report() const { return command != Command::suppress; }
+
+  // {"id", "dataset", "command", "status", "progress", "error",
+  // "solution_found"}; under m.
   nlohmann::json status_json() const;
 };
 
@@ -102,9 +121,10 @@ class Store {
   nlohmann::json hierarchy_preview(const std::string& id, const std::string& column,
                                    const nlohmann::json& builder) const;
   // The job as a job file in YAML (docs/web.md, "job.yaml"): the client's
-  // job with input.path the dataset's file name and the outputs beside it.
-  // Throws HttpError(409) when the job has inline rows (a job file cannot
-  // hold them).
+  // job with input.path the dataset's file name and the outputs beside it
+  // (none for a risk job, whose outputs are options of `deid risk`), under
+  // a comment giving the command that runs it. Throws HttpError(409) when
+  // the job has inline rows (a job file cannot hold them).
   std::string job_yaml(const std::string& id) const;
   // A fresh path in the state directory for an upload in progress.
   std::filesystem::path upload_path();
@@ -115,8 +135,9 @@ class Store {
   void delete_dataset(const std::string& id);
 
   // Builds a job from its JSON (docs/web.md, "Jobs") and queues it.
-  // Throws HttpError(400) for a job the library rejects (its message),
-  // 403 for a hierarchy path outside the data directory, 404 for an
+  // Throws HttpError(400) for an unknown command, a section that does not
+  // fit it, or a job the library rejects (its message), 403 for a
+  // hierarchy or registry path outside the data directory, 404 for an
   // unknown dataset.
   std::string add_job(const std::string& json_text);
   // Throws HttpError(404) for an unknown id.
@@ -140,6 +161,8 @@ class Store {
   };
   void work();
   void run(JobState& job);
+  // Runs the job's command; whether it found a solution (anonymize).
+  bool run_command(JobState& job, const RunOptions& options) const;
 
   StoreOptions options_;
   mutable std::mutex m_;

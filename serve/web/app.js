@@ -1,5 +1,6 @@
 // deid serve's web app: open a table, give roles and hierarchies, choose
-// privacy models, run, explore the result, download. Plain ES module, no
+// the kind of job (anonymize, risk, suppress) and its settings, run,
+// explore the result, download. Plain ES module, no
 // framework; it speaks the REST API of docs/web.md with the cookie the
 // server set when the page was opened with ?token=.
 
@@ -12,10 +13,10 @@ let previewSeq = 0;  // the latest hierarchy preview asked for
 const state = {
   files: [],
   dataset: null,          // the summary of GET /datasets/ID
-  attributes: {},         // column -> {role, hierarchy: null | {file} | {builder}}
+  attributes: {},         // column -> {role, hierarchy: null | {file} | {builder} | {rows}, settings: {job keys}}
   editing: null,          // the column whose hierarchy is in the editor
   preview: null,          // its last preview
-  job: null,              // the job being run or shown: {id, spec}
+  job: null,              // the job being run or shown: {id, spec, command}
   events: null,           // the EventSource of the running job
   result: null,
 };
@@ -71,6 +72,26 @@ async function guard(action) {
 
 const number = (x, digits = 4) =>
   x === null || x === undefined ? '–' : Number(x).toLocaleString('en', { maximumFractionDigits: digits });
+const percent = (x) =>
+  x === null || x === undefined ? '–' : `${Number(100 * x).toLocaleString('en', { maximumSignificantDigits: 3 })} %`;
+// The lines of a text area that are not blank, trimmed.
+const lines = (text) => text.split('\n').map((line) => line.trim()).filter(Boolean);
+// NAME=VALUE lines as an object of numbers; `what` names them in errors.
+function assignments(text, what) {
+  const out = {};
+  for (const line of lines(text)) {
+    const eq = line.lastIndexOf('=');
+    const value = Number(line.slice(eq + 1).trim());
+    if (eq <= 0 || line.slice(eq + 1).trim() === '' || !Number.isFinite(value))
+      throw new Error(`${what}: '${line}' is not NAME=NUMBER`);
+    out[line.slice(0, eq).trim()] = value;
+  }
+  return out;
+}
+// A definition list of [term, value] pairs.
+function figures(selector, pairs) {
+  $(selector).replaceChildren(...pairs.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })]));
+}
 const levels = (t) => Object.entries(t).map(([a, l]) => `${a}=${l}`).join(', ');
 const sameTransformation = (a, b) =>
   a && b && Object.keys(a).length === Object.keys(b).length && Object.keys(a).every((k) => a[k] === b[k]);
@@ -119,11 +140,34 @@ async function openDataset(id) {
   state.dataset = await api(`/datasets/${id}`);
   document.body.dataset.dataset = id;
   state.attributes = {};
-  for (const c of state.dataset.columns) state.attributes[c.name] = { role: 'insensitive', hierarchy: null };
+  for (const c of state.dataset.columns) state.attributes[c.name] = { role: 'insensitive', hierarchy: null, settings: {} };
+  $('#data-status').textContent = '';
   renderSummary();
   renderRoles();
+  renderSensitiveSelects();
+  renderUtilitySelects();
   enableSteps('attributes', 'privacy');
   $('#dataset-name').textContent = `${state.dataset.name}: ${number(state.dataset.rows)} records`;
+}
+
+// DELETE /datasets/ID: the table, its jobs and their files leave the
+// server; the app goes back to an empty step 1.
+async function deleteDataset() {
+  const d = state.dataset;
+  if (!d) return;
+  if (state.events) state.events.close();
+  await api(`/datasets/${d.id}`, { method: 'DELETE' });
+  state.dataset = null;
+  state.job = null;
+  state.result = null;
+  state.attributes = {};
+  delete document.body.dataset.dataset;
+  delete document.body.dataset.resultJob;
+  $('#summary').hidden = true;
+  $('#dataset-name').textContent = '';
+  for (const button of $$('.step')) if (button.dataset.step !== 'data') button.disabled = true;
+  $('#data-status').textContent = `${d.name} was deleted from the server, with its jobs and their outputs.`;
+  $('#file-select').focus();
 }
 
 function renderSummary() {
@@ -153,12 +197,26 @@ function defaultHierarchy(column) {
 }
 
 function describeHierarchy(h) {
-  if (!h) return '–';
+  if (!h) return '';
   if (h.file) return h.file;
   if (h.rows) return `${h.rows.length} rows typed in`;
   const { type, ...rest } = h.builder;
   const params = Object.entries(rest).map(([k, v]) => `${k}: ${Array.isArray(v) ? `[${v.join(', ')}]` : v}`);
   return `${type}${params.length ? ` (${params.join(', ')})` : ''}`;
+}
+
+// The hierarchy and the settings of an attribute, as the roles table shows them.
+function describeAttribute(a) {
+  const s = a.settings;
+  const parts = [];
+  if (a.hierarchy) parts.push(describeHierarchy(a.hierarchy));
+  if (s.transformation === 'microaggregation')
+    parts.push(`microaggregation: ${s.function}${s['generalize-before'] ? ', generalized first' : ''}`);
+  if (s['min-level'] !== undefined || s['max-level'] !== undefined)
+    parts.push(`levels ${s['min-level'] ?? 0} to ${s['max-level'] ?? 'top'}`);
+  if (s.weight !== undefined) parts.push(`weight ${s.weight}`);
+  if (s.order) parts.push(`order: ${s.order.join(' < ')}`);
+  return parts.join('; ') || '–';
 }
 
 function renderRoles() {
@@ -171,20 +229,22 @@ function renderRoles() {
       select.value = a.role;
       select.addEventListener('change', () => {
         a.role = select.value;
+        a.settings = {};
         if (a.role === 'quasi-identifying' && !a.hierarchy) a.hierarchy = defaultHierarchy(c.name);
         if (a.role === 'insensitive' || a.role === 'identifying') a.hierarchy = null;
         renderRoles();
         renderSensitiveSelects();
+        renderUtilitySelects();
         $(`select[data-role-for="${CSS.escape(c.name)}"]`).focus();
       });
       const canHave = a.role === 'quasi-identifying' || a.role === 'sensitive';
       return el('tr', {},
         el('th', { scope: 'row', text: c.name }),
         el('td', {}, select),
-        el('td', { text: canHave ? describeHierarchy(a.hierarchy) : '' }),
+        el('td', { text: canHave ? describeAttribute(a) : '' }),
         el('td', {}, canHave
-          ? el('button', { type: 'button', class: 'small', 'data-edit-for': c.name, text: 'Hierarchy…',
-                           'aria-label': `Edit the hierarchy of ${c.name}`, onclick: () => openEditor(c.name) })
+          ? el('button', { type: 'button', class: 'small', 'data-edit-for': c.name, text: 'Settings…',
+                           'aria-label': `Edit the hierarchy and settings of ${c.name}`, onclick: () => openEditor(c.name) })
           : null));
     }));
 }
@@ -198,15 +258,40 @@ function renderSensitiveSelects() {
   }
 }
 
+// The columns released (every role but identifying) as the options of the
+// utility analysis's selects, keeping what was chosen.
+function renderUtilitySelects() {
+  const released = Object.entries(state.attributes).filter(([, a]) => a.role !== 'identifying').map(([n]) => n);
+  for (const select of $$('#o-utility-target, #o-utility-features')) {
+    const chosen = new Set([...select.selectedOptions].map((o) => o.value));
+    select.replaceChildren(...released.map((n) => el('option', { value: n, text: n, selected: chosen.has(n) })));
+  }
+}
+
 function openEditor(column) {
   state.editing = column;
   const a = state.attributes[column];
-  const h = a.hierarchy || defaultHierarchy(column);
-  $('#editor-title').textContent = `Hierarchy of ${column}`;
+  const sensitive = a.role === 'sensitive';
+  // A sensitive attribute needs a hierarchy only for the hierarchical distance.
+  const h = a.hierarchy || (sensitive ? null : defaultHierarchy(column));
+  const s = a.settings;
+  $('#editor-title').textContent = `Hierarchy and settings of ${column}`;
+  $('#qi-settings').hidden = a.role !== 'quasi-identifying';
+  $('#sensitive-settings').hidden = !sensitive;
+  $('#h-source-none-item').hidden = !sensitive;
+  $('#a-transformation').value = s.transformation || 'generalization';
+  $('#a-function').value = s.function || 'mean';
+  $('#a-generalize-before').checked = !!s['generalize-before'];
+  $('#a-min-level').value = s['min-level'] ?? '';
+  $('#a-max-level').value = s['max-level'] ?? '';
+  $('#a-weight').value = s.weight ?? '';
+  $('#a-order').value = (s.order || []).join('\n');
   const fileSelect = $('#h-file');
   fileSelect.replaceChildren(...state.files.map((f) => el('option', { value: f, text: f })));
   $('#h-source-file').disabled = state.files.length === 0;
-  if (h.file) {
+  if (!h) {
+    $('#h-source-none').checked = true;
+  } else if (h.file) {
     $('#h-source-file').checked = true;
     fileSelect.value = h.file;
   } else if (h.rows) {
@@ -243,12 +328,24 @@ function openEditor(column) {
   $('#hierarchy-editor h3').focus();
 }
 
+// Whether the attribute in the editor takes a hierarchy: not when it is
+// microaggregated without being generalized first.
+function editorTakesHierarchy() {
+  return $('#qi-settings').hidden || $('#a-transformation').value !== 'microaggregation' ||
+    $('#a-generalize-before').checked;
+}
+
 function updateEditor() {
-  const source = $('input[name="h-source"]:checked')?.value || 'builder';
+  const takes = editorTakesHierarchy();
+  $('#a-micro-fields').hidden = $('#a-transformation').value !== 'microaggregation';
+  $('#a-level-fields').hidden = !takes;
+  $('#h-source-fields').hidden = !takes;
+  $('#h-preview-out').hidden = !takes;
+  const source = takes ? $('input[name="h-source"]:checked')?.value || 'builder' : 'none';
   $('#h-file-fields').hidden = source !== 'file';
   $('#h-builder-fields').hidden = source !== 'builder';
   $('#h-rows-fields').hidden = source !== 'rows';
-  for (const p of $$('.params')) p.hidden = p.dataset.type !== $('#h-type').value;
+  for (const p of $$('.params[data-type]')) p.hidden = p.dataset.type !== $('#h-type').value;
 }
 
 const list = (text) => text.split(/[,\s]+/).filter(Boolean).map(Number);
@@ -275,6 +372,7 @@ function editorBuilder() {
 }
 
 function editorHierarchy() {
+  if (!editorTakesHierarchy() || $('#h-source-none').checked) return null;
   if ($('#h-source-file').checked) return { file: $('#h-file').value };
   if ($('#h-source-rows').checked) {
     const rows = $('#h-rows').value.split('\n').filter((line) => line.trim()).map((line) => line.split(';'));
@@ -313,9 +411,40 @@ function previewToRows() {
   $('#h-rows').focus();
 }
 
+// The settings of the editor as the attribute's keys in the job
+// (docs/job-file.md, "attributes"); the parser checks their values.
+function editorSettings(role) {
+  const s = {};
+  const level = (selector, key, name) => {
+    const text = $(selector).value.trim();
+    if (text === '') return;
+    if (!/^\d+$/.test(text)) throw new Error(`${name}: a level is a whole number from 0`);
+    s[key] = Number(text);
+  };
+  if (role === 'quasi-identifying') {
+    if ($('#a-transformation').value === 'microaggregation') {
+      s.transformation = 'microaggregation';
+      s.function = $('#a-function').value;
+      if ($('#a-generalize-before').checked) s['generalize-before'] = true;
+    }
+    if (editorTakesHierarchy()) {
+      level('#a-min-level', 'min-level', 'lowest level');
+      level('#a-max-level', 'max-level', 'highest level');
+    }
+    if ($('#a-weight').value !== '') s.weight = Number($('#a-weight').value);
+  } else if (role === 'sensitive') {
+    const order = lines($('#a-order').value);
+    if (order.length) s.order = order;
+  }
+  return s;
+}
+
 function applyHierarchy() {
   const column = state.editing;
-  state.attributes[column].hierarchy = editorHierarchy();
+  const a = state.attributes[column];
+  const settings = editorSettings(a.role);
+  a.hierarchy = editorHierarchy();
+  a.settings = settings;
   showError('');
   $('#hierarchy-editor').hidden = true;
   renderRoles();
@@ -324,15 +453,18 @@ function applyHierarchy() {
 
 // ---- 3. the job --------------------------------------------------------------
 
-function buildJob(transformation) {
-  const attributes = {};
-  for (const [name, a] of Object.entries(state.attributes)) {
-    if (a.role === 'insensitive') continue;
-    const spec = { role: a.role };
-    if (a.hierarchy && (a.role === 'quasi-identifying' || a.role === 'sensitive'))
-      spec.hierarchy = a.hierarchy.file ?? a.hierarchy.rows ?? a.hierarchy.builder;
-    attributes[name] = spec;
-  }
+const command = () => $('input[name="command"]:checked').value;
+
+// Shows the settings of the kind of job chosen.
+function updateCommand() {
+  const c = command();
+  $('#privacy-options').hidden = c === 'suppress';
+  $('#anonymize-options').hidden = c !== 'anonymize';
+  $('#risk-options').hidden = c !== 'risk';
+  $('#suppress-options').hidden = c !== 'suppress';
+}
+
+function privacyModels() {
   const privacy = [];
   if ($('#m-k').checked) privacy.push({ 'k-anonymity': { k: Number($('#m-k-k').value) } });
   if ($('#m-l').checked) {
@@ -345,19 +477,61 @@ function buildJob(transformation) {
   if ($('#m-p').checked)
     privacy.push({ 'population-uniqueness': { threshold: Number($('#m-p-threshold').value),
       'population-size': Number($('#m-p-size').value), estimator: $('#m-p-estimator').value } });
+  return privacy;
+}
+
+// The job of the settings (docs/job-file.md), for the command chosen;
+// `transformation`: release it instead of searching (anonymize).
+function buildJob(transformation) {
+  const c = transformation ? 'anonymize' : command();
+  const attributes = {};
+  for (const [name, a] of Object.entries(state.attributes)) {
+    if (a.role === 'insensitive') continue;
+    // A suppress job releases every quasi-identifier as it is (level 0):
+    // the roles only.
+    const spec = c === 'suppress' ? { role: a.role } : { role: a.role, ...a.settings };
+    if (c !== 'suppress' && a.hierarchy && (a.role === 'quasi-identifying' || a.role === 'sensitive'))
+      spec.hierarchy = a.hierarchy.file ?? a.hierarchy.rows ?? a.hierarchy.builder;
+    attributes[name] = spec;
+  }
+  const job = { dataset: state.dataset.id, attributes, 'default-role': 'insensitive' };
+  if (c !== 'anonymize') job.command = c;
+  if (c === 'suppress') {
+    const cs = { k: Number($('#s-k').value) };
+    if ($('#s-marker').value !== '*') cs.marker = $('#s-marker').value;
+    const combinations = lines($('#s-combinations').value)
+      .map((line) => line.split(',').map((name) => name.trim()).filter(Boolean));
+    if (combinations.length) cs.combinations = combinations;
+    const weights = assignments($('#s-weights').value, 'weights');
+    if (Object.keys(weights).length) cs.weights = weights;
+    if ($('#s-complete').checked) cs['compare-complete'] = true;
+    job['cell-suppression'] = cs;
+    return job;
+  }
+  job.privacy = privacyModels();
+  if (c === 'risk') {
+    job.risk = { threshold: Number($('#r-threshold').value) };
+    const populations = assignments($('#r-populations').value, 'populations');
+    if (Object.keys(populations).length) job.risk.populations = populations;
+    return job;
+  }
   const search = { algorithm: $('#o-algorithm').value };
   if ($('#o-time').value) search['time-limit'] = `${Number($('#o-time').value)}s`;
   if ($('#o-checks').value) search['max-checks'] = Number($('#o-checks').value);
   if (transformation) search.transformation = transformation;
-  return {
-    dataset: state.dataset.id,
-    attributes,
-    'default-role': 'insensitive',
-    privacy,
-    'suppression-limit': Number($('#o-suppression').value || 0),
-    quality: qualitySpec($('#o-quality').value),
-    search,
-  };
+  job['suppression-limit'] = Number($('#o-suppression').value || 0);
+  job.quality = qualitySpec($('#o-quality').value);
+  job.search = search;
+  if (!$('#o-utility').checked) {
+    job.output = { utility: false };
+  } else {
+    const chosen = (selector) => [...$(selector).selectedOptions].map((o) => o.value);
+    const utility = {};
+    if (chosen('#o-utility-target').length) utility.target = chosen('#o-utility-target');
+    if (chosen('#o-utility-features').length) utility.features = chosen('#o-utility-features');
+    if (Object.keys(utility).length) job.utility = utility;
+  }
+  return job;
 }
 
 // ---- 4. run --------------------------------------------------------------------
@@ -369,12 +543,16 @@ async function run(transformation) {
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify(spec),
   });
-  state.job = { id, spec };
+  state.job = { id, spec, command: spec.command || 'anonymize' };
   enableSteps('run');
   showStep('run');
   $('#run-what').textContent = transformation
     ? `Releasing the transformation ${levels(transformation)}.`
-    : `Searching for the transformation with the least ${spec.quality.model}.`;
+    : spec.command === 'risk'
+      ? `Measuring the re-identification risk of ${state.dataset.name}.`
+      : spec.command === 'suppress'
+        ? `Suppressing cells until every combination of quasi-identifiers is ${spec['cell-suppression'].k}-anonymous.`
+        : `Searching for the transformation with the least ${spec.quality.model}.`;
   const progress = $('#progress');
   progress.removeAttribute('value');  // indeterminate until the search reports a fraction
   $('#run-status').textContent = 'queued';
@@ -420,16 +598,119 @@ async function cancel() {
 // ---- 5. result -----------------------------------------------------------------
 
 async function showResult(status) {
-  const id = state.job.id;
+  const { id, command: c } = state.job;
   const r = await api(`/jobs/${id}/result`);
   state.result = r;
   enableSteps('result', 'downloads');
-  const found = status.solution_found;
+  for (const kind of ['anonymize', 'risk', 'suppress']) $(`#result-${kind}`).hidden = kind !== c;
+  let headline;
+  if (c === 'risk') {
+    headline = showRisk(id, r);
+    $('#run-status').textContent = `done. ${headline}`;
+  } else if (c === 'suppress') {
+    headline = await showSuppression(id, r);
+    $('#run-status').textContent = `done in ${number(r.time_ms?.total, 0)} ms. ${headline}`;
+  } else {
+    headline = await showAnonymization(id, r, status.solution_found);
+  }
+  $('#result-headline').textContent = headline;
+
+  const stem = datasetStem();
+  const suffix = c === 'risk' ? 'risk' : 'deid';
+  for (const [link, path, name] of [
+    ['#dl-output', 'output', `${stem}-deid.csv`],
+    ['#dl-result', 'result', `${stem}-${suffix}.json`],
+    ['#dl-report', 'report', `${stem}-${suffix}.html`],
+    ['#dl-job', 'job.yaml', 'job.yaml'],
+  ]) {
+    const a = $(link);
+    a.href = `${API}/jobs/${id}/${path}`;
+    a.setAttribute('download', name);
+  }
+  $('#dl-output').parentElement.hidden = c === 'risk' || (c === 'anonymize' && !status.solution_found);
+  $('#dl-report').parentElement.hidden = c === 'suppress';
+  const rows = Object.values(state.job.spec.attributes).some((a) => Array.isArray(a.hierarchy));
+  $('#dl-job-item').hidden = rows;
+  $('#dl-job-none').hidden = !rows;
+  // The run step stays in view, with its outcome, until the user goes on.
+  const next = $('#show-result');
+  next.hidden = false;
+  next.focus();
+  document.body.dataset.resultJob = id;
+}
+
+// The figures of `deid risk` (docs/risk-models.md); returns the headline.
+function showRisk(id, r) {
+  const s = r.sample_risk;
+  figures('#risk-figures', [
+    ['Records', `${number(r.records)}${r.suppressed_records ? ` (${number(r.suppressed_records)} suppressed, left out)` : ''}`],
+    ['Quasi-identifiers', r.quasi_identifiers.join(', ')],
+    ['Classes', number(r.classes)],
+    ['Sample uniques', `${number(r.sample_uniques.records)} (${percent(r.sample_uniques.fraction)})`],
+    ['Highest risk', `${percent(s.highest_risk)} (${number(s.records_affected_by_highest_risk)} records)`],
+    ['Average risk', percent(s.average_risk)],
+    ['Lowest risk', percent(s.lowest_risk)],
+  ]);
+  const m = r.attacker_models;
+  $('#risk-attackers-hint').textContent =
+    `A record is at risk when its risk is above ${percent(m.threshold)} (the risk threshold).`;
+  $('#risk-attackers tbody').replaceChildren(...[
+    ['prosecutor', m.prosecutor], ['journalist', m.journalist], ['marketer', m.marketer],
+  ].map(([name, a]) => el('tr', {},
+    el('th', { scope: 'row', text: name }),
+    el('td', { class: 'num', text: a.records_at_risk === undefined ? '–' : percent(a.records_at_risk) }),
+    el('td', { class: 'num', text: a.highest_risk === undefined ? '–' : percent(a.highest_risk) }),
+    el('td', { class: 'num', text: percent(a.success_rate) }))));
+  $('#risk-populations tbody').replaceChildren(...r.population_uniques.map((p) => el('tr', {},
+    el('th', { scope: 'row', text: p.name }),
+    el('td', { class: 'num', text: number(p.size, 0) }),
+    el('td', { class: 'num', text: number(p.expected_population_uniques, 1) }),
+    el('td', { class: 'num', text: percent(p.pu_su_ratio) }))));
+  $('#risk-report-link').href = `${API}/jobs/${id}/report`;
+  return `Risk of ${r.input}: highest ${percent(s.highest_risk)}, average ${percent(s.average_risk)}; ` +
+    `${number(r.sample_uniques.records)} sample uniques among ${number(r.records)} records.`;
+}
+
+// The figures of `deid suppress` (docs/cell-suppression.md) and the first
+// rows of the released table; returns the headline.
+async function showSuppression(id, r) {
+  const l = r.information_loss;
+  const pairs = [
+    ['k', number(r.k)],
+    ['Records', number(r.records)],
+    ['Combinations', number(r.combinations.length)],
+    ['Cells suppressed', `${number(l.suppressed_cells)} of ${number(l.quasi_identifier_cells)} (${percent(l.suppressed_cells_fraction)})`],
+    ['Records with a suppressed cell', `${number(l.records_with_suppression)} (${percent(l.records_with_suppression_fraction)})`],
+  ];
+  if (r.complete) pairs.push(['Complete algorithm', `${number(r.complete.suppressed_cells)} cells (${percent(r.complete.suppressed_cells_fraction)})`]);
+  figures('#suppress-figures', pairs);
+  $('#suppress-columns tbody').replaceChildren(...r.released_columns.map((name) => {
+    const c = l.columns[name] || {};
+    return el('tr', {},
+      el('th', { scope: 'row', text: name }),
+      el('td', { class: 'num', text: number(c.suppressed_records) }),
+      el('td', {}, el('meter', { min: 0, max: 1, value: c.fraction || 0, 'aria-label': `share of ${name} suppressed` }),
+        ` ${percent(c.fraction)}`));
+  }));
+  const shown = 20;
+  const response = await fetch(`${API}/jobs/${id}/output`, { credentials: 'same-origin' });
+  const table = response.ok ? parseCsv(await response.text(), state.dataset.delimiter) : [];
+  const [header = [], ...body] = table;
+  $('#suppress-table thead').replaceChildren(el('tr', {}, ...header.map((h) => el('th', { scope: 'col', text: h }))));
+  $('#suppress-table tbody').replaceChildren(...body.slice(0, shown).map((row) =>
+    el('tr', {}, ...row.map((v) => el('td', { class: v === r.marker ? 'suppressed' : undefined, text: v })))));
+  $('#suppress-table-hint').textContent =
+    `The first ${Math.min(shown, body.length)} of ${number(body.length)} records; a suppressed cell shows ${r.marker}.`;
+  return `k = ${r.k}: ${number(l.suppressed_cells)} cells suppressed (${percent(l.suppressed_cells_fraction)}), ` +
+    `in ${number(l.records_with_suppression)} of ${number(r.records)} records.`;
+}
+
+// The figures of `deid anonymize`; returns the headline.
+async function showAnonymization(id, r, found) {
   const headline = found
     ? `Released: ${levels(r.transformation)}; information loss ${number(r.information_loss)} (${r.quality_model})` +
       `${r.optimal ? ', optimal' : ''}.`
     : 'No transformation satisfies the job: nothing was released (see the report).';
-  $('#result-headline').textContent = headline;
   $('#run-status').textContent =
     `done: ${number(r.search?.transformations_checked)} transformations checked in ` +
     `${number(r.time_ms?.total, 0)} ms. ${headline}`;
@@ -481,26 +762,25 @@ async function showResult(status) {
   plotFrontier(frontier, chosen);
   $('#sizes-table tbody').replaceChildren();
   if (found && r.records <= 2000000) await classSizes(id, r);
+  showUtility(r.utility);
+  return headline;
+}
 
-  for (const [link, path, name] of [
-    ['#dl-output', 'output', `${stem()}-deid.csv`],
-    ['#dl-result', 'result', `${stem()}-deid.json`],
-    ['#dl-report', 'report', `${stem()}-deid.html`],
-    ['#dl-job', 'job.yaml', 'job.yaml'],
-  ]) {
-    const a = $(link);
-    a.href = `${API}/jobs/${id}/${path}`;
-    a.setAttribute('download', name);
-  }
-  $('#dl-output').parentElement.hidden = !found;
-  const rows = Object.values(state.job.spec.attributes).some((a) => Array.isArray(a.hierarchy));
-  $('#dl-job-item').hidden = rows;
-  $('#dl-job-none').hidden = !rows;
-  // The run step stays in view, with its outcome, until the user goes on.
-  const next = $('#show-result');
-  next.hidden = false;
-  next.focus();
-  document.body.dataset.resultJob = id;
+// The utility analysis of the result (docs/utility.md), when it has one.
+function showUtility(u) {
+  $('#utility-cards').hidden = !u;
+  if (!u) return;
+  $('#utility-attributes tbody').replaceChildren(...u.attributes.map((a) => el('tr', {},
+    el('th', { scope: 'row', text: a.name }),
+    el('td', { class: 'num', text: number(a.total_variation) }),
+    el('td', { class: 'num', text: number(a.jensen_shannon) }))));
+  $('#utility-classification tbody').replaceChildren(...u.classification.map((c) => el('tr', {},
+    el('th', { scope: 'row', text: c.target }),
+    el('td', { class: 'num', text: percent(c.baseline_accuracy) }),
+    el('td', { class: 'num', text: percent(c.accuracy_before) }),
+    el('td', { class: 'num', text: percent(c.accuracy_after) }),
+    el('td', { class: 'num', text: percent(c.relative_accuracy) }))));
+  $('#utility-classification-none').hidden = u.classification.length > 0;
 }
 
 // The records of a CSV text as arrays of fields (RFC 4180 quoting).
@@ -558,7 +838,7 @@ async function classSizes(id, r) {
       el('td', {}, el('meter', { min: 0, max: most, value: b.records, 'aria-label': 'records' }), ` ${number(b.records)}`))));
 }
 
-function stem() {
+function datasetStem() {
   const name = state.dataset.name.split('/').pop();
   return name.replace(/\.[^.]*$/, '') || 'dataset';
 }
@@ -661,9 +941,14 @@ function init() {
     $('#hierarchy-editor').hidden = true;
     $(`button[data-edit-for="${CSS.escape(state.editing)}"]`)?.focus();
   });
+  for (const radio of $$('input[name="command"]')) radio.addEventListener('change', updateCommand);
+  $('#a-transformation').addEventListener('change', updateEditor);
+  $('#a-generalize-before').addEventListener('change', updateEditor);
+  $('#delete-dataset').addEventListener('click', () => guard(deleteDataset));
   $('#run').addEventListener('click', () => guard(() => run(null)));
   $('#cancel').addEventListener('click', () => guard(cancel));
   $('#show-result').addEventListener('click', () => showStep('result'));
+  updateCommand();
   document.body.dataset.ready = 'true';
   guard(loadFiles);
 }

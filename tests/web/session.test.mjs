@@ -1,12 +1,15 @@
 // The browser test of deid serve's web app (docs/web.md): Debian's Chromium,
 // headless, driven by puppeteer-core through a whole session on adult:
 // upload a small table, then open adult from the data directory, give
-// roles, build the age hierarchy inline (intervals, previewed) and take the
-// others from files, cancel a job queued behind a long one, run
-// 5-anonymity, release another of the best solutions, download the released
-// table and the job as YAML, and compare the table byte for byte with what
-// `deid anonymize` writes for that job.yaml. A screenshot of each step goes
-// to ARTIFACTS/step-N.png.
+// roles, build the age hierarchy inline (intervals, previewed) with a weight
+// and take the others from files, cancel a job queued behind one that cannot
+// end in the test's time, run 5-anonymity, release another of the best
+// solutions, download the released table and the job as YAML, and compare
+// the table byte for byte with what `deid anonymize` writes for that
+// job.yaml; then run a risk job and a suppress job and compare their JSON
+// and table with what `deid risk` and `deid suppress` write for their
+// job.yaml, and delete the table from the server. A
+// screenshot of each step goes to ARTIFACTS/step-N.png.
 //
 //   node session.test.mjs --deid build/deid --examples examples --artifacts build/tests/web-artifacts
 //
@@ -108,12 +111,12 @@ async function session(url) {
   page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 800 });
   const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  // Error responses the test asks for on purpose.
+  const expected = new Set();
+  page.on('console', (m) => { if (m.type() === 'error' && !expected.has(m.location()?.url)) problems.push(m.text()); });
   page.on('pageerror', (e) => problems.push(e.message));
-  // Any error response fails the test, but for the cancel of the long job
-  // below (409 when it ended already).
   page.on('response', (r) => {
-    if (r.status() >= 400 && r.request().method() !== 'DELETE') problems.push(`${r.status()} for ${r.url()}`);
+    if (r.status() >= 400 && !expected.has(r.url())) problems.push(`${r.status()} for ${r.url()}`);
   });
   page.on('requestfailed', (r) => { if (!r.url().includes('/events')) problems.push(`request failed: ${r.url()}`); });
   page.setDefaultTimeout(60000);
@@ -163,6 +166,8 @@ async function session(url) {
   await setValue('#h-min', '0');
   await setValue('#h-max', '100');
   await setValue('#h-widths', '10, 20, 40');
+  // A setting of the attribute: age weighs more than the others (0.5).
+  await setValue('#a-weight', '1');
   await page.click('#h-preview');
   await page.waitForSelector('#h-preview-table tbody tr');
   const first = await page.$eval('#h-preview-table tbody tr', (r) => [...r.children].map((c) => c.textContent));
@@ -175,7 +180,8 @@ async function session(url) {
   await page.click('#h-source-builder');
   await page.click('#h-apply');
   const described = await page.$$eval('#roles-table tbody tr', (rows) => rows.map((r) => r.children[2].textContent));
-  if (!described[0].includes('hierarchies/sex.csv') || !described[1].startsWith('intervals'))
+  if (!described[0].includes('hierarchies/sex.csv') || !described[1].startsWith('intervals') ||
+      !described[1].endsWith('; weight 1'))
     throw new Error(`hierarchies: ${described}`);
 
   // 3. 5-anonymity, 5 % suppression, loss, exhaustive search (the whole frontier).
@@ -185,28 +191,51 @@ async function session(url) {
   await page.select('#o-algorithm', 'exhaustive');
   await shot(page, 'privacy models, quality model and search');
 
-  // 4. Cancel: a job queued behind a long one (9 quasi-identifiers,
-  // exhaustive; the server has one worker) is cancelled at once.
-  const blocker = await page.evaluate(async (dataset) => {
-    const attributes = {};
-    for (const a of ['age', 'education', 'marital-status', 'native-country', 'race', 'salary-class', 'sex',
-                     'workclass', 'occupation'])
-      attributes[a] = { role: 'quasi-identifying', hierarchy: `hierarchies/${a}.csv` };
-    const response = await fetch('/api/v1/jobs', {
-      method: 'POST', headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ dataset, attributes, privacy: [{ 'k-anonymity': { k: 5 } }], 'suppression-limit': 0.05,
-                             search: { algorithm: 'exhaustive' } }),
-    });
-    return (await response.json()).id;
-  }, await page.$eval('body', (b) => b.dataset.dataset));
+  // 4. Cancel: the app's job waits in the queue (the server has one
+  // worker) behind a job that cannot end in the test's time (an exhaustive
+  // search of the more than 3^24 transformations of 24 masked columns of a
+  // generated table), so the app's Cancel finds it queued; the long job is
+  // cancelled through the API afterwards.
+  const blocker = await page.evaluate(async () => {
+    const columns = Array.from({ length: 24 }, (_, i) => `c${i}`);
+    let csv = `${columns.join(',')}\n`;
+    let seed = 1;
+    for (let r = 0; r < 200; ++r) {
+      csv += `${columns.map(() => {
+        seed = (seed * 1103515245 + 12345) % 2147483648;
+        return String(seed % 100).padStart(2, '0');
+      }).join(',')}\n`;
+    }
+    const post = async (path, type, body) =>
+      (await fetch(path, { method: 'POST', headers: { 'Content-Type': type }, body })).json();
+    const table = await post('/api/v1/datasets?name=blocker.csv', 'text/csv', csv);
+    const attributes = Object.fromEntries(columns.map((c) => [c, { role: 'quasi-identifying', hierarchy: { type: 'masking' } }]));
+    const job = await post('/api/v1/jobs', 'application/json', JSON.stringify({
+      dataset: table.id, attributes, privacy: [{ 'k-anonymity': { k: 5 } }], search: { algorithm: 'exhaustive' } }));
+    return job.id;
+  });
+  const jobStatus = (id) => page.evaluate(async (job) => (await (await fetch(`/api/v1/jobs/${job}`)).json()).status, id);
+  const waitForStatus = async (id, wanted) => {
+    for (let i = 0; i < 600; ++i) {
+      const status = await jobStatus(id);
+      if (status === wanted) return;
+      if (['done', 'failed', 'cancelled'].includes(status)) throw new Error(`job ${id} ended ${status}, not ${wanted}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`job ${id} was not ${wanted} within 60 s`);
+  };
+  await waitForStatus(blocker, 'running');
   await page.click('#run');
-  await page.waitForFunction(() => /^(queued|running|done)/.test(document.querySelector('#run-status').textContent));
+  await page.waitForFunction(() => /^queued/.test(document.querySelector('#run-status').textContent));
   await page.click('#cancel');
-  await page.waitForFunction(() => /^(cancelled|done)/.test(document.querySelector('#run-status').textContent));
+  await page.waitForFunction(() => /^(cancelled|done|failed)/.test(document.querySelector('#run-status').textContent));
   const ended = await page.$eval('#run-status', (p) => p.textContent);
-  if (ended.startsWith('done')) console.log('web_session: the cancel was not checked: the long job ended first');
-  else console.log('web_session: the queued job was cancelled');
-  await page.evaluate((id) => fetch(`/api/v1/jobs/${id}`, { method: 'DELETE' }), blocker);
+  if (!ended.startsWith('cancelled')) throw new Error(`the queued job was not cancelled: ${ended}`);
+  if ((await jobStatus(blocker)) !== 'running') throw new Error('the long job ended before the queued one was cancelled');
+  const cancelLong = await page.evaluate(async (id) => (await fetch(`/api/v1/jobs/${id}`, { method: 'DELETE' })).status, blocker);
+  if (cancelLong !== 202) throw new Error(`cancelling the long job: ${cancelLong}`);
+  await waitForStatus(blocker, 'cancelled');
+  console.log('web_session: the queued job was cancelled by the app, the running one through the API');
 
   // 5. Run: progress, then the result.
   await page.click('.step[data-step="privacy"]');
@@ -239,10 +268,99 @@ async function session(url) {
   await page.click('.step[data-step="downloads"]');
   await page.waitForSelector('#step-downloads:not([hidden])');
   await shot(page, 'downloads');
-  await page.click('#dl-output');
-  await waitForFile(path.join(downloads, 'adult-deid.csv'));
-  await page.click('#dl-job');
-  await waitForFile(path.join(downloads, 'job.yaml'));
+  // Each job's downloads have the same names: each is kept under its own.
+  const download = async (link, name, keep) => {
+    await page.click(link);
+    await waitForFile(path.join(downloads, name));
+    fs.renameSync(path.join(downloads, name), path.join(downloads, keep));
+  };
+  await download('#dl-output', 'adult-deid.csv', 'anonymized.csv');
+  await download('#dl-job', 'job.yaml', 'anonymize-job.yaml');
+  // Runs the job of step 3 and shows its result.
+  const runJob = async () => {
+    const before = await page.$eval('body', (b) => b.dataset.resultJob);
+    await page.click('#run');
+    await page.waitForFunction((id) => document.body.dataset.resultJob && document.body.dataset.resultJob !== id,
+                               {}, before);
+    await page.click('#show-result');
+  };
+
+  // 8. A risk job on the same attributes and models: its figures, its JSON
+  // and its job file.
+  await page.click('.step[data-step="privacy"]');
+  await page.click('#c-risk');
+  const shown = await page.$$eval('#step-privacy > div', (divs) => divs.filter((d) => !d.hidden).map((d) => d.id));
+  if (shown.join() !== 'risk-options,privacy-options') throw new Error(`the risk job shows ${shown}`);
+  await runJob();
+  await page.waitForSelector('#result-risk:not([hidden]) #risk-attackers tbody tr');
+  const riskFigures = await page.$eval('#risk-figures', (d) => d.textContent);
+  if (!riskFigures.includes('Records30,162') || !riskFigures.includes('sex, age, race, marital-status, education'))
+    throw new Error(`risk figures: ${riskFigures}`);
+  await shot(page, 'a risk job: the risk of adult over the same quasi-identifiers');
+  await page.click('.step[data-step="downloads"]');
+  if (!(await page.$eval('#dl-output', (a) => a.parentElement.hidden))) throw new Error('a risk job offers a table');
+  await download('#dl-result', 'adult-risk.json', 'risk.json');
+  await download('#dl-job', 'job.yaml', 'risk-job.yaml');
+
+  // 9. A suppress job: 5-anonymous combinations of the quasi-identifiers
+  // (age and sex, and the three others), its figures and released table.
+  await page.click('.step[data-step="privacy"]');
+  await page.click('#c-suppress');
+  await setValue('#s-k', '5');
+  await setValue('#s-combinations', 'age, sex\nrace, marital-status, education');
+  await runJob();
+  await page.waitForSelector('#result-suppress:not([hidden]) #suppress-table tbody tr');
+  const suppressed = await page.$eval('#suppress-figures', (d) => d.textContent);
+  if (!suppressed.includes('k5') || !suppressed.includes('Combinations2')) throw new Error(`suppress figures: ${suppressed}`);
+  const released = await page.$$eval('#suppress-table tbody tr', (rows) => rows.length);
+  if (released !== 20) throw new Error(`the suppress result shows ${released} records, not the first 20`);
+  await shot(page, 'a suppress job: cells suppressed until the combinations are 5-anonymous');
+  await page.click('.step[data-step="downloads"]');
+  if (!(await page.$eval('#dl-report', (a) => a.parentElement.hidden))) throw new Error('a suppress job offers a report');
+  await download('#dl-output', 'adult-deid.csv', 'suppressed.csv');
+  await download('#dl-job', 'job.yaml', 'suppress-job.yaml');
+
+  // 10. More settings: age microaggregated (its mean, no hierarchy),
+  // education released at level 1 at most, salary-class predicted by the
+  // utility analysis; an anonymize job with them.
+  await page.click('.step[data-step="attributes"]');
+  await page.click('button[data-edit-for="age"]');
+  await page.select('#a-transformation', 'microaggregation');
+  await page.select('#a-function', 'mean');
+  if (!(await page.$eval('#h-source-fields', (f) => f.hidden)) || await page.$eval('#a-micro-fields', (f) => f.hidden))
+    throw new Error('microaggregation without generalize-before still shows the hierarchy');
+  await shot(page, 'the settings of age: microaggregation, its aggregate, weight, without a hierarchy');
+  await page.click('#h-apply');
+  await page.click('button[data-edit-for="education"]');
+  await setValue('#a-max-level', '1');
+  await page.click('#h-apply');
+  const settings = await page.$$eval('#roles-table tbody tr', (rows) => rows.map((r) => r.children[2].textContent));
+  if (settings[1] !== 'microaggregation: mean; weight 1' || !settings[4].endsWith('; levels 0 to 1'))
+    throw new Error(`settings: ${settings}`);
+  await page.click('.step[data-step="privacy"]');
+  await page.click('#c-anonymize');
+  await page.select('#o-utility-target', 'salary-class');
+  await runJob();
+  await page.waitForSelector('#result-anonymize:not([hidden]) #utility-classification tbody tr');
+  const target = await page.$eval('#utility-classification tbody th', (th) => th.textContent);
+  if (target !== 'salary-class') throw new Error(`utility target: ${target}`);
+  const micro = await page.evaluate(async (id) => (await (await fetch(`/api/v1/jobs/${id}/result`)).json()),
+                                    await page.$eval('body', (b) => b.dataset.resultJob));
+  if (micro.microaggregated?.age?.function !== 'mean' || 'age' in micro.transformation ||
+      !(micro.transformation.education <= 1))
+    throw new Error(`microaggregation and bounds: ${JSON.stringify(micro.microaggregated)} ${JSON.stringify(micro.transformation)}`);
+
+  // 11. Delete the table from the server: the app goes back to step 1.
+  const dataset = await page.$eval('body', (b) => b.dataset.dataset);
+  await page.click('.step[data-step="data"]');
+  await page.click('#delete-dataset');
+  await page.waitForFunction(() => /was deleted/.test(document.querySelector('#data-status').textContent));
+  const enabled = await page.$$eval('.step', (steps) => steps.filter((b) => !b.disabled).map((b) => b.dataset.step));
+  if (enabled.join() !== 'data') throw new Error(`steps still open after the delete: ${enabled}`);
+  const gone = `${new URL(page.url()).origin}/api/v1/datasets/${dataset}`;
+  expected.add(gone);
+  const after = await page.evaluate(async (url) => (await fetch(url)).status, gone);
+  if (after !== 404) throw new Error(`the deleted dataset answers ${after}`);
 
   if (problems.length) throw new Error(`the page reported errors: ${problems.join('; ')}`);
   return chosen;
@@ -256,20 +374,38 @@ try {
   fs.mkdirSync(cli);
   fs.copyFileSync(path.join(examples, 'adult', 'adult.csv'), path.join(cli, 'adult.csv'));
   fs.cpSync(path.join(examples, 'adult', 'hierarchies'), path.join(cli, 'hierarchies'), { recursive: true });
-  const yaml = fs.readFileSync(path.join(downloads, 'job.yaml'), 'utf8');
+  const yaml = fs.readFileSync(path.join(downloads, 'anonymize-job.yaml'), 'utf8');
   fs.writeFileSync(path.join(artifacts, 'job.yaml'), yaml);
   if (!yaml.includes('transformation:')) throw new Error('job.yaml has no search.transformation');
+  if (!/age:\n(.*\n)*? {4}weight: 1\n/.test(yaml)) throw new Error('job.yaml has no weight for age');
   fs.writeFileSync(path.join(cli, 'job.yaml'), yaml);
   const run = spawnSync(deid, ['anonymize', path.join(cli, 'job.yaml')], { encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`deid anonymize job.yaml: exit ${run.status}: ${run.stderr}`);
-  const browserCsv = fs.readFileSync(path.join(downloads, 'adult-deid.csv'));
+  const browserCsv = fs.readFileSync(path.join(downloads, 'anonymized.csv'));
   const cliCsv = fs.readFileSync(path.join(cli, 'adult-deid.csv'));
-  fs.copyFileSync(path.join(downloads, 'adult-deid.csv'), path.join(artifacts, 'adult-deid.csv'));
+  fs.copyFileSync(path.join(downloads, 'anonymized.csv'), path.join(artifacts, 'adult-deid.csv'));
   if (!browserCsv.equals(cliCsv))
     throw new Error(`the downloaded table (${browserCsv.length} bytes) differs from deid anonymize's (${cliCsv.length} bytes)`);
   const result = JSON.parse(fs.readFileSync(path.join(cli, 'adult-deid.json'), 'utf8'));
   const released = Object.entries(result.transformation).map(([a, l]) => `${a}=${l}`).join(', ');
   if (released !== chosen) throw new Error(`the CLI released ${released}, the app ${chosen}`);
+  // The risk job's file, run by deid risk as its first lines say: the same JSON.
+  const riskYaml = fs.readFileSync(path.join(downloads, 'risk-job.yaml'), 'utf8');
+  const riskCommand = riskYaml.match(/^# {3}deid (risk job\.yaml .*)$/m);
+  if (!riskCommand) throw new Error(`the risk job.yaml names no command:\n${riskYaml}`);
+  fs.writeFileSync(path.join(cli, 'job.yaml'), riskYaml);
+  const risk = spawnSync(deid, ['-q', ...riskCommand[1].split(' ')], { cwd: cli, encoding: 'utf8' });
+  if (risk.status !== 0) throw new Error(`deid ${riskCommand[1]}: exit ${risk.status}: ${risk.stderr}`);
+  const browserRisk = fs.readFileSync(path.join(downloads, 'risk.json'));
+  if (!browserRisk.equals(fs.readFileSync(path.join(cli, 'adult-risk.json'))))
+    throw new Error('the downloaded risk JSON differs from deid risk\'s');
+  // The suppress job's file, run by deid suppress: the same table.
+  fs.writeFileSync(path.join(cli, 'job.yaml'), fs.readFileSync(path.join(downloads, 'suppress-job.yaml')));
+  fs.rmSync(path.join(cli, 'adult-deid.csv'));
+  const suppress = spawnSync(deid, ['-q', 'suppress', 'job.yaml'], { cwd: cli, encoding: 'utf8' });
+  if (suppress.status !== 0) throw new Error(`deid suppress job.yaml: exit ${suppress.status}: ${suppress.stderr}`);
+  if (!fs.readFileSync(path.join(downloads, 'suppressed.csv')).equals(fs.readFileSync(path.join(cli, 'adult-deid.csv'))))
+    throw new Error('the downloaded suppressed table differs from deid suppress\'s');
   console.log(`web_session: passed: ${browserCsv.length} bytes, identical to deid anonymize's (${released}); ` +
               `screenshots in ${artifacts}`);
 } catch (e) {
