@@ -470,6 +470,7 @@ function privacyModels() {
   if ($('#m-l').checked) {
     const l = { attribute: $('#m-l-attr').value, variant: $('#m-l-variant').value, l: Number($('#m-l-l').value) };
     if (l.variant === 'recursive') l.c = Number($('#m-l-c').value);
+    if (l.variant === 'entropy' && $('#m-l-estimator').value !== 'shannon') l.estimator = $('#m-l-estimator').value;
     privacy.push({ 'l-diversity': l });
   }
   if ($('#m-t').checked)
@@ -477,6 +478,23 @@ function privacyModels() {
   if ($('#m-p').checked)
     privacy.push({ 'population-uniqueness': { threshold: Number($('#m-p-threshold').value),
       'population-size': Number($('#m-p-size').value), estimator: $('#m-p-estimator').value } });
+  if ($('#m-ar').checked) {
+    const ar = { threshold: Number($('#m-ar-threshold').value) };
+    if ($('#m-ar-highest').value !== '') {
+      ar['highest-risk'] = Number($('#m-ar-highest').value);
+      ar['records-at-risk'] = Number($('#m-ar-records').value);
+    }
+    privacy.push({ 'average-risk': ar });
+  }
+  if ($('#m-su').checked) privacy.push({ 'sample-uniqueness': { threshold: Number($('#m-su-threshold').value) } });
+  if ($('#m-km').checked)
+    privacy.push({ 'k-map': { k: Number($('#m-km-k').value), 'population-size': Number($('#m-km-size').value),
+      significance: Number($('#m-km-significance').value), estimator: $('#m-km-estimator').value } });
+  if ($('#m-dd').checked)
+    privacy.push({ 'delta-disclosure': { attribute: $('#m-dd-attr').value, delta: Number($('#m-dd-delta').value) } });
+  if ($('#m-bl').checked)
+    privacy.push({ 'beta-likeness': { attribute: $('#m-bl-attr').value, variant: $('#m-bl-variant').value,
+      beta: Number($('#m-bl-beta').value) } });
   return privacy;
 }
 

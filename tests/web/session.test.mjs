@@ -187,6 +187,10 @@ async function session(url) {
   // 3. 5-anonymity, 5 % suppression, loss, exhaustive search (the whole frontier).
   await page.click('button[data-next="privacy"]');
   await setValue('#m-k-k', '5');
+  // A dataset-level model beside k-anonymity (k = 5 leaves no sample unique,
+  // so the optimum is k-anonymity's; job.yaml must carry it to the CLI).
+  await page.click('#m-su');
+  await setValue('#m-su-threshold', '0.01');
   await setValue('#o-suppression', '0.05');
   await page.select('#o-algorithm', 'exhaustive');
   await shot(page, 'privacy models, quality model and search');
@@ -378,6 +382,7 @@ try {
   fs.writeFileSync(path.join(artifacts, 'job.yaml'), yaml);
   if (!yaml.includes('transformation:')) throw new Error('job.yaml has no search.transformation');
   if (!/age:\n(.*\n)*? {4}weight: 1\n/.test(yaml)) throw new Error('job.yaml has no weight for age');
+  if (!/sample-uniqueness:\n\s+threshold: 0\.01\n/.test(yaml)) throw new Error(`job.yaml has no sample-uniqueness:\n${yaml}`);
   fs.writeFileSync(path.join(cli, 'job.yaml'), yaml);
   const run = spawnSync(deid, ['anonymize', path.join(cli, 'job.yaml')], { encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`deid anonymize job.yaml: exit ${run.status}: ${run.stderr}`);
