@@ -9,7 +9,7 @@
 namespace deid {
 
 bool RiskBasedModel::enforce(const Problem& problem, const Transformation& t, Classes& classes,
-                                   std::uint64_t max_suppressed) const {
+                             std::uint64_t max_suppressed) const {
   // The class sizes of the records not yet suppressed.
   const ClassSizeFrequencies all = ClassSizeFrequencies::from_class_sizes(classes.counts, classes.suppressed);
   if (fulfilled(all)) return true;
