@@ -24,6 +24,13 @@ std::unique_ptr<PrivacyModel> make_privacy_model(const PrivacySpec& spec, const 
       spec);
 }
 
+void check_population_size(const Problem& problem, double population_size, const char* model) {
+  if (population_size < static_cast<double>(problem.rows))
+    throw JobError(Location{}, fmt::format("{}: population-size {} is smaller than the {} records of the data; it "
+                                           "must be the size of the population the data were drawn from",
+                                           model, population_size, problem.rows));
+}
+
 std::size_t sensitive_index(const Problem& problem, const std::string& attribute, const char* model) {
   for (std::size_t i = 0; i < problem.sensitive.size(); ++i)
     if (problem.sensitive[i].name == attribute) return i;

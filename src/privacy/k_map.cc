@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <boost/math/distributions/poisson.hpp>
 
-#include "deid/error.h"
 #include "deid/problem.h"
 #include "privacy/models.h"
 
@@ -63,10 +62,7 @@ nlohmann::json KMap::to_json() const {
 }
 
 std::unique_ptr<PrivacyModel> make_k_map(const KMapSpec& spec, const Problem& problem) {
-  if (spec.population_size < static_cast<double>(problem.rows))
-    throw JobError(Location{}, fmt::format("k-map: population-size {} is smaller than the {} records of the data; it "
-                                           "must be the size of the population the data were drawn from",
-                                           spec.population_size, problem.rows));
+  check_population_size(problem, spec.population_size, "k-map");
   return std::make_unique<KMap>(spec, problem.rows);
 }
 

@@ -89,29 +89,20 @@ bool EntropyLDiversity::holds(const ClassView& cls) const {
   // as ARX judges it.
   const double total = static_cast<double>(cls.count);
   const double bound = total * (psi(cls.count) - std::log(l_));
-  double sum = 0.0;
-  if (estimator_ == Estimator::grassberger) {
-    // G(1) is the one negative term. ARX adds the terms in its hash table's
-    // order and gives up once the sum exceeds the bound, which can reject a
-    // class whose full sum is within it; deid adds the values seen once
-    // first, so that every later term is positive and stopping early is
-    // exact.
-    std::uint64_t ones = 0;
-    for (std::uint64_t n : d.counts) ones += n == 1;
-    sum = static_cast<double>(ones) * kGrassberger[0];
-    for (std::uint64_t n : d.counts) {
-      if (n == 1) continue;
-      sum += static_cast<double>(n) * grassberger(n);
-      if (bound < sum) return false;
-    }
-    return !(bound < sum);
-  }
+  // Grassberger's G(1) is the one negative term (ln 1 = 0 for Shannon).
+  // ARX adds the terms in its hash table's order and gives up once the sum
+  // exceeds the bound, which with G(1) can reject a class whose full sum is
+  // within it; deid adds the values seen once first, so that every later
+  // term is >= 0 and stopping early is exact.
+  std::uint64_t ones = 0;
+  for (std::uint64_t n : d.counts) ones += n == 1;
+  double sum = static_cast<double>(ones) * psi(1);
   for (std::uint64_t n : d.counts) {
-    const double f = static_cast<double>(n);
-    sum += f * std::log(f);
-    if (bound < sum) return false;  // every term is >= 0
+    if (n == 1) continue;
+    sum += static_cast<double>(n) * psi(n);
+    if (bound < sum) return false;
   }
-  return true;
+  return !(bound < sum);
 }
 
 double EntropyLDiversity::entropy(const ClassView& cls) const {

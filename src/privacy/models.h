@@ -22,6 +22,10 @@ std::unique_ptr<PrivacyModel> make_delta_disclosure(const DeltaDisclosureSpec& s
 std::unique_ptr<PrivacyModel> make_beta_likeness(const BetaLikenessSpec& spec, const Problem& problem);
 std::unique_ptr<PrivacyModel> make_k_map(const KMapSpec& spec, const Problem& problem);
 
+// Throws JobError naming `model` when `population_size` is smaller than the
+// records of the data (a population contains the sample drawn from it).
+void check_population_size(const Problem& problem, double population_size, const char* model);
+
 // The index in Problem::sensitive of `attribute`, which `model` protects.
 // Throws JobError when it is not a sensitive attribute of the data.
 std::size_t sensitive_index(const Problem& problem, const std::string& attribute, const char* model);

@@ -57,11 +57,7 @@ bool PopulationUniqueness::fulfilled(const ClassSizeFrequencies& freq) const {
 std::unique_ptr<PrivacyModel> make_population_uniqueness(const PopulationUniquenessSpec& spec, const Problem& problem) {
   if (!(spec.threshold >= 0 && spec.threshold <= 1))
     throw JobError(Location{}, fmt::format("population-uniqueness: threshold {} is outside [0, 1]", spec.threshold));
-  if (spec.population_size < static_cast<double>(problem.rows))
-    throw JobError(Location{}, fmt::format("population-uniqueness: population-size {} is smaller than the {} records "
-                                           "of the data; it must be the size of the population the data were "
-                                           "drawn from",
-                                           spec.population_size, problem.rows));
+  check_population_size(problem, spec.population_size, "population-uniqueness");
   return std::make_unique<PopulationUniqueness>(spec);
 }
 
