@@ -345,6 +345,9 @@ if "gs-factor" in quality:
     args += ["--gs-factor", text(num(quality["gs-factor"], "gs-factor"))]
 if quality.get("monotonic"):
     args += ["--monotonic"]
+responses = quality.get("response-variables", [])
+for name in [responses] if isinstance(responses, str) else responses:
+    args += ["--response", name]
 
 deid_extra = []
 if (job.get("output") or {}).get("report"):

@@ -32,10 +32,12 @@
 //       --blikeness NAME basic|enhanced BETA   beta-likeness
 //       --kmap K SIGNIFICANCE POPULATION poisson|zero-truncated-poisson   k-map with ARX's estimators
 //       --suppression LIMIT               fraction of records that may be suppressed (default 0)
-//       --quality loss|entropy|precision|height|discernability|aecs|normalized-entropy|ambiguity|kl-divergence
+//       --quality loss|entropy|precision|height|discernability|aecs|normalized-entropy|ambiguity|kl-divergence|
+//                 classification
+//       --response NAME                   a response variable of the classification model (repeatable)
 //       --monotonic                       the monotonic variant (entropy: ARX's MetricMDNUEntropy; discernability: DM*)
 //       --aggregate geometric-mean|arithmetic-mean|sum|max    (default: ARX's default of the model)
-//       --gs-factor X                     loss only (default 0.5)
+//       --gs-factor X                     loss and classification only (default 0.5)
 //       --output FILE                     write the released table of the optimum (';'-separated)
 //       --runs N (default 3)  --warmup W (default 1)
 //
@@ -103,6 +105,7 @@ public final class ArxRun {
     private final Map<String, String> sensitiveHierarchies = new LinkedHashMap<>();
     private final List<String> identifying = new ArrayList<>();
     private final List<String> insensitive = new ArrayList<>();
+    private final List<String> responses = new ArrayList<>();
     private final Map<String, String> orders = new LinkedHashMap<>();           // name -> file of values
     private Integer k;
     private final List<String[]> ldiv = new ArrayList<>();                      // name, variant, l, c
@@ -194,6 +197,7 @@ public final class ArxRun {
             case "--quality": quality = take(args, i++, option); break;
             case "--aggregate": aggregate = take(args, i++, option); break;
             case "--monotonic": monotonic = true; break;
+            case "--response": responses.add(take(args, i++, option)); break;
             case "--output": outputPath = take(args, i++, option); break;
             case "--gs-factor": gsFactor = number(take(args, i++, option), option); break;
             case "--runs": runs = positiveInt(take(args, i++, option), option); break;
@@ -305,6 +309,9 @@ public final class ArxRun {
             data.getDefinition().setMicroAggregationFunction(name, aggregationFunction(m.getValue()[0]), clustered);
             data.getDefinition().setDataType(name, numericType(handle, columns, name));
         }
+        for (String name : responses) {
+            data.getDefinition().setResponseVariable(name, true);
+        }
         for (Map.Entry<String, Integer> m : minLevels.entrySet()) {
             data.getDefinition().setMinimumGeneralization(m.getKey(), m.getValue());
         }
@@ -383,7 +390,12 @@ public final class ArxRun {
 
     /** ARX's quality model of deid's name, with ARX's factory defaults (docs/quality-models.md). */
     private Metric<?> metric() throws UsageError {
-        if (gsFactor != null && !quality.equals("loss")) throw new UsageError("--gs-factor applies to loss only");
+        if (gsFactor != null && !quality.equals("loss") && !quality.equals("classification")) {
+            throw new UsageError("--gs-factor applies to loss and classification only");
+        }
+        if (quality.equals("classification") == responses.isEmpty()) {
+            throw new UsageError("--quality classification needs --response, and --response needs it");
+        }
         if (monotonic && !quality.equals("entropy") && !quality.equals("discernability")) {
             throw new UsageError("--monotonic applies to entropy and discernability only");
         }
@@ -410,6 +422,7 @@ public final class ArxRun {
             return aggregate == null ? Metric.createHeightMetric() : Metric.createHeightMetric(aggregateFunction());
         case "discernability": return Metric.createDiscernabilityMetric(monotonic);
         case "aecs": return Metric.createAECSMetric();
+        case "classification": return Metric.createClassificationMetric(gs);
         default: throw new UsageError("unknown --quality '" + quality + "'");
         }
     }

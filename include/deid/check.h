@@ -53,6 +53,10 @@ struct Classes {
   // empty when they were rolled up from another transformation's classes.
   std::vector<std::uint32_t> entry_class;
   std::uint64_t suppressed_records = 0;
+  // Per histogram distribution (Histogram::sensitive), each class's
+  // distribution (offsets per class), while a Checker evaluates a quality
+  // model that needs_distributions(); null otherwise (never owned).
+  const std::vector<Histogram::Sensitive>* distributions = nullptr;
 
   std::size_t size() const { return counts.size(); }
 };

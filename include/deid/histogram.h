@@ -18,7 +18,9 @@ struct Histogram {
   std::vector<std::uint64_t> counts;      // records per entry
   std::vector<std::uint32_t> row_entry;   // row → entry
 
-  // Per sensitive attribute s: entry-major codes of the sensitive column,
+  // Per sensitive attribute s (and per insensitive response variable of
+  // the classification model, Problem::responses, after them): entry-major
+  // codes of the column,
   // [sensitive_offsets[e], sensitive_offsets[e+1]) lists (code, count) pairs
   // of entry e. Filled only when sensitive columns are requested.
   struct Sensitive {

@@ -163,10 +163,15 @@ const char* to_string(Aggregate a);
 
 struct QualitySpec {
   // loss | entropy | precision | height | discernability | aecs |
-  // normalized-entropy | ambiguity | kl-divergence
+  // normalized-entropy | ambiguity | kl-divergence | classification
   std::string model = "loss";
   std::optional<Aggregate> aggregate;  // default depends on the model (ARX's defaults)
-  double gs_factor = 0.5;
+  double gs_factor = 0.5;              // loss and classification
+  // classification: the response variables (ARX's
+  // DataDefinition.setResponseVariable), in the order given, and the job
+  // file's line of the list (0: not from a file).
+  std::vector<std::string> responses;
+  std::uint64_t responses_line = 0;
   // entropy and discernability: ARX's monotonic variants (suppressed
   // records charged like kept ones: MetricMDNUEntropy, DM*).
   bool monotonic = false;

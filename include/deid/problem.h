@@ -46,11 +46,26 @@ struct MicroaggregatedAttribute {
   bool generalized() const { return qi >= 0; }
 };
 
+// A response variable of the classification quality model
+// (QualitySpec::responses): a quasi-identifier, whose generalized value the
+// model reads from each class's key, or another released column, whose
+// values it reads from the distributions the histogram keeps per entry.
+struct ResponseVariable {
+  std::string name;
+  int qi = -1;            // a quasi-identifier: its index
+  // Otherwise its distribution: histogram.sensitive[distribution] (a
+  // sensitive attribute's own, or one after them for an insensitive column).
+  int distribution = -1;
+  std::uint32_t domain = 0;  // its codes are below this (the column's dictionary size)
+};
+
 struct Problem {
   std::vector<std::string> qi_names;
   std::vector<int> qi_columns;                 // in the dataset
   std::vector<Generalization> hierarchies;     // per quasi-identifier
-  std::vector<SensitiveAttribute> sensitive;   // histogram.sensitive[i] belongs to sensitive[i]
+  // histogram.sensitive[i] belongs to sensitive[i]; after them come the
+  // insensitive response variables' (ResponseVariable::distribution).
+  std::vector<SensitiveAttribute> sensitive;
   Histogram histogram;
   std::uint64_t rows = 0;
   std::uint64_t max_suppressed = 0;            // floor(limit * rows), ARX's rule
@@ -64,6 +79,10 @@ struct Problem {
   // largest (ARX's default weight 0.5 for an attribute without one); all 1
   // when none is given. Empty: all 1.
   std::vector<double> weights;
+
+  // The classification model's response variables, in column order (ARX's
+  // order); empty for every other model.
+  std::vector<ResponseVariable> responses;
 
   // Microaggregated quasi-identifiers, in column order.
   std::vector<MicroaggregatedAttribute> microaggregated;

@@ -42,6 +42,9 @@ class QualityModel {
   // Lower bound of evaluate() for `t` and every generalization of `t`:
   // the loss from generalization alone. `classes` are those of `t`.
   virtual double lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const = 0;
+  // Whether evaluate() reads the classes' distributions: a Checker then
+  // rolls them up and sets Classes::distributions for it.
+  virtual bool needs_distributions() const { return false; }
   // Whether lower_bound() reads `classes` beyond their width (a check that
   // stops early, Checker::set_stop_early, has only some of its classes).
   virtual bool bound_reads_classes() const { return true; }

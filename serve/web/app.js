@@ -539,6 +539,9 @@ function buildJob(transformation) {
   if (transformation) search.transformation = transformation;
   job['suppression-limit'] = Number($('#o-suppression').value || 0);
   job.quality = qualitySpec($('#o-quality').value);
+  if (job.quality.model === 'classification') {
+    job.quality['response-variables'] = $('#o-responses').value.split(',').map((v) => v.trim()).filter((v) => v);
+  }
   job.search = search;
   if (!$('#o-utility').checked) {
     job.output = { utility: false };

@@ -78,7 +78,7 @@ Checker::Checker(const Problem& problem) : problem_(problem), shared_(new Shared
   }
   sh.ranged_models = std::none_of(problem.privacy.begin(), problem.privacy.end(), [](const auto& m) {
     return m->needs_distributions() || m->dataset_level();
-  });
+  }) && !(problem.quality && problem.quality->needs_distributions());
   // The cache may hold about 8 times the histogram's keys, at least 4 Mi and
   // at most 16 Mi words (64 MiB): on the 1.2 M-row survey table, 8 times the
   // keys (266 MB) put the whole job at 1.2 GB peak.
@@ -138,6 +138,7 @@ void Checker::compute(HashState& hs, const Transformation& t, const Snapshot* fr
     min_size = std::max(min_size, m->minimal_class_size());
     need_dist = need_dist || m->needs_distributions();
   }
+  need_dist = need_dist || problem_.quality->needs_distributions();
   p.rolled_up = from != nullptr;
   p.grouped = from ? from->counts.size() : hist.size();
   p.keep = false;
@@ -253,7 +254,11 @@ void Checker::compute(HashState& hs, const Transformation& t, const Snapshot* fr
   } else {
     r.lower_bound = problem_.quality->lower_bound(problem_, t, cls);
   }
-  if (r.solution) r.quality = problem_.quality->evaluate(problem_, t, cls);
+  if (r.solution) {
+    if (need_dist) cls.distributions = &dists;
+    r.quality = problem_.quality->evaluate(problem_, t, cls);
+    cls.distributions = nullptr;
+  }
   if (!classes_out && complete && shared_->leads.empty() && worth_keeping(*shared_, cls.size(), cls.width, hist.size())) {
     materialize_keys(hs.partitions, cls);
     fill_snapshot(p.snapshot, t, cls, dists);

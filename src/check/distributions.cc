@@ -70,13 +70,42 @@ ClassDistributions merge_distributions(const Histogram::Sensitive& s, const Entr
 }
 
 
+// For a small domain (measured: adult's salary-class, 2 values, with the
+// classification model; 47 % of that search was the merge above): one pass
+// over the members in their order adds into a dense classes x domain table,
+// which is then read back class by class, code by code. No sort of the
+// members by class, no sort of touched codes. Same result as
+// merge_distributions.
+ClassDistributions dense_distributions(const Histogram::Sensitive& s, const std::vector<std::uint32_t>& member,
+                                       std::size_t classes, std::uint32_t domain) {
+  std::vector<std::uint64_t> table(classes * domain, 0);
+  for (std::size_t e = 0; e < member.size(); ++e) {
+    std::uint64_t* row = table.data() + static_cast<std::size_t>(member[e]) * domain;
+    for (std::uint64_t i = s.offsets[e]; i < s.offsets[e + 1]; ++i) row[s.codes[i]] += s.counts[i];
+  }
+  ClassDistributions d;
+  d.offsets.assign(classes + 1, 0);
+  d.codes.reserve(s.codes.size());
+  d.counts.reserve(s.codes.size());
+  for (std::size_t c = 0; c < classes; ++c) {
+    const std::uint64_t* row = table.data() + c * domain;
+    for (std::uint32_t code = 0; code < domain; ++code)
+      if (row[code] != 0) {
+        d.codes.push_back(code);
+        d.counts.push_back(row[code]);
+      }
+    d.offsets[c + 1] = d.codes.size();
+  }
+  return d;
+}
+
 }  // namespace
 
 std::vector<ClassDistributions> roll_up_distributions(const Problem& problem,
                                                       const std::vector<Histogram::Sensitive>& source,
                                                       const std::vector<std::uint32_t>& member, std::size_t classes) {
   std::vector<ClassDistributions> dists;
-  const EntriesByClass by_class = entries_by_class(member, classes);
+  EntriesByClass by_class;  // built when a merge needs it
   for (std::size_t i = 0; i < problem.histogram.sensitive.size(); ++i) {
     const auto& s = source[i];
     // Codes are below the column's dictionary size; without the column
@@ -84,8 +113,16 @@ std::vector<ClassDistributions> roll_up_distributions(const Problem& problem,
     std::uint32_t domain = 0;
     if (i < problem.sensitive.size() && problem.sensitive[i].data)
       domain = problem.sensitive[i].data->dictionary.size();
-    else
+    for (const ResponseVariable& r : problem.responses)
+      if (r.distribution == static_cast<int>(i)) domain = std::max(domain, r.domain);
+    if (domain == 0)
       for (std::uint32_t code : s.codes) domain = std::max(domain, code + 1);
+    // Dense when the table is at most a few times the pairs read.
+    if (domain <= 64 && static_cast<std::uint64_t>(classes) * domain <= 4 * s.codes.size() + 4096) {
+      dists.push_back(dense_distributions(s, member, classes, domain));
+      continue;
+    }
+    if (by_class.starts.empty()) by_class = entries_by_class(member, classes);
     dists.push_back(merge_distributions(s, by_class, domain));
   }
   return dists;

@@ -17,7 +17,8 @@ namespace deid::check_internal {
 // distributions, so classes can be rolled up from either.
 using ClassDistributions = Histogram::Sensitive;
 
-// Per sensitive attribute of `problem`, the distributions of `classes`
+// Per histogram distribution of `problem` (the sensitive attributes', then
+// the insensitive response variables'), the distributions of `classes`
 // classes, where source member i belongs to class member[i] and `source`
 // holds the source members' distributions (the histogram's, or a
 // snapshot's, per sensitive attribute). Each class's codes ascend.

@@ -975,15 +975,16 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
 
   if (root["quality"]) {
     const auto& q = root["quality"];
-    ctx.keys(q, "quality", {"model", "aggregate", "gs-factor", "monotonic"});
+    ctx.keys(q, "quality", {"model", "aggregate", "gs-factor", "monotonic", "response-variables"});
     if (q["model"]) {
       job.quality.model = ctx.str(q["model"], "quality.model");
       static const std::set<std::string> known = {"loss",           "entropy", "precision",          "height",
                                                   "discernability", "aecs",    "normalized-entropy", "ambiguity",
-                                                  "kl-divergence"};
+                                                  "kl-divergence", "classification"};
       if (!known.contains(job.quality.model))
         ctx.fail(q["model"], fmt::format("quality.model must be one of loss, entropy, precision, height, "
-                                         "discernability, aecs, normalized-entropy, ambiguity, kl-divergence; got '{}'",
+                                         "discernability, aecs, normalized-entropy, ambiguity, kl-divergence, "
+                                         "classification; got '{}'",
                                          job.quality.model));
     }
     if (q["monotonic"]) {
@@ -1002,13 +1003,36 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
     // Discernability and AECS give one value for the whole table (ARX's
     // Metric.createDiscernabilityMetric / createAECSMetric): nothing to aggregate.
     if (q["aggregate"] && (job.quality.model == "discernability" || job.quality.model == "aecs" ||
-                           job.quality.model == "ambiguity" || job.quality.model == "kl-divergence"))
+                           job.quality.model == "ambiguity" || job.quality.model == "kl-divergence" ||
+                           job.quality.model == "classification"))
       ctx.fail(q["aggregate"], fmt::format("aggregate does not apply to model: {} (one value for the whole table, "
                                            "not one per attribute); remove it",
                                            job.quality.model));
     if (q["gs-factor"]) {
-      if (job.quality.model != "loss") ctx.fail(q["gs-factor"], "gs-factor applies only to model: loss");
+      if (job.quality.model != "loss" && job.quality.model != "classification")
+        ctx.fail(q["gs-factor"], "gs-factor applies only to model: loss and model: classification");
       job.quality.gs_factor = ctx.fraction(q["gs-factor"], "gs-factor");
+    }
+    if (const auto& r = q["response-variables"]) {
+      if (job.quality.model != "classification")
+        ctx.fail(r, fmt::format("response-variables applies only to model: classification, not to '{}'",
+                                job.quality.model));
+      job.quality.responses_line = static_cast<std::uint64_t>(r.Mark().line + 1);
+      if (r.IsSequence()) {
+        for (const auto& n : r) job.quality.responses.push_back(ctx.str(n, "response-variables"));
+      } else {
+        job.quality.responses.push_back(ctx.str(r, "response-variables"));
+      }
+      if (job.quality.responses.empty())
+        ctx.fail(r, "response-variables is empty: name at least one attribute whose value the released data "
+                    "should predict");
+      for (std::size_t i = 0; i < job.quality.responses.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+          if (job.quality.responses[i] == job.quality.responses[j])
+            ctx.fail(r, fmt::format("response-variables names '{}' twice", job.quality.responses[i]));
+    } else if (job.quality.model == "classification") {
+      ctx.fail(q, "model: classification needs response-variables: the attribute (or list of attributes) whose "
+                  "value the released data should predict");
     }
   }
 

@@ -249,7 +249,50 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
     pr.sensitive.push_back(std::move(sa));
   }
 
-  pr.histogram = build_histogram(ds, pr.qi_columns, sensitive_columns);
+  // The classification model's response variables (ARX's order: by
+  // column). An insensitive one gets its distribution per histogram entry
+  // after the sensitive ones'.
+  std::vector<int> distribution_columns = sensitive_columns;
+  for (std::size_t c = 0; c < ds.columns.size(); ++c) {
+    const std::string& name = ds.columns[c].name;
+    if (std::find(job.quality.responses.begin(), job.quality.responses.end(), name) == job.quality.responses.end())
+      continue;
+    const Location at{job.path, job.quality.responses_line, 0, {}};
+    const AttributeSpec* spec = job.attribute(name);
+    const Role role = p->roles[c];
+    if (role == Role::identifying)
+      throw JobError(at, fmt::format("quality.response-variables names '{}', which is identifying (not released)",
+                                     name));
+    if (spec && spec->microaggregation)
+      throw JobError(at, fmt::format("quality.response-variables names '{}', which is microaggregated: the "
+                                     "classification model reads generalized or original values",
+                                     name));
+    ResponseVariable r;
+    r.name = name;
+    const auto qi = std::find(pr.qi_columns.begin(), pr.qi_columns.end(), static_cast<int>(c));
+    const auto sens = std::find(sensitive_columns.begin(), sensitive_columns.end(), static_cast<int>(c));
+    r.domain = static_cast<std::uint32_t>(ds.columns[c].dictionary.size());
+    if (qi != pr.qi_columns.end()) {
+      r.qi = static_cast<int>(qi - pr.qi_columns.begin());
+    } else if (sens != sensitive_columns.end()) {
+      r.distribution = static_cast<int>(sens - sensitive_columns.begin());
+    } else {
+      if (ds.grouped())
+        throw JobError(at, fmt::format("quality.response-variables names '{}', an insensitive column, which the "
+                                       "grouped input does not hold: with a PostgreSQL input set pushdown: false",
+                                       name));
+      r.distribution = static_cast<int>(distribution_columns.size());
+      distribution_columns.push_back(static_cast<int>(c));
+    }
+    pr.responses.push_back(std::move(r));
+  }
+  for (const std::string& name : job.quality.responses)
+    if (ds.column_index(name) < 0)
+      throw JobError(Location{job.path, job.quality.responses_line, 0, {}},
+                     fmt::format("quality.response-variables names '{}', which is not a column of {}", name,
+                                 ds.source));
+
+  pr.histogram = build_histogram(ds, pr.qi_columns, distribution_columns);
   for (MicroaggregatedAttribute& m : pr.microaggregated) {
     microaggregation::check_values(m, ds);
     if (!m.generalized()) microaggregation::index_entries(m, pr.histogram);

@@ -5,6 +5,7 @@
 #include "deid/error.h"
 #include "quality/aecs.h"
 #include "quality/ambiguity.h"
+#include "quality/classification.h"
 #include "quality/discernability.h"
 #include "quality/entropy.h"
 #include "quality/height.h"
@@ -27,7 +28,7 @@ constexpr ModelInfo kModels[] = {
     {"precision", true, Aggregate::arithmetic_mean}, {"height", true, Aggregate::sum},
     {"discernability", false, Aggregate::sum},       {"aecs", false, Aggregate::sum},
     {"normalized-entropy", true, Aggregate::sum},    {"ambiguity", false, Aggregate::sum},
-    {"kl-divergence", false, Aggregate::sum},
+    {"kl-divergence", false, Aggregate::sum},      {"classification", false, Aggregate::sum},
 };
 
 }  // namespace
@@ -39,7 +40,7 @@ std::unique_ptr<QualityModel> make_quality_model(const QualitySpec& spec) {
   if (!info)
     throw JobError(Location{}, fmt::format("quality.model '{}' is unknown: use one of loss, entropy, precision, "
                                            "height, discernability, aecs, normalized-entropy, ambiguity, "
-                                           "kl-divergence",
+                                           "kl-divergence, classification",
                                            spec.model));
   if (spec.monotonic && spec.model != "entropy" && spec.model != "discernability")
     throw JobError(Location{}, fmt::format("quality.monotonic applies to model: entropy and model: discernability, "
@@ -52,9 +53,16 @@ std::unique_ptr<QualityModel> make_quality_model(const QualitySpec& spec) {
                                to_string(*spec.aggregate), spec.model));
   if (!(spec.gs_factor >= 0.0 && spec.gs_factor <= 1.0))
     throw JobError(Location{}, fmt::format("quality.gs-factor {} is outside [0, 1]", spec.gs_factor));
-  if (spec.model != "loss" && spec.gs_factor != 0.5)
-    throw JobError(Location{}, fmt::format("quality.gs-factor {} applies only to model: loss (model is '{}')",
+  if (spec.model != "loss" && spec.model != "classification" && spec.gs_factor != 0.5)
+    throw JobError(Location{}, fmt::format("quality.gs-factor {} applies only to model: loss and model: "
+                                           "classification (model is '{}')",
                                            spec.gs_factor, spec.model));
+  if ((spec.model == "classification") == spec.responses.empty())
+    throw JobError(Location{}, spec.responses.empty()
+                                   ? std::string("quality.model: classification needs quality.response-variables")
+                                   : fmt::format("quality.response-variables applies only to model: classification "
+                                                 "(model is '{}')",
+                                                 spec.model));
 
   const Aggregate aggregate = spec.aggregate.value_or(info->default_aggregate);
   if (spec.model == "loss") return std::make_unique<LossModel>(aggregate, spec.gs_factor);
@@ -65,6 +73,7 @@ std::unique_ptr<QualityModel> make_quality_model(const QualitySpec& spec) {
     return std::make_unique<EntropyModel>(aggregate, EntropyModel::Variant::normalized);
   if (spec.model == "ambiguity") return std::make_unique<AmbiguityModel>();
   if (spec.model == "kl-divergence") return std::make_unique<KlDivergenceModel>();
+  if (spec.model == "classification") return std::make_unique<ClassificationModel>(spec.gs_factor);
   if (spec.model == "precision") return std::make_unique<PrecisionModel>(aggregate);
   if (spec.model == "height") return std::make_unique<HeightModel>(aggregate);
   if (spec.model == "discernability") return std::make_unique<DiscernabilityModel>(spec.monotonic);

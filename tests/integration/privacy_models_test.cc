@@ -12,7 +12,6 @@
 #include <fstream>
 #include <string>
 
-#include <unistd.h>
 
 #include "deid/pipeline.h"
 #include "support/reference.h"
@@ -25,40 +24,15 @@ using deid::testing::slurp;
 
 const std::vector<nlohmann::json>& runs() { return deid::testing::reference_runs("arx-privacy-models.json"); }
 
-fs::path dataset_dir(const nlohmann::json& run) {
-  if (run["dataset"] == "adult") return deid::testing::example_path("adult");
-  return fs::path(DEID_EXAMPLES_DIR).parent_path() / ".." / "shared" / "data" / "cup";
-}
+using deid::testing::output_sha256;
+using deid::testing::reference_dataset_dir;
+using deid::testing::TempDir;
 
 std::string job_text(const nlohmann::json& run, const nlohmann::json& privacy, const std::string& algorithm) {
-  const fs::path dir = dataset_dir(run);
-  const std::string data = run["dataset"] == "adult" ? "adult.csv" : "cup.csv";
-  std::string yaml = "input: {path: '" + (dir / data).string() + "', delimiter: ';'}\nattributes:\n";
-  for (const auto& q : run["quasi_identifiers"])
-    yaml += "  " + q.get<std::string>() + ": {role: quasi-identifying, hierarchy: '" +
-            (dir / "hierarchies" / (q.get<std::string>() + ".csv")).string() + "'}\n";
-  if (!run["sensitive"].is_null()) yaml += "  " + run["sensitive"].get<std::string>() + ": {role: sensitive}\n";
-  yaml += "default-role: insensitive\nprivacy: " + privacy.dump() + "\n";
-  yaml += "suppression-limit: " + run["suppression_limit"].dump() + "\nquality: {model: loss}\n";
-  yaml += "search: {algorithm: " + algorithm + "}\n";
-  // The utility analysis (classifiers on the sensitive attribute) is not
-  // what these tests are about; it took two thirds of their time.
-  yaml += "output: {utility: false}\n";
-  return yaml;
+  nlohmann::json r = run;
+  r["privacy"] = privacy;
+  return deid::testing::reference_job_text(r, "{model: loss}", algorithm);
 }
-
-class TempDir {
- public:
-  explicit TempDir(const std::string& name)
-      : path_(fs::temp_directory_path() / ("deid-privacy-" + name + "-" + std::to_string(::getpid()))) {
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string operator/(const std::string& f) const { return (path_ / f).string(); }
-
- private:
-  fs::path path_;
-};
 
 struct Release {
   nlohmann::json result;
@@ -77,18 +51,12 @@ Release anonymize(const TempDir& dir, const nlohmann::json& run, const std::stri
   return r;
 }
 
-std::string output_sha256(const nlohmann::json& result) {
-  for (const auto& f : result["files"])
-    if (f["role"] == "output") return f["sha256"].get<std::string>();
-  return "";
-}
-
 class ArxPrivacyModels : public ::testing::TestWithParam<std::size_t> {};
 
 TEST_P(ArxPrivacyModels, OptimumLossAndReleaseAreArxs) {
   const nlohmann::json& run = runs()[GetParam()];
-  if (!fs::exists(dataset_dir(run))) GTEST_SKIP() << "no data at " << dataset_dir(run).string();
-  const TempDir dir(run["name"].get<std::string>());
+  if (!fs::exists(reference_dataset_dir(run))) GTEST_SKIP() << "no data at " << reference_dataset_dir(run).string();
+  const TempDir dir("privacy-" + run["name"].get<std::string>());
   const Release r = anonymize(dir, run);
   ASSERT_FALSE(r.result.is_null());
   ASSERT_EQ(r.result["solution_found"], run["solution_found"]);

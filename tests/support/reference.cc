@@ -1,6 +1,7 @@
 #include "support/reference.h"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -140,6 +141,44 @@ const std::vector<nlohmann::json>& arx_adult_risk_cases() {
     return nlohmann::json::parse(in)["cases"].get<std::vector<nlohmann::json>>();
   }();
   return cases;
+}
+
+std::filesystem::path reference_dataset_dir(const nlohmann::json& run) {
+  if (run["dataset"] == "adult") return example_path("adult");
+  return std::filesystem::path(DEID_EXAMPLES_DIR).parent_path() / ".." / "shared" / "data" / "cup";
+}
+
+std::string reference_job_text(const nlohmann::json& run, const std::string& quality, const std::string& algorithm) {
+  const std::filesystem::path dir = reference_dataset_dir(run);
+  const std::string data = run["dataset"] == "adult" ? "adult.csv" : "cup.csv";
+  std::string yaml = "input: {path: '" + (dir / data).string() + "', delimiter: ';'}\nattributes:\n";
+  for (const auto& q : run["quasi_identifiers"])
+    yaml += "  " + q.get<std::string>() + ": {role: quasi-identifying, hierarchy: '" +
+            (dir / "hierarchies" / (q.get<std::string>() + ".csv")).string() + "'}\n";
+  if (!run["sensitive"].is_null()) yaml += "  " + run["sensitive"].get<std::string>() + ": {role: sensitive}\n";
+  yaml += "default-role: insensitive\nprivacy: " + run["privacy"].dump() + "\n";
+  yaml += "suppression-limit: " + run["suppression_limit"].dump() + "\nquality: " + quality + "\n";
+  yaml += "search: {algorithm: " + algorithm + "}\n";
+  // The utility analysis (classifiers on the released columns) is not what
+  // the reference tests are about; it took two thirds of their time.
+  yaml += "output: {utility: false}\n";
+  return yaml;
+}
+
+std::string output_sha256(const nlohmann::json& result) {
+  for (const auto& f : result["files"])
+    if (f["role"] == "output") return f["sha256"].get<std::string>();
+  return "";
+}
+
+TempDir::TempDir(const std::string& name)
+    : path_(std::filesystem::temp_directory_path() / ("deid-" + name + "-" + std::to_string(::getpid()))) {
+  std::filesystem::create_directories(path_);
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
 }
 
 }  // namespace deid::testing

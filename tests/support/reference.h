@@ -2,6 +2,7 @@
 // shared/reference): each run becomes a deid Job on examples/adult.
 #pragma once
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -48,5 +49,33 @@ int run_deid(const std::string& args, const std::string& stdout_path, const std:
 // Path of a file under examples/ or tests/testdata/.
 std::string example_path(const std::string& relative);
 std::string testdata_path(const std::string& relative);
+
+// The data folder of a reference run with "dataset" "adult" (examples/adult)
+// or "cup" (the shared data folder next to the repository, which may be
+// absent).
+std::filesystem::path reference_dataset_dir(const nlohmann::json& run);
+// The job file text of a reference run with "dataset", "quasi_identifiers"
+// (each with its hierarchy in the dataset's hierarchies/), "sensitive" (a
+// name or null), "privacy" and "suppression_limit": every other column
+// insensitive, `quality` (a YAML flow mapping), the search `algorithm`, and
+// the utility analysis off.
+std::string reference_job_text(const nlohmann::json& run, const std::string& quality,
+                               const std::string& algorithm = "optimal");
+// The "sha256" of the output file listed in a result's "files" ("" when none).
+std::string output_sha256(const nlohmann::json& result);
+
+// A fresh directory under the system's temporary directory, removed with
+// everything in it when the object goes.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name);
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string operator/(const std::string& file) const { return (path_ / file).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
 
 }  // namespace deid::testing
