@@ -154,7 +154,7 @@ if not isinstance(job, dict):
     reject("not a mapping")
 
 known = {"input", "attributes", "default-role", "privacy", "suppression-limit", "quality", "search", "output", "risk",
-         "cell-suppression"}
+         "cell-suppression", "cost-benefit"}
 for key in job:
     if key not in known:
         reject(f"unknown key '{key}'")
@@ -285,6 +285,10 @@ for entry in privacy:
         size = num(p.get("population-size"), "population-size")
         model_args += ["--kmap", str(int(num(p.get("k"), "k"))), text(num(p.get("significance", 0.01), "significance")),
                        str(int(size)), p.get("estimator", "poisson")]
+    elif model == "profitability":
+        if p.get("attacker", "prosecutor") != "prosecutor":
+            reject("profitability: only attacker: prosecutor is supported")
+        model_args += ["--profitability", "attack" if p.get("attack", True) else "no-attack"]
     elif model == "sample-uniqueness":
         model_args += ["--sample-uniqueness", text(num(p.get("threshold"), "threshold"))]
     elif model == "delta-disclosure":
@@ -345,6 +349,10 @@ if "gs-factor" in quality:
     args += ["--gs-factor", text(num(quality["gs-factor"], "gs-factor"))]
 if quality.get("monotonic"):
     args += ["--monotonic"]
+cost_benefit = job.get("cost-benefit")
+if cost_benefit:
+    defaults = {"publisher-benefit": 1200, "publisher-loss": 300, "adversary-gain": 300, "adversary-cost": 4}
+    args += ["--cost-benefit"] + [text(num(cost_benefit.get(k, d), k)) for k, d in defaults.items()]
 responses = quality.get("response-variables", [])
 for name in [responses] if isinstance(responses, str) else responses:
     args += ["--response", name]

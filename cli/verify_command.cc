@@ -129,7 +129,7 @@ Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies
         [&](const auto& p) {
           using P = std::decay_t<decltype(p)>;
           if constexpr (std::is_same_v<P, KAnonymitySpec>) {
-            o.k = p.k;
+            o.k = std::max(o.k, p.k);
           } else if constexpr (std::is_same_v<P, LDiversitySpec>) {
             switch (p.variant) {
               case LDiversitySpec::Variant::distinct:
@@ -175,6 +175,22 @@ Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies
                                    p.estimator == KMapSpec::Estimator::zero_truncated_poisson};
           } else if constexpr (std::is_same_v<P, SampleUniquenessSpec>) {
             o.sample_uniqueness = verify::SampleUniqueness{p.threshold};
+          } else if constexpr (std::is_same_v<P, ProfitabilitySpec>) {
+            // Without attack: k-anonymity with k derived from gain / cost
+            // (ARX's ProfitabilityProsecutorNoAttack), derived here again.
+            // With attack the publisher's payout per class is not re-checked
+            // yet (docs/verify.md).
+            if (!p.attack) {
+              const double gain = p.cost_benefit.adversary_gain, cost = p.cost_benefit.adversary_cost;
+              std::uint64_t k = 1;
+              if (gain > 0) {
+                const double ratio = gain / cost;
+                k = std::isinf(ratio) ? 2147483647u
+                    : ratio == std::floor(ratio) ? static_cast<std::uint64_t>(ratio) + 1
+                                                 : static_cast<std::uint64_t>(std::ceil(ratio));
+              }
+              o.k = std::max(o.k, k);
+            }
           } else {
             static_assert(std::is_same_v<P, PopulationUniquenessSpec>);
             verify::PopulationUniqueness pu;

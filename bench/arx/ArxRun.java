@@ -31,9 +31,13 @@
 //       --ddisclosure NAME DELTA           delta-disclosure privacy
 //       --blikeness NAME basic|enhanced BETA   beta-likeness
 //       --kmap K SIGNIFICANCE POPULATION poisson|zero-truncated-poisson   k-map with ARX's estimators
+//       --profitability attack|no-attack  ARX's game-theoretic model, prosecutor (ProfitabilityProsecutor,
+//                                         ProfitabilityProsecutorNoAttack)
+//       --cost-benefit BENEFIT LOSS GAIN COST   ARX's ARXCostBenefitConfiguration (publisher benefit and loss,
+//                                         adversary gain and cost; default ARX's 1200 300 300 4)
 //       --suppression LIMIT               fraction of records that may be suppressed (default 0)
 //       --quality loss|entropy|precision|height|discernability|aecs|normalized-entropy|ambiguity|kl-divergence|
-//                 classification
+//                 classification|publisher-payout    (publisher-payout: prosecutor, with --gs-factor)
 //       --response NAME                   a response variable of the classification model (repeatable)
 //       --monotonic                       the monotonic variant (entropy: ARX's MetricMDNUEntropy; discernability: DM*)
 //       --aggregate geometric-mean|arithmetic-mean|sum|max    (default: ARX's default of the model)
@@ -58,6 +62,7 @@ import java.util.Map;
 
 import org.deidentifier.arx.ARXAnonymizer;
 import org.deidentifier.arx.ARXConfiguration;
+import org.deidentifier.arx.ARXCostBenefitConfiguration;
 import org.deidentifier.arx.ARXLattice.ARXNode;
 import org.deidentifier.arx.ARXPopulationModel;
 import org.deidentifier.arx.ARXResult;
@@ -78,6 +83,8 @@ import org.deidentifier.arx.criteria.KAnonymity;
 import org.deidentifier.arx.criteria.KMap;
 import org.deidentifier.arx.criteria.OrderedDistanceTCloseness;
 import org.deidentifier.arx.criteria.PopulationUniqueness;
+import org.deidentifier.arx.criteria.ProfitabilityProsecutor;
+import org.deidentifier.arx.criteria.ProfitabilityProsecutorNoAttack;
 import org.deidentifier.arx.criteria.PrivacyCriterion;
 import org.deidentifier.arx.criteria.RecursiveCLDiversity;
 import org.deidentifier.arx.criteria.SampleUniqueness;
@@ -113,6 +120,8 @@ public final class ArxRun {
     private String[] pu;                                                        // threshold, size, estimator
     private String[] avgRisk;                                                   // threshold, highest, records
     private Double sampleUniqueness;
+    private String profitability;                                               // attack | no-attack
+    private double[] costBenefit;                                               // benefit, loss, gain, cost
     private String[] kmap;                                                      // k, significance, population, estimator
     private final List<String[]> ddisclosure = new ArrayList<>();               // name, delta
     private final List<String[]> blikeness = new ArrayList<>();                 // name, variant, beta
@@ -182,6 +191,11 @@ public final class ArxRun {
             case "--avg-risk":
                 avgRisk = new String[] {take(args, i, option), take(args, i + 1, option), take(args, i + 2, option)};
                 i += 3; break;
+            case "--profitability": profitability = take(args, i++, option); break;
+            case "--cost-benefit":
+                costBenefit = new double[4];
+                for (int j = 0; j < 4; ++j) costBenefit[j] = number(take(args, i + j, option), option);
+                i += 4; break;
             case "--kmap":
                 kmap = new String[] {take(args, i, option), take(args, i + 1, option), take(args, i + 2, option),
                                      take(args, i + 3, option)};
@@ -208,7 +222,8 @@ public final class ArxRun {
         if (dataPath == null) throw new UsageError("--data FILE is required");
         if (qis.isEmpty()) throw new UsageError("at least one --qi NAME HIERARCHY is required");
         if (k == null && ldiv.isEmpty() && tclose.isEmpty() && pu == null && avgRisk == null
-            && sampleUniqueness == null && ddisclosure.isEmpty() && blikeness.isEmpty() && kmap == null) {
+            && sampleUniqueness == null && ddisclosure.isEmpty() && blikeness.isEmpty() && kmap == null
+            && profitability == null) {
             throw new UsageError("no privacy model (--k, --ldiv, --tclose, --pu, --avg-risk, --sample-uniqueness, "
                                  + "--ddisclosure, --blikeness)");
         }
@@ -390,7 +405,8 @@ public final class ArxRun {
 
     /** ARX's quality model of deid's name, with ARX's factory defaults (docs/quality-models.md). */
     private Metric<?> metric() throws UsageError {
-        if (gsFactor != null && !quality.equals("loss") && !quality.equals("classification")) {
+        if (gsFactor != null && !quality.equals("loss") && !quality.equals("classification")
+            && !quality.equals("publisher-payout")) {
             throw new UsageError("--gs-factor applies to loss and classification only");
         }
         if (quality.equals("classification") == responses.isEmpty()) {
@@ -423,6 +439,7 @@ public final class ArxRun {
         case "discernability": return Metric.createDiscernabilityMetric(monotonic);
         case "aecs": return Metric.createAECSMetric();
         case "classification": return Metric.createClassificationMetric(gs);
+        case "publisher-payout": return Metric.createPublisherPayoutMetric(false, gs);
         default: throw new UsageError("unknown --quality '" + quality + "'");
         }
     }
@@ -485,6 +502,13 @@ public final class ArxRun {
             }
         }
         if (sampleUniqueness != null) result.add(new SampleUniqueness(sampleUniqueness));
+        if (profitability != null) {
+            switch (profitability) {
+            case "attack": result.add(new ProfitabilityProsecutor()); break;
+            case "no-attack": result.add(new ProfitabilityProsecutorNoAttack()); break;
+            default: throw new UsageError("unknown --profitability '" + profitability + "'");
+            }
+        }
         if (kmap != null) {
             double size = number(kmap[2], "--kmap population");
             KMap.CellSizeEstimator estimator;
@@ -512,6 +536,10 @@ public final class ArxRun {
         ARXConfiguration config = ARXConfiguration.create();
         for (PrivacyCriterion c : criteria(sensitiveH)) config.addPrivacyModel(c);
         config.setSuppressionLimit(suppression);
+        if (costBenefit != null) {
+            config.setCostBenefitConfiguration(ARXCostBenefitConfiguration.create().setPublisherBenefit(costBenefit[0])
+                .setPublisherLoss(costBenefit[1]).setAdversaryGain(costBenefit[2]).setAdversaryCost(costBenefit[3]));
+        }
         config.setQualityModel(metric());
         for (Map.Entry<String, Double> w : weights.entrySet()) config.setAttributeWeight(w.getKey(), w.getValue());
         // Globally optimal search (FLASH) whatever the lattice's size: ARX would switch to a heuristic above

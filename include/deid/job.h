@@ -154,16 +154,41 @@ struct KMapSpec {
   Estimator estimator = Estimator::poisson;
 };
 
+// The game-theoretic model's costs and benefits (Wan et al., "A game
+// theoretic framework for analyzing re-identification risk", PLoS ONE
+// 2015; ARX's ARXCostBenefitConfiguration, with its defaults): the job's
+// `cost-benefit`, shared by the profitability privacy model and the
+// publisher-payout quality model.
+struct CostBenefitSpec {
+  double publisher_benefit = 1200;  // the publisher's benefit per record released whole
+  double publisher_loss = 300;      // the publisher's loss per record re-identified
+  double adversary_gain = 300;      // the adversary's gain per record re-identified
+  double adversary_cost = 4;        // the adversary's cost per record attacked
+};
+
+// Profitability (ARX's ProfitabilityProsecutor, or
+// ProfitabilityProsecutorNoAttack with attack false): a prosecutor attacks
+// a record of a class of c when gain / c > cost. With `attack`, a class is
+// kept when the publisher's payout benefit * (1 - IL) - (attacked ? loss / c
+// : 0) is positive (IL the class's entropy-based information loss); without,
+// when no record of it is attacked (k-anonymity with k derived from gain /
+// cost).
+struct ProfitabilitySpec {
+  bool attack = true;
+  CostBenefitSpec cost_benefit;  // the job's `cost-benefit`
+};
+
 using PrivacySpec = std::variant<KAnonymitySpec, LDiversitySpec, TClosenessSpec, PopulationUniquenessSpec,
                                  AverageRiskSpec, SampleUniquenessSpec, DeltaDisclosureSpec, BetaLikenessSpec,
-                                 KMapSpec>;
+                                 KMapSpec, ProfitabilitySpec>;
 
 enum class Aggregate { geometric_mean, arithmetic_mean, sum, max };
 const char* to_string(Aggregate a);
 
 struct QualitySpec {
   // loss | entropy | precision | height | discernability | aecs |
-  // normalized-entropy | ambiguity | kl-divergence | classification
+  // normalized-entropy | ambiguity | kl-divergence | classification |
+  // publisher-payout
   std::string model = "loss";
   std::optional<Aggregate> aggregate;  // default depends on the model (ARX's defaults)
   double gs_factor = 0.5;              // loss and classification
@@ -172,6 +197,8 @@ struct QualitySpec {
   // file's line of the list (0: not from a file).
   std::vector<std::string> responses;
   std::uint64_t responses_line = 0;
+  // publisher-payout: the job's `cost-benefit`.
+  CostBenefitSpec cost_benefit;
   // entropy and discernability: ARX's monotonic variants (suppressed
   // records charged like kept ones: MetricMDNUEntropy, DM*).
   bool monotonic = false;
@@ -229,6 +256,7 @@ struct Job {
   std::vector<std::uint64_t> privacy_lines;  // line of each privacy entry in the job file (0: unknown)
   double suppression_limit = 0.0;  // fraction of records
   QualitySpec quality;
+  CostBenefitSpec cost_benefit;  // `cost-benefit` (ARX's defaults when absent)
   SearchSpec search;
 
   struct Output {

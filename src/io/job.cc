@@ -574,9 +574,23 @@ PrivacySpec parse_privacy(const Ctx& ctx, const Job& job, const YAML::Node& item
            {"zero-truncated-poisson", KMapSpec::Estimator::zero_truncated_poisson}});
     return s;
   }
+  if (model == "profitability") {
+    ctx.keys(p, "profitability", {"attacker", "attack"});
+    ProfitabilitySpec s;
+    if (p["attacker"]) {
+      const std::string attacker = ctx.str(p["attacker"], "attacker");
+      if (attacker == "journalist")
+        ctx.fail(p["attacker"], "profitability with attacker: journalist needs a research subset of a population "
+                                "table, which deid does not support yet; use attacker: prosecutor");
+      if (attacker != "prosecutor")
+        ctx.fail(p["attacker"], fmt::format("attacker must be prosecutor (or journalist), got '{}'", attacker));
+    }
+    if (p["attack"]) s.attack = ctx.boolean(p["attack"], "attack");
+    return s;
+  }
   ctx.fail(kv.first, fmt::format("unknown privacy model '{}' (known: k-anonymity, l-diversity, t-closeness, "
                                  "population-uniqueness, average-risk, sample-uniqueness, delta-disclosure, "
-                                 "beta-likeness, k-map)",
+                                 "beta-likeness, k-map, profitability)",
                                  model));
 }
 
@@ -816,7 +830,7 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
   job.base_dir = ctx.base_dir;
   if (!root || root.IsNull()) throw JobError(Location{ctx.file, 0, 0, {}}, "the job file is empty");
   ctx.keys(root, "the job", {"input", "attributes", "default-role", "privacy", "suppression-limit", "quality",
-                             "search", "output", "risk", "cell-suppression", "utility"});
+                             "search", "output", "risk", "cell-suppression", "utility", "cost-benefit"});
 
   if (!root["input"]) ctx.fail(root, "the job needs 'input' with a 'path'");
   const auto& in = root["input"];
@@ -973,18 +987,34 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
 
   if (root["suppression-limit"]) job.suppression_limit = ctx.fraction(root["suppression-limit"], "suppression-limit");
 
+  if (const auto& cb = root["cost-benefit"]) {
+    ctx.keys(cb, "cost-benefit", {"publisher-benefit", "publisher-loss", "adversary-gain", "adversary-cost"});
+    const auto amount = [&](const char* key, double& out) {
+      if (!cb[key]) return;
+      out = ctx.num(cb[key], key);
+      if (!(out >= 0) || !std::isfinite(out))
+        ctx.fail(cb[key], fmt::format("{} must be a finite number >= 0, got {}", key, cb[key].as<std::string>()));
+    };
+    amount("publisher-benefit", job.cost_benefit.publisher_benefit);
+    amount("publisher-loss", job.cost_benefit.publisher_loss);
+    amount("adversary-gain", job.cost_benefit.adversary_gain);
+    amount("adversary-cost", job.cost_benefit.adversary_cost);
+    if (job.cost_benefit.publisher_benefit == 0)
+      ctx.fail(cb["publisher-benefit"], "publisher-benefit must be > 0 (the payout of a record released whole)");
+  }
+
   if (root["quality"]) {
     const auto& q = root["quality"];
-    ctx.keys(q, "quality", {"model", "aggregate", "gs-factor", "monotonic", "response-variables"});
+    ctx.keys(q, "quality", {"model", "aggregate", "gs-factor", "monotonic", "response-variables", "attacker"});
     if (q["model"]) {
       job.quality.model = ctx.str(q["model"], "quality.model");
       static const std::set<std::string> known = {"loss",           "entropy", "precision",          "height",
                                                   "discernability", "aecs",    "normalized-entropy", "ambiguity",
-                                                  "kl-divergence", "classification"};
+                                                  "kl-divergence", "classification", "publisher-payout"};
       if (!known.contains(job.quality.model))
         ctx.fail(q["model"], fmt::format("quality.model must be one of loss, entropy, precision, height, "
                                          "discernability, aecs, normalized-entropy, ambiguity, kl-divergence, "
-                                         "classification; got '{}'",
+                                         "classification, publisher-payout; got '{}'",
                                          job.quality.model));
     }
     if (q["monotonic"]) {
@@ -1004,14 +1034,25 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
     // Metric.createDiscernabilityMetric / createAECSMetric): nothing to aggregate.
     if (q["aggregate"] && (job.quality.model == "discernability" || job.quality.model == "aecs" ||
                            job.quality.model == "ambiguity" || job.quality.model == "kl-divergence" ||
-                           job.quality.model == "classification"))
+                           job.quality.model == "classification" || job.quality.model == "publisher-payout"))
       ctx.fail(q["aggregate"], fmt::format("aggregate does not apply to model: {} (one value for the whole table, "
                                            "not one per attribute); remove it",
                                            job.quality.model));
     if (q["gs-factor"]) {
-      if (job.quality.model != "loss" && job.quality.model != "classification")
-        ctx.fail(q["gs-factor"], "gs-factor applies only to model: loss and model: classification");
+      if (job.quality.model != "loss" && job.quality.model != "classification" &&
+          job.quality.model != "publisher-payout")
+        ctx.fail(q["gs-factor"], "gs-factor applies only to model: loss, classification and publisher-payout");
       job.quality.gs_factor = ctx.fraction(q["gs-factor"], "gs-factor");
+    }
+    if (q["attacker"]) {
+      if (job.quality.model != "publisher-payout")
+        ctx.fail(q["attacker"], "attacker applies only to model: publisher-payout");
+      const std::string attacker = ctx.str(q["attacker"], "attacker");
+      if (attacker == "journalist")
+        ctx.fail(q["attacker"], "publisher-payout with attacker: journalist needs a research subset of a population "
+                                "table, which deid does not support yet; use attacker: prosecutor");
+      if (attacker != "prosecutor")
+        ctx.fail(q["attacker"], fmt::format("attacker must be prosecutor (or journalist), got '{}'", attacker));
     }
     if (const auto& r = q["response-variables"]) {
       if (job.quality.model != "classification")
@@ -1151,6 +1192,15 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
   }
 
   if (root["cell-suppression"]) job.cell_suppression = parse_cell_suppression(ctx, job, root["cell-suppression"]);
+  // The profitability model and the publisher payout read `cost-benefit`.
+  for (PrivacySpec& p : job.privacy)
+    if (auto* s = std::get_if<ProfitabilitySpec>(&p)) s->cost_benefit = job.cost_benefit;
+  job.quality.cost_benefit = job.cost_benefit;
+  if (root["cost-benefit"] && job.quality.model != "publisher-payout" &&
+      std::none_of(job.privacy.begin(), job.privacy.end(),
+                   [](const PrivacySpec& p) { return std::holds_alternative<ProfitabilitySpec>(p); }))
+    ctx.fail(root["cost-benefit"], "cost-benefit is read only by the profitability privacy model and the "
+                                   "publisher-payout quality model, and the job has neither");
   return job;
 }
 

@@ -301,6 +301,10 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
   // ARX: at most floor(limit * rows) records may be suppressed.
   pr.max_suppressed = static_cast<std::uint64_t>(job.suppression_limit * static_cast<double>(pr.rows) + 1e-9);
   pr.quality = make_quality_model(job.quality);
+  if (job.quality.model == "publisher-payout" && pr.aggregated_dimensions() > 0)
+    throw JobError(Location{job.path, job.attribute(pr.microaggregated[0].name)->line, 0, {}},
+                   "the publisher-payout quality model cannot be combined yet with an attribute microaggregated "
+                   "without generalization; set generalize-before: true on it");
   for (std::size_t i = 0; i < job.privacy.size(); ++i) {
     if (std::holds_alternative<PopulationUniquenessSpec>(job.privacy[i]) && pr.aggregated_dimensions() > 0)
       // Its risk-based suppression orders classes by their loss, which

@@ -12,6 +12,7 @@
 #include "quality/kl_divergence.h"
 #include "quality/loss.h"
 #include "quality/precision.h"
+#include "quality/publisher_payout.h"
 
 namespace deid {
 namespace {
@@ -29,6 +30,7 @@ constexpr ModelInfo kModels[] = {
     {"discernability", false, Aggregate::sum},       {"aecs", false, Aggregate::sum},
     {"normalized-entropy", true, Aggregate::sum},    {"ambiguity", false, Aggregate::sum},
     {"kl-divergence", false, Aggregate::sum},      {"classification", false, Aggregate::sum},
+    {"publisher-payout", false, Aggregate::sum},
 };
 
 }  // namespace
@@ -40,7 +42,7 @@ std::unique_ptr<QualityModel> make_quality_model(const QualitySpec& spec) {
   if (!info)
     throw JobError(Location{}, fmt::format("quality.model '{}' is unknown: use one of loss, entropy, precision, "
                                            "height, discernability, aecs, normalized-entropy, ambiguity, "
-                                           "kl-divergence, classification",
+                                           "kl-divergence, classification, publisher-payout",
                                            spec.model));
   if (spec.monotonic && spec.model != "entropy" && spec.model != "discernability")
     throw JobError(Location{}, fmt::format("quality.monotonic applies to model: entropy and model: discernability, "
@@ -53,9 +55,10 @@ std::unique_ptr<QualityModel> make_quality_model(const QualitySpec& spec) {
                                to_string(*spec.aggregate), spec.model));
   if (!(spec.gs_factor >= 0.0 && spec.gs_factor <= 1.0))
     throw JobError(Location{}, fmt::format("quality.gs-factor {} is outside [0, 1]", spec.gs_factor));
-  if (spec.model != "loss" && spec.model != "classification" && spec.gs_factor != 0.5)
-    throw JobError(Location{}, fmt::format("quality.gs-factor {} applies only to model: loss and model: "
-                                           "classification (model is '{}')",
+  if (spec.model != "loss" && spec.model != "classification" && spec.model != "publisher-payout" &&
+      spec.gs_factor != 0.5)
+    throw JobError(Location{}, fmt::format("quality.gs-factor {} applies only to model: loss, classification and "
+                                           "publisher-payout (model is '{}')",
                                            spec.gs_factor, spec.model));
   if ((spec.model == "classification") == spec.responses.empty())
     throw JobError(Location{}, spec.responses.empty()
@@ -74,6 +77,8 @@ std::unique_ptr<QualityModel> make_quality_model(const QualitySpec& spec) {
   if (spec.model == "ambiguity") return std::make_unique<AmbiguityModel>();
   if (spec.model == "kl-divergence") return std::make_unique<KlDivergenceModel>();
   if (spec.model == "classification") return std::make_unique<ClassificationModel>(spec.gs_factor);
+  if (spec.model == "publisher-payout")
+    return std::make_unique<PublisherPayoutModel>(spec.gs_factor, spec.cost_benefit);
   if (spec.model == "precision") return std::make_unique<PrecisionModel>(aggregate);
   if (spec.model == "height") return std::make_unique<HeightModel>(aggregate);
   if (spec.model == "discernability") return std::make_unique<DiscernabilityModel>(spec.monotonic);
