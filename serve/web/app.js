@@ -487,6 +487,7 @@ function privacyModels() {
     privacy.push({ 'average-risk': ar });
   }
   if ($('#m-su').checked) privacy.push({ 'sample-uniqueness': { threshold: Number($('#m-su-threshold').value) } });
+  if ($('#m-pr').checked) privacy.push({ profitability: { attack: $('#m-pr-attack').checked } });
   if ($('#m-km').checked)
     privacy.push({ 'k-map': { k: Number($('#m-km-k').value), 'population-size': Number($('#m-km-size').value),
       significance: Number($('#m-km-significance').value), estimator: $('#m-km-estimator').value } });
@@ -539,6 +540,14 @@ function buildJob(transformation) {
   if (transformation) search.transformation = transformation;
   job['suppression-limit'] = Number($('#o-suppression').value || 0);
   job.quality = qualitySpec($('#o-quality').value);
+  if ($('#m-pr').checked || job.quality.model === 'publisher-payout') {
+    job['cost-benefit'] = {
+      'publisher-benefit': Number($('#m-cb-benefit').value),
+      'publisher-loss': Number($('#m-cb-loss').value),
+      'adversary-gain': Number($('#m-cb-gain').value),
+      'adversary-cost': Number($('#m-cb-cost').value),
+    };
+  }
   if (job.quality.model === 'classification') {
     job.quality['response-variables'] = $('#o-responses').value.split(',').map((v) => v.trim()).filter((v) => v);
   }
