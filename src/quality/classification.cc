@@ -1,10 +1,10 @@
 #include "quality/classification.h"
 
 #include <algorithm>
-#include <numeric>
 #include <stdexcept>
 
 #include "deid/check.h"
+#include "check/distributions.h"
 #include "deid/problem.h"
 #include "quality/arx_conventions.h"
 #include "quality/entry_classes.h"
@@ -30,54 +30,12 @@ struct Statistics {
   }
 };
 
-// The distributions of the classes of one response variable that is not a
-// quasi-identifier: per class, its statistics.
-std::vector<Statistics> class_statistics(const Histogram::Sensitive& d, std::uint32_t domain,
-                                         const std::vector<std::uint32_t>& entry_class, std::size_t classes) {
-  // Entries by class (counting sort), then each class's frequencies in a
-  // dense array cleared through the codes it touched.
-  std::vector<std::uint64_t> start(classes + 1, 0);
-  for (std::uint32_t c : entry_class) ++start[c + 1];
-  std::partial_sum(start.begin(), start.end(), start.begin());
-  std::vector<std::uint32_t> entries(entry_class.size());
-  std::vector<std::uint64_t> next(start.begin(), start.end() - 1);
-  for (std::size_t e = 0; e < entry_class.size(); ++e) entries[next[entry_class[e]]++] = static_cast<std::uint32_t>(e);
-  std::vector<std::uint64_t> frequency(domain, 0);
-  std::vector<std::uint32_t> touched;
-  std::vector<Statistics> out(classes);
-  for (std::size_t c = 0; c < classes; ++c) {
-    for (std::uint64_t i = start[c]; i < start[c + 1]; ++i) {
-      const std::uint32_t e = entries[i];
-      for (std::uint64_t j = d.offsets[e]; j < d.offsets[e + 1]; ++j) {
-        const std::uint32_t code = d.codes[j];
-        if (frequency[code] == 0) touched.push_back(code);
-        frequency[code] += d.counts[j];
-      }
-    }
-    for (std::uint32_t code : touched) {
-      out[c].add(frequency[code]);
-      frequency[code] = 0;
-    }
-    touched.clear();
-  }
-  return out;
-}
-
-struct Distribution {
-  const Histogram::Sensitive* d;  // per histogram entry
-  std::uint32_t domain;
-  std::size_t index;              // in Histogram::sensitive
-};
-
-// The distributions of the response variables that are not
-// quasi-identifiers, in Problem::responses' order.
-std::vector<Distribution> other_distributions(const Problem& problem) {
-  std::vector<Distribution> out;
-  for (const ResponseVariable& r : problem.responses) {
-    if (r.qi >= 0) continue;
-    const auto i = static_cast<std::size_t>(r.distribution);
-    out.push_back({&problem.histogram.sensitive[i], r.domain, i});
-  }
+// The indices in Histogram::sensitive of the response variables that are
+// not quasi-identifiers, in Problem::responses' order.
+std::vector<std::size_t> other_distributions(const Problem& problem) {
+  std::vector<std::size_t> out;
+  for (const ResponseVariable& r : problem.responses)
+    if (r.qi < 0) out.push_back(static_cast<std::size_t>(r.distribution));
   return out;
 }
 
@@ -88,6 +46,14 @@ std::vector<Statistics> rolled_up_statistics(const Histogram::Sensitive& d, std:
   for (std::size_t c = 0; c < classes; ++c)
     for (std::uint64_t j = d.offsets[c]; j < d.offsets[c + 1]; ++j) out[c].add(d.counts[j]);
   return out;
+}
+
+// Every histogram distribution rolled up to `classes` (of `t`), as the
+// checker rolls them (check/distributions.h), for calls without
+// Classes::distributions.
+std::vector<Histogram::Sensitive> rolled_up(const Problem& problem, const Transformation& t, const Classes& classes) {
+  return check_internal::roll_up_distributions(problem, problem.histogram.sensitive,
+                                               quality::entry_classes(problem, t, classes), classes.size());
 }
 
 }  // namespace
@@ -144,16 +110,15 @@ QualityValue ClassificationModel::evaluate(const Problem& problem, const Transfo
   const std::size_t n = classes.size();
 
   // The response variables that are not quasi-identifiers: per class.
-  const std::vector<Distribution> others = other_distributions(problem);
+  const std::vector<std::size_t> others = other_distributions(problem);
   if (!others.empty()) {
-    // The checker's rolled-up distributions when it gives them, else from
-    // the histogram's entries (the same statistics).
-    std::vector<std::uint32_t> entry_class;
-    if (!classes.distributions) entry_class = quality::entry_classes(problem, t, classes);
-    for (const Distribution& d : others) {
-      const std::vector<Statistics> stats = classes.distributions
-                                                ? rolled_up_statistics((*classes.distributions)[d.index], n)
-                                                : class_statistics(*d.d, d.domain, entry_class, n);
+    // The checker's rolled-up distributions when it gives them, else rolled
+    // up here the same way from the histogram's entries.
+    std::vector<Histogram::Sensitive> own;
+    if (!classes.distributions) own = rolled_up(problem, t, classes);
+    const std::vector<Histogram::Sensitive>& dists = classes.distributions ? *classes.distributions : own;
+    for (std::size_t d : others) {
+      const std::vector<Statistics> stats = rolled_up_statistics(dists[d], n);
       for (std::size_t c = 0; c < n; ++c) {
         if (classes.suppressed[c])
           suppressed += classes.counts[c];
@@ -241,13 +206,12 @@ double ClassificationModel::class_loss(const Problem& problem, const Transformat
 void ClassificationModel::class_losses(const Problem& problem, const Transformation& t, const Classes& classes,
                                        std::span<const std::uint32_t> which, std::span<double> out) const {
   const double penalty_max = max_ * static_cast<double>(problem.rows);
-  const std::vector<Distribution> others = other_distributions(problem);
+  const std::vector<std::size_t> others = other_distributions(problem);
   std::vector<Statistics> stats;
   bool kept = false;
   for (std::uint32_t c : which) kept = kept || !classes.suppressed[c];
   if (kept && !others.empty())
-    stats = class_statistics(*others.back().d, others.back().domain, quality::entry_classes(problem, t, classes),
-                             classes.size());
+    stats = rolled_up_statistics(rolled_up(problem, t, classes)[others.back()], classes.size());
   for (std::size_t i = 0; i < which.size(); ++i) {
     const std::uint32_t c = which[i];
     if (classes.suppressed[c]) {

@@ -141,6 +141,22 @@ TEST_F(ClassificationSmallTable, QuasiIdentifyingResponseIsScaledByItsGeneraliza
   EXPECT_EQ(loss(v, 2), 1.0);
 }
 
+// Without the checker's rolled-up distributions (Classes::distributions),
+// the model rolls them up from the histogram itself: the same value.
+TEST_F(ClassificationSmallTable, SameValueWithoutTheCheckersDistributions) {
+  for (int level = 0; level <= 2; ++level) {
+    auto prepared = deid::prepare(deid::parse_job(job("{model: classification, response-variables: [v, y]}", 1),
+                                                  "s.yaml", "."));
+    const deid::Problem& pr = prepared->problem;
+    deid::Checker checker(pr);
+    const deid::Transformation t{static_cast<std::uint8_t>(level)};
+    deid::Classes classes;
+    checker.group(t, classes);
+    ASSERT_EQ(classes.distributions, nullptr);
+    EXPECT_EQ(pr.quality->evaluate(pr, t, classes).value, checker.check(t).quality.value);
+  }
+}
+
 TEST_F(ClassificationSmallTable, TwoResponseVariablesAdd) {
   // Level 1, gs-factor 0.5 (all weights 1 but p_s): y one record, v one record.
   EXPECT_EQ(loss("{model: classification, response-variables: [v, y]}", 1), 2.0 / 4);
