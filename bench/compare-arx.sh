@@ -154,7 +154,7 @@ if not isinstance(job, dict):
     reject("not a mapping")
 
 known = {"input", "attributes", "default-role", "privacy", "suppression-limit", "quality", "search", "output", "risk",
-         "cell-suppression", "cost-benefit"}
+         "cell-suppression", "cost-benefit", "subset"}
 for key in job:
     if key not in known:
         reject(f"unknown key '{key}'")
@@ -281,14 +281,17 @@ for entry in privacy:
         model_args += ["--avg-risk", text(num(p.get("threshold"), "threshold")),
                        text(num(highest, "highest-risk")) if highest is not None else "-",
                        text(num(p.get("records-at-risk", 0), "records-at-risk"))]
+    elif model == "k-map" and "population-size" not in p:
+        model_args += ["--kmap-table", str(int(num(p.get("k"), "k")))]
+    elif model == "delta-presence":
+        model_args += ["--dpresence", text(num(p.get("min"), "min")), text(num(p.get("max"), "max"))]
     elif model == "k-map":
         size = num(p.get("population-size"), "population-size")
         model_args += ["--kmap", str(int(num(p.get("k"), "k"))), text(num(p.get("significance", 0.01), "significance")),
                        str(int(size)), p.get("estimator", "poisson")]
     elif model == "profitability":
-        if p.get("attacker", "prosecutor") != "prosecutor":
-            reject("profitability: only attacker: prosecutor is supported")
-        model_args += ["--profitability", "attack" if p.get("attack", True) else "no-attack"]
+        prefix = "journalist-" if p.get("attacker", "prosecutor") == "journalist" else ""
+        model_args += ["--profitability", prefix + ("attack" if p.get("attack", True) else "no-attack")]
     elif model == "sample-uniqueness":
         model_args += ["--sample-uniqueness", text(num(p.get("threshold"), "threshold"))]
     elif model == "delta-disclosure":
@@ -353,6 +356,13 @@ cost_benefit = job.get("cost-benefit")
 if cost_benefit:
     defaults = {"publisher-benefit": 1200, "publisher-loss": 300, "adversary-gain": 300, "adversary-cost": 4}
     args += ["--cost-benefit"] + [text(num(cost_benefit.get(k, d), k)) for k, d in defaults.items()]
+if quality.get("attacker") == "journalist":
+    args += ["--journalist"]
+subset = job.get("subset")
+if subset:
+    if "file" not in subset:
+        reject("subset: only the 'file' form translates to ARX (a table of the subset's records)")
+    args += ["--subset", path(subset["file"])]
 responses = quality.get("response-variables", [])
 for name in [responses] if isinstance(responses, str) else responses:
     args += ["--response", name]

@@ -31,8 +31,15 @@
 //       --ddisclosure NAME DELTA           delta-disclosure privacy
 //       --blikeness NAME basic|enhanced BETA   beta-likeness
 //       --kmap K SIGNIFICANCE POPULATION poisson|zero-truncated-poisson   k-map with ARX's estimators
-//       --profitability attack|no-attack  ARX's game-theoretic model, prosecutor (ProfitabilityProsecutor,
-//                                         ProfitabilityProsecutorNoAttack)
+//       --profitability attack|no-attack|journalist-attack|journalist-no-attack  ARX's game-theoretic model
+//                                         (ProfitabilityProsecutor, ProfitabilityProsecutorNoAttack, and the
+//                                         journalist's ProfitabilityJournalist[NoAttack], which need --subset)
+//       --subset FILE                     the research subset: a table of records of --data (ARX's
+//                                         DataSubset.create(data, subset)); without a model that takes it,
+//                                         added as ARX's Inclusion(subset)
+//       --dpresence MIN MAX               delta-presence (DPresence; needs --subset)
+//       --kmap-table K                    k-map with the population table (KMap(k, subset); needs --subset)
+//       --journalist                      publisher-payout with the journalist attacker model
 //       --cost-benefit BENEFIT LOSS GAIN COST   ARX's ARXCostBenefitConfiguration (publisher benefit and loss,
 //                                         adversary gain and cost; default ARX's 1200 300 300 4)
 //       --suppression LIMIT               fraction of records that may be suppressed (default 0)
@@ -69,6 +76,7 @@ import org.deidentifier.arx.ARXResult;
 import org.deidentifier.arx.AttributeType;
 import org.deidentifier.arx.AttributeType.Hierarchy;
 import org.deidentifier.arx.Data;
+import org.deidentifier.arx.DataSubset;
 import org.deidentifier.arx.DataHandle;
 import org.deidentifier.arx.DataType;
 import org.deidentifier.arx.criteria.AverageReidentificationRisk;
@@ -81,6 +89,10 @@ import org.deidentifier.arx.criteria.EqualDistanceTCloseness;
 import org.deidentifier.arx.criteria.HierarchicalDistanceTCloseness;
 import org.deidentifier.arx.criteria.KAnonymity;
 import org.deidentifier.arx.criteria.KMap;
+import org.deidentifier.arx.criteria.DPresence;
+import org.deidentifier.arx.criteria.Inclusion;
+import org.deidentifier.arx.criteria.ProfitabilityJournalist;
+import org.deidentifier.arx.criteria.ProfitabilityJournalistNoAttack;
 import org.deidentifier.arx.criteria.OrderedDistanceTCloseness;
 import org.deidentifier.arx.criteria.PopulationUniqueness;
 import org.deidentifier.arx.criteria.ProfitabilityProsecutor;
@@ -123,6 +135,11 @@ public final class ArxRun {
     private String profitability;                                               // attack | no-attack
     private double[] costBenefit;                                               // benefit, loss, gain, cost
     private String[] kmap;                                                      // k, significance, population, estimator
+    private String subsetPath;
+    private DataSubset subset;                                                  // of the data of the current run
+    private double[] dpresence;                                                 // min, max
+    private Integer kmapTable;
+    private boolean journalist = false;
     private final List<String[]> ddisclosure = new ArrayList<>();               // name, delta
     private final List<String[]> blikeness = new ArrayList<>();                 // name, variant, beta
     private double suppression = 0d;
@@ -207,6 +224,13 @@ public final class ArxRun {
             case "--blikeness":
                 blikeness.add(new String[] {take(args, i, option), take(args, i + 1, option), take(args, i + 2, option)});
                 i += 3; break;
+            case "--subset": subsetPath = take(args, i++, option); break;
+            case "--dpresence":
+                dpresence = new double[] {number(take(args, i, option), option), number(take(args, i + 1, option), option)};
+                i += 2;
+                break;
+            case "--kmap-table": kmapTable = positiveInt(take(args, i++, option), option); break;
+            case "--journalist": journalist = true; break;
             case "--suppression": suppression = number(take(args, i++, option), option); break;
             case "--quality": quality = take(args, i++, option); break;
             case "--aggregate": aggregate = take(args, i++, option); break;
@@ -223,7 +247,7 @@ public final class ArxRun {
         if (qis.isEmpty()) throw new UsageError("at least one --qi NAME HIERARCHY is required");
         if (k == null && ldiv.isEmpty() && tclose.isEmpty() && pu == null && avgRisk == null
             && sampleUniqueness == null && ddisclosure.isEmpty() && blikeness.isEmpty() && kmap == null
-            && profitability == null) {
+            && profitability == null && dpresence == null && kmapTable == null && subsetPath == null) {
             throw new UsageError("no privacy model (--k, --ldiv, --tclose, --pu, --avg-risk, --sample-uniqueness, "
                                  + "--ddisclosure, --blikeness)");
         }
@@ -439,7 +463,7 @@ public final class ArxRun {
         case "discernability": return Metric.createDiscernabilityMetric(monotonic);
         case "aecs": return Metric.createAECSMetric();
         case "classification": return Metric.createClassificationMetric(gs);
-        case "publisher-payout": return Metric.createPublisherPayoutMetric(false, gs);
+        case "publisher-payout": return Metric.createPublisherPayoutMetric(journalist, gs);
         default: throw new UsageError("unknown --quality '" + quality + "'");
         }
     }
@@ -506,6 +530,10 @@ public final class ArxRun {
             switch (profitability) {
             case "attack": result.add(new ProfitabilityProsecutor()); break;
             case "no-attack": result.add(new ProfitabilityProsecutorNoAttack()); break;
+            case "journalist-attack": result.add(new ProfitabilityJournalist(needSubset("--profitability"))); break;
+            case "journalist-no-attack":
+                result.add(new ProfitabilityJournalistNoAttack(needSubset("--profitability")));
+                break;
             default: throw new UsageError("unknown --profitability '" + profitability + "'");
             }
         }
@@ -520,6 +548,11 @@ public final class ArxRun {
             result.add(new KMap(positiveInt(kmap[0], "--kmap k"), number(kmap[1], "--kmap significance"),
                                 ARXPopulationModel.create((long) size), estimator));
         }
+        if (dpresence != null) result.add(new DPresence(dpresence[0], dpresence[1], needSubset("--dpresence")));
+        if (kmapTable != null) result.add(new KMap(kmapTable, needSubset("--kmap-table")));
+        if (subset != null && result.stream().noneMatch(PrivacyCriterion::isSubsetAvailable)) {
+            result.add(new Inclusion(subset));
+        }
         for (String[] d : ddisclosure) result.add(new DDisclosurePrivacy(d[0], number(d[1], "--ddisclosure delta")));
         for (String[] b : blikeness) {
             double beta = number(b[2], "--blikeness beta");
@@ -530,6 +563,11 @@ public final class ArxRun {
             }
         }
         return result;
+    }
+
+    private DataSubset needSubset(String option) throws UsageError {
+        if (subset == null) throw new UsageError(option + " needs --subset");
+        return subset;
     }
 
     private ARXConfiguration configuration(Map<String, Hierarchy> sensitiveH) throws UsageError {
@@ -572,6 +610,9 @@ public final class ArxRun {
             if (data != null) data.getHandle().release();
             long t0 = System.nanoTime();
             data = load(hierarchies, delimiter);
+            if (subsetPath != null) {
+                subset = DataSubset.create(data, Data.create(subsetPath, StandardCharsets.UTF_8, delimiter));
+            }
             long t1 = System.nanoTime();
             long c1 = processCpuNanos();
             ARXAnonymizer anonymizer = new ARXAnonymizer();

@@ -61,6 +61,15 @@ struct Classes {
   std::size_t size() const { return counts.size(); }
 };
 
+// With a research subset (Problem::population_distribution), class c's
+// records in the whole input, read from the classes' rolled-up
+// distributions (per histogram distribution, as Classes::distributions).
+inline std::uint64_t class_population(const Problem& problem, const std::vector<Histogram::Sensitive>& distributions,
+                                      std::size_t c) {
+  const Histogram::Sensitive& d = distributions[static_cast<std::size_t>(problem.population_distribution)];
+  return d.offsets[c + 1] > d.offsets[c] ? d.counts[d.offsets[c]] : 0;
+}
+
 struct CheckResult {
   Transformation transformation;
   bool solution = false;            // all models hold after suppression within the limit

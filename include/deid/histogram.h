@@ -30,6 +30,12 @@ struct Histogram {
   };
   std::vector<Sensitive> sensitive;
 
+  // With a research subset (Job::subset): `counts` are the subset's
+  // records per entry (ARX's count; entries of records outside it only
+  // have 0) and `population` every record's (ARX's pcount); the
+  // distributions are the subset's. Empty without a subset.
+  std::vector<std::uint64_t> population;
+
   std::size_t size() const { return counts.size(); }
   std::span<const std::uint32_t> key(std::size_t entry) const {
     return {keys.data() + entry * width, width};
@@ -39,7 +45,10 @@ struct Histogram {
 // Builds the histogram of `columns` (indices into `data`). Entries are
 // numbered in order of first occurrence, so the result does not depend on
 // the number of threads. `sensitive_columns` get per-entry distributions.
+// `subset` (one flag per row, not for a grouped table): the research
+// subset (Histogram::population).
 Histogram build_histogram(const Dataset& data, const std::vector<int>& columns,
-                          const std::vector<int>& sensitive_columns = {});
+                          const std::vector<int>& sensitive_columns = {},
+                          const std::vector<std::uint8_t>* subset = nullptr);
 
 }  // namespace deid

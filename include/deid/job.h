@@ -146,10 +146,14 @@ struct BetaLikenessSpec {
 // the population class size modelled as Poisson (or zero-truncated
 // Poisson) with mean k * records / population-size. ARX turns this into
 // k'-anonymity with a derived k' <= k (docs/privacy-models.md).
+//
+// Without `population-size` (ARX's KMap(k, subset)): the data are the
+// population and the job's research subset is the sample; a class of the
+// sample holds when its population class has at least k records.
 struct KMapSpec {
   enum class Estimator { poisson, zero_truncated_poisson };
   std::uint64_t k = 5;
-  double population_size = 0;
+  double population_size = 0;  // 0: the population table (needs `subset`)
   double significance = 0.01;
   Estimator estimator = Estimator::poisson;
 };
@@ -173,14 +177,29 @@ struct CostBenefitSpec {
 // : 0) is positive (IL the class's entropy-based information loss); without,
 // when no record of it is attacked (k-anonymity with k derived from gain /
 // cost).
+//
+// With `journalist` (ProfitabilityJournalist, ProfitabilityJournalistNoAttack;
+// needs the job's research subset): the journalist does not know whether the
+// target is in the sample, p = 1 / the population class's size.
 struct ProfitabilitySpec {
   bool attack = true;
+  bool journalist = false;
   CostBenefitSpec cost_benefit;  // the job's `cost-benefit`
+};
+
+// δ-presence (Nergiz, Atzori and Clifton, "Hiding the presence of
+// individuals from shared databases", SIGMOD 2007; ARX's DPresence): the
+// data are the population (public) table and the job's research subset the
+// private one; each class must have a share of its population records in
+// the subset within [min, max].
+struct DeltaPresenceSpec {
+  double min = 0;
+  double max = 1;
 };
 
 using PrivacySpec = std::variant<KAnonymitySpec, LDiversitySpec, TClosenessSpec, PopulationUniquenessSpec,
                                  AverageRiskSpec, SampleUniquenessSpec, DeltaDisclosureSpec, BetaLikenessSpec,
-                                 KMapSpec, ProfitabilitySpec>;
+                                 KMapSpec, ProfitabilitySpec, DeltaPresenceSpec>;
 
 enum class Aggregate { geometric_mean, arithmetic_mean, sum, max };
 const char* to_string(Aggregate a);
@@ -197,8 +216,11 @@ struct QualitySpec {
   // file's line of the list (0: not from a file).
   std::vector<std::string> responses;
   std::uint64_t responses_line = 0;
-  // publisher-payout: the job's `cost-benefit`.
+  // publisher-payout: the job's `cost-benefit`, and whether the attacker
+  // is a journalist (success probability 1 / population class size; needs
+  // the research subset).
   CostBenefitSpec cost_benefit;
+  bool journalist = false;
   // entropy and discernability: ARX's monotonic variants (suppressed
   // records charged like kept ones: MetricMDNUEntropy, DM*).
   bool monotonic = false;
@@ -258,6 +280,24 @@ struct Job {
   QualitySpec quality;
   CostBenefitSpec cost_benefit;  // `cost-benefit` (ARX's defaults when absent)
   SearchSpec search;
+
+  // The research subset (ARX's DataSubset; docs/privacy-models.md,
+  // "Research subset"): the records to release, out of the input, which is
+  // then the population. Records outside it are suppressed in the release;
+  // the privacy and quality models judge the subset, and δ-presence, k-map
+  // without population-size and the journalist models compare it with the
+  // population. Either `file`, a table of the subset's records (the
+  // input's columns; each matched to one equal record of the input, as
+  // ARX's DataSubset.create), or `column` and `value`: the records whose
+  // `column` holds `value`.
+  struct Subset {
+    std::string file;     // resolved against the job's directory
+    std::optional<char> delimiter;  // of `file`; default: the input's
+    std::string column;
+    std::string value;
+    std::uint64_t line = 0;  // of the section in the job file (0: none)
+  };
+  std::optional<Subset> subset;
 
   struct Output {
     std::string path;    // transformed CSV; empty: not written

@@ -39,6 +39,11 @@ struct ClassView {
     std::span<const std::uint64_t> counts;
   };
   std::span<const Distribution> sensitive;
+  // With a research subset (Job::subset), `count` is the class's records in
+  // the subset and `population` its records in the whole input (ARX's
+  // count and pcount), filled when some model needs_distributions(); 0
+  // otherwise.
+  std::uint64_t population = 0;
 };
 
 class PrivacyModel {
@@ -57,6 +62,16 @@ class PrivacyModel {
   // A class smaller than this never holds (k for k-anonymity); lets the check
   // skip work. 1 when the model has no such bound.
   virtual std::uint64_t minimal_class_size() const { return 1; }
+  // Whether ARX's counterpart declares a minimal class size
+  // (isMinimalClassSizeAvailable). With a research subset, ARX then judges
+  // a class without records of the subset as too small before it asks
+  // δ-presence (HashGroupify.isPrivacyModelFulfilled), so δ-presence
+  // cannot fail on such a class.
+  virtual bool declares_minimal_class_size() const { return false; }
+  // δ-presence (privacy/delta_presence.h): the one model a class without
+  // records of the research subset can fail, which then fails the
+  // transformation (the class cannot be suppressed).
+  virtual bool delta_presence() const { return false; }
 
   // Dataset-level models (population uniqueness) judge the output as a
   // whole, not class by class: their holds() accepts every class, and the

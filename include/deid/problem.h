@@ -67,8 +67,18 @@ struct Problem {
   // insensitive response variables' (ResponseVariable::distribution).
   std::vector<SensitiveAttribute> sensitive;
   Histogram histogram;
+  // Records the models judge: the input's, or the research subset's.
   std::uint64_t rows = 0;
   std::uint64_t max_suppressed = 0;            // floor(limit * rows), ARX's rule
+  // The research subset (Job::subset): one flag per input row (empty: no
+  // subset, every row), the input's rows, and the index in
+  // histogram.sensitive of the population counts (Histogram::population
+  // as a distribution of one code, 0, so checks roll them up with the
+  // other distributions; -1 without a subset).
+  std::vector<std::uint8_t> subset;
+  std::uint64_t population_rows = 0;
+  int population_distribution = -1;
+  bool has_subset() const { return population_distribution >= 0; }
   std::vector<std::unique_ptr<PrivacyModel>> privacy;
   std::unique_ptr<QualityModel> quality;
   // Generalization constraints per quasi-identifier (the job's min-level and

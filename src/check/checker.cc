@@ -186,21 +186,47 @@ void Checker::compute(HashState& hs, const Transformation& t, const Snapshot* fr
   auto& dist_scratch = hs.dist_scratch;
   dist_scratch.resize(dists.size());
 
+  // With a research subset, a class without subset records is never
+  // suppressed (it has none to suppress); δ-presence failing on it fails
+  // the transformation, unless a model with a minimal class size judges it
+  // first (ARX's HashGroupify.analyze; privacy/delta_presence.h).
+  const bool subset = problem_.has_subset();
+  const PrivacyModel* presence = nullptr;
+  if (subset) {
+    bool sized = false;
+    for (const auto& m : problem_.privacy) {
+      if (m->delta_presence()) presence = m.get();
+      sized = sized || m->declares_minimal_class_size();
+    }
+    if (sized) presence = nullptr;
+  }
+  bool presence_holds = true;
+  const auto fill_view = [&](ClassView& view, std::size_t c) {
+    view.count = cls.counts[c];
+    if (!need_dist) return;
+    for (std::size_t s = 0; s < dists.size(); ++s) {
+      const auto& d = dists[s];
+      const auto b = d.offsets[c], e = d.offsets[c + 1];
+      dist_scratch[s] = {std::span<const std::uint32_t>(d.codes.data() + b, e - b),
+                         std::span<const std::uint64_t>(d.counts.data() + b, e - b)};
+    }
+    view.sensitive = dist_scratch;
+    if (subset) view.population = class_population(problem_, dists, c);
+  };
   std::uint64_t suppressed = 0;
   for (std::size_t c = 0; c < cls.size(); ++c) {
+    if (subset && cls.counts[c] == 0) {
+      if (presence && presence_holds) {
+        ClassView view;
+        fill_view(view, c);
+        presence_holds = presence->holds(view);
+      }
+      continue;
+    }
     bool holds = cls.counts[c] >= min_size;
     if (holds) {
       ClassView view;
-      view.count = cls.counts[c];
-      if (need_dist) {
-        for (std::size_t s = 0; s < dists.size(); ++s) {
-          const auto& d = dists[s];
-          const auto b = d.offsets[c], e = d.offsets[c + 1];
-          dist_scratch[s] = {std::span<const std::uint32_t>(d.codes.data() + b, e - b),
-                             std::span<const std::uint64_t>(d.counts.data() + b, e - b)};
-        }
-        view.sensitive = dist_scratch;
-      }
+      fill_view(view, c);
       for (const auto& m : problem_.privacy)
         if (!m->holds(view)) {
           holds = false;
@@ -215,17 +241,19 @@ void Checker::compute(HashState& hs, const Transformation& t, const Snapshot* fr
   // Dataset-level models (population uniqueness) see the output after the
   // class-level suppression and may suppress further classes (privacy.h);
   // like ARX, only when the class-level suppression is within the limit.
-  bool dataset_models_hold = true;
-  if (suppressed <= problem_.max_suppressed) {
+  bool dataset_models_hold = presence_holds;
+  if (presence_holds && suppressed <= problem_.max_suppressed) {
     // Dataset-level models and the quality of a solution may read keys;
     // otherwise only a snapshot does (lower bounds never read them).
     materialize_keys(hs.partitions, cls);
     cls.suppressed_records = suppressed;
+    if (need_dist) cls.distributions = &dists;
     for (const auto& m : problem_.privacy)
       if (m->dataset_level() && !m->enforce(problem_, t, cls, problem_.max_suppressed)) {
         dataset_models_hold = false;
         break;
       }
+    cls.distributions = nullptr;
     suppressed = cls.suppressed_records;
   }
   r.suppressed_records = suppressed;
@@ -234,7 +262,7 @@ void Checker::compute(HashState& hs, const Transformation& t, const Snapshot* fr
   r.kept_classes = r.smallest_class = 0;
   if (r.solution)
     for (std::size_t c = 0; c < cls.size(); ++c)
-      if (!cls.suppressed[c]) {
+      if (!cls.suppressed[c] && cls.counts[c] != 0) {
         ++r.kept_classes;
         if (r.smallest_class == 0 || cls.counts[c] < r.smallest_class) r.smallest_class = cls.counts[c];
       }

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <stdexcept>
 
 namespace deid {
 namespace {
@@ -156,7 +157,7 @@ void build_wide(const Dataset& data, const std::vector<int>& columns, Histogram&
 }  // namespace
 
 Histogram build_histogram(const Dataset& data, const std::vector<int>& columns,
-                          const std::vector<int>& sensitive_columns) {
+                          const std::vector<int>& sensitive_columns, const std::vector<std::uint8_t>* subset) {
   Histogram h;
   h.width = static_cast<std::uint32_t>(columns.size());
   std::vector<int> shift, bits;
@@ -171,14 +172,24 @@ Histogram build_histogram(const Dataset& data, const std::vector<int>& columns,
   else
     build_wide(data, columns, h);
 
+  if (subset) {
+    if (data.grouped() || subset->size() != data.rows)
+      throw std::invalid_argument("build_histogram: a subset needs one flag per row of an ungrouped table");
+    h.population = h.counts;
+    std::fill(h.counts.begin(), h.counts.end(), 0);
+    for (std::uint64_t r = 0; r < data.rows; ++r) h.counts[h.row_entry[r]] += (*subset)[r] ? 1 : 0;
+  }
+
   // Sensitive distributions per entry, in order of code. Of a grouped
-  // table, a pair's records are the sum of its rows' weights.
+  // table, a pair's records are the sum of its rows' weights; with a
+  // subset, only its records count.
   for (int sc : sensitive_columns) {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;  // (entry, code)
     std::vector<std::uint64_t> order;                            // of a grouped table: rows by pair
     pairs.reserve(data.rows);
     data.columns[sc].codes.visit([&](auto codes) {
-      for (std::uint64_t r = 0; r < data.rows; ++r) pairs.emplace_back(h.row_entry[r], codes[r]);
+      for (std::uint64_t r = 0; r < data.rows; ++r)
+        if (!subset || (*subset)[r]) pairs.emplace_back(h.row_entry[r], codes[r]);
     });
     if (data.grouped()) {
       order.resize(data.rows);

@@ -557,9 +557,15 @@ PrivacySpec parse_privacy(const Ctx& ctx, const Job& job, const YAML::Node& item
     ctx.keys(p, "k-map", {"k", "population-size", "significance", "estimator"});
     KMapSpec s;
     if (!p["k"]) ctx.fail(p, "k-map needs 'k'");
-    if (!p["population-size"]) ctx.fail(p, "k-map needs 'population-size' (the size of the population the data were "
-                                           "drawn from)");
     s.k = ctx.integer(p["k"], "k", 1, 2147483647.0);
+    if (!p["population-size"]) {
+      // ARX's KMap(k, subset): the data are the population table.
+      if (p["significance"] || p["estimator"])
+        ctx.fail(p["significance"] ? p["significance"] : p["estimator"],
+                 "k-map's significance and estimator go with 'population-size'; without it the data are the "
+                 "population and the research subset the sample");
+      return s;
+    }
     s.population_size = ctx.num(p["population-size"], "population-size");
     if (!(s.population_size >= 1) || s.population_size != std::floor(s.population_size))
       ctx.fail(p["population-size"], "population-size must be a whole number >= 1");
@@ -579,18 +585,26 @@ PrivacySpec parse_privacy(const Ctx& ctx, const Job& job, const YAML::Node& item
     ProfitabilitySpec s;
     if (p["attacker"]) {
       const std::string attacker = ctx.str(p["attacker"], "attacker");
-      if (attacker == "journalist")
-        ctx.fail(p["attacker"], "profitability with attacker: journalist needs a research subset of a population "
-                                "table, which deid does not support yet; use attacker: prosecutor");
-      if (attacker != "prosecutor")
-        ctx.fail(p["attacker"], fmt::format("attacker must be prosecutor (or journalist), got '{}'", attacker));
+      if (attacker != "prosecutor" && attacker != "journalist")
+        ctx.fail(p["attacker"], fmt::format("attacker must be prosecutor or journalist, got '{}'", attacker));
+      s.journalist = attacker == "journalist";
     }
     if (p["attack"]) s.attack = ctx.boolean(p["attack"], "attack");
     return s;
   }
+  if (model == "delta-presence") {
+    ctx.keys(p, "delta-presence", {"min", "max"});
+    DeltaPresenceSpec s;
+    if (!p["min"] || !p["max"]) ctx.fail(p, "delta-presence needs 'min' and 'max' (the bounds of each class's share "
+                                            "of its population records in the research subset)");
+    s.min = ctx.fraction(p["min"], "min");
+    s.max = ctx.fraction(p["max"], "max");
+    if (s.min > s.max) ctx.fail(p["max"], fmt::format("delta-presence: max ({}) is below min ({})", s.max, s.min));
+    return s;
+  }
   ctx.fail(kv.first, fmt::format("unknown privacy model '{}' (known: k-anonymity, l-diversity, t-closeness, "
                                  "population-uniqueness, average-risk, sample-uniqueness, delta-disclosure, "
-                                 "beta-likeness, k-map, profitability)",
+                                 "beta-likeness, k-map, profitability, delta-presence)",
                                  model));
 }
 
@@ -830,7 +844,8 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
   job.base_dir = ctx.base_dir;
   if (!root || root.IsNull()) throw JobError(Location{ctx.file, 0, 0, {}}, "the job file is empty");
   ctx.keys(root, "the job", {"input", "attributes", "default-role", "privacy", "suppression-limit", "quality",
-                             "search", "output", "risk", "cell-suppression", "utility", "cost-benefit"});
+                             "search", "output", "risk", "cell-suppression", "utility", "cost-benefit",
+                             "subset"});
 
   if (!root["input"]) ctx.fail(root, "the job needs 'input' with a 'path'");
   const auto& in = root["input"];
@@ -1048,11 +1063,9 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
       if (job.quality.model != "publisher-payout")
         ctx.fail(q["attacker"], "attacker applies only to model: publisher-payout");
       const std::string attacker = ctx.str(q["attacker"], "attacker");
-      if (attacker == "journalist")
-        ctx.fail(q["attacker"], "publisher-payout with attacker: journalist needs a research subset of a population "
-                                "table, which deid does not support yet; use attacker: prosecutor");
-      if (attacker != "prosecutor")
-        ctx.fail(q["attacker"], fmt::format("attacker must be prosecutor (or journalist), got '{}'", attacker));
+      if (attacker != "prosecutor" && attacker != "journalist")
+        ctx.fail(q["attacker"], fmt::format("attacker must be prosecutor or journalist, got '{}'", attacker));
+      job.quality.journalist = attacker == "journalist";
     }
     if (const auto& r = q["response-variables"]) {
       if (job.quality.model != "classification")
@@ -1192,6 +1205,49 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
   }
 
   if (root["cell-suppression"]) job.cell_suppression = parse_cell_suppression(ctx, job, root["cell-suppression"]);
+  if (const auto& sub = root["subset"]) {
+    ctx.keys(sub, "subset", {"file", "delimiter", "column", "value"});
+    Job::Subset s;
+    s.line = static_cast<std::uint64_t>(sub.Mark().line + 1);
+    if (sub["file"]) {
+      if (sub["column"] || sub["value"])
+        ctx.fail(sub, "subset has either 'file' (a table of the subset's records) or 'column' and 'value', not both");
+      s.file = ctx.path(sub["file"], "subset.file");
+      if (sub["delimiter"]) s.delimiter = ctx.delimiter(sub["delimiter"]);
+    } else {
+      if (!sub["column"] || !sub["value"])
+        ctx.fail(sub, "subset needs 'file' (a table of the subset's records) or 'column' and 'value' (the records "
+                      "whose column holds the value)");
+      if (sub["delimiter"]) ctx.fail(sub["delimiter"], "subset.delimiter goes with subset.file");
+      s.column = ctx.name(sub["column"], "subset.column");
+      s.value = ctx.str(sub["value"], "subset.value");
+    }
+    if (job.input.postgres)
+      ctx.fail(sub, "a research subset needs the input's records one by one: it is not supported yet with a "
+                    "PostgreSQL input");
+    job.subset = std::move(s);
+  }
+  // The models that compare the research subset with its population need
+  // one.
+  if (!job.subset) {
+    for (std::size_t i = 0; i < job.privacy.size(); ++i) {
+      const PrivacySpec& p = job.privacy[i];
+      const char* needs = nullptr;
+      if (std::holds_alternative<DeltaPresenceSpec>(p)) needs = "delta-presence";
+      if (const auto* k = std::get_if<KMapSpec>(&p); k && k->population_size == 0)
+        needs = "k-map without population-size";
+      if (const auto* f = std::get_if<ProfitabilitySpec>(&p); f && f->journalist)
+        needs = "profitability with attacker: journalist";
+      if (needs)
+        throw JobError(Location{ctx.file, job.privacy_lines[i], 0, {}},
+                       fmt::format("{} compares a research subset with the data (its population): give the job a "
+                                   "'subset' section",
+                                   needs));
+    }
+    if (job.quality.journalist)
+      ctx.fail(root["quality"]["attacker"], "publisher-payout with attacker: journalist needs a research subset: "
+                                            "give the job a 'subset' section");
+  }
   // The profitability model and the publisher payout read `cost-benefit`.
   for (PrivacySpec& p : job.privacy)
     if (auto* s = std::get_if<ProfitabilitySpec>(&p)) s->cost_benefit = job.cost_benefit;

@@ -124,6 +124,12 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
   nlohmann::json& r = a.result;
   r = nlohmann::json::object();
   r["records"] = pr.rows;
+  if (pr.has_subset())
+    // The records judged are the research subset's; the release has a row
+    // for every input record, those outside the subset suppressed.
+    r["subset"] = {{"records", pr.rows},
+                   {"population_records", pr.population_rows},
+                   {"suppressed_outside", pr.population_rows - pr.rows}};
   r["quasi_identifiers"] = pr.qi_names;
   if (!pr.microaggregated.empty()) {
     nlohmann::json micro = nlohmann::json::object();
@@ -160,7 +166,7 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
     r["suppressed_records"] = best.suppressed_records;
     std::uint64_t kept_classes = 0, smallest = 0, largest = 0, kept_records = 0;
     for (std::size_t c = 0; c < classes.size(); ++c) {
-      if (classes.suppressed[c]) continue;
+      if (classes.suppressed[c] || classes.counts[c] == 0) continue;  // 0: no record of the research subset
       const std::uint64_t n = classes.counts[c];
       smallest = kept_classes == 0 ? n : std::min(smallest, n);
       largest = std::max(largest, n);

@@ -7,6 +7,7 @@
 #include "deid/error.h"
 #include "deid/hierarchy_builder.h"
 #include "deid/pipeline.h"
+#include "pipeline/subset.h"
 #include "transform/microaggregation.h"
 
 namespace deid {
@@ -121,6 +122,39 @@ static void set_constraints(const Job& job, Problem& pr) {
     for (double& w : weights) w /= largest;
     if (std::any_of(weights.begin(), weights.end(), [](double w) { return w != 1.0; })) pr.weights = std::move(weights);
   }
+}
+
+// What a research subset cannot be combined with yet: models whose ARX
+// counterparts read the whole input beside the subset in ways not
+// reproduced here (global distributions, population risk, per-value
+// frequencies), and microaggregation.
+static void check_subset_job(const Job& job, const Problem& pr) {
+  const Location at{job.path, job.subset->line, 0, {}};
+  for (std::size_t i = 0; i < job.privacy.size(); ++i) {
+    const PrivacySpec& p = job.privacy[i];
+    const char* name = std::holds_alternative<TClosenessSpec>(p)             ? "t-closeness"
+                       : std::holds_alternative<PopulationUniquenessSpec>(p) ? "population-uniqueness"
+                       : std::holds_alternative<AverageRiskSpec>(p)          ? "average-risk"
+                       : std::holds_alternative<SampleUniquenessSpec>(p)     ? "sample-uniqueness"
+                       : std::holds_alternative<DeltaDisclosureSpec>(p)      ? "delta-disclosure"
+                       : std::holds_alternative<BetaLikenessSpec>(p)         ? "beta-likeness"
+                                                                             : nullptr;
+    if (name)
+      throw JobError(Location{job.path, i < job.privacy_lines.size() ? job.privacy_lines[i] : 0, 0, {}},
+                     fmt::format("{} cannot be combined yet with a research subset (supported with one: "
+                                 "k-anonymity, l-diversity, k-map, delta-presence, profitability)",
+                                 name));
+  }
+  const std::string& q = job.quality.model;
+  if (q != "loss" && q != "precision" && q != "height" && q != "discernability" && q != "aecs" &&
+      q != "publisher-payout")
+    throw JobError(at, fmt::format("quality model '{}' cannot be combined yet with a research subset (supported "
+                                   "with one: loss, precision, height, discernability, aecs, publisher-payout)",
+                                   q));
+  if (!pr.microaggregated.empty())
+    throw JobError(at, fmt::format("attribute '{}' is microaggregated, which cannot be combined yet with a research "
+                                   "subset",
+                                   pr.microaggregated[0].name));
 }
 
 Dataset read_input(const Job& job) {
@@ -292,12 +326,29 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
                      fmt::format("quality.response-variables names '{}', which is not a column of {}", name,
                                  ds.source));
 
-  pr.histogram = build_histogram(ds, pr.qi_columns, distribution_columns);
+  if (job.subset) {
+    check_subset_job(job, pr);
+    pr.subset = research_subset(job, ds);
+  }
+  pr.histogram = build_histogram(ds, pr.qi_columns, distribution_columns, pr.subset.empty() ? nullptr : &pr.subset);
   for (MicroaggregatedAttribute& m : pr.microaggregated) {
     microaggregation::check_values(m, ds);
     if (!m.generalized()) microaggregation::index_entries(m, pr.histogram);
   }
+  pr.population_rows = ds.records();
   pr.rows = ds.records();
+  if (!pr.subset.empty()) {
+    // The population counts ride along as one more distribution (one code)
+    // so that every check rolls them up with the others.
+    Histogram::Sensitive population;
+    population.offsets.resize(pr.histogram.size() + 1);
+    for (std::size_t e = 0; e <= pr.histogram.size(); ++e) population.offsets[e] = e;
+    population.codes.assign(pr.histogram.size(), 0);
+    population.counts = pr.histogram.population;
+    pr.population_distribution = static_cast<int>(pr.histogram.sensitive.size());
+    pr.histogram.sensitive.push_back(std::move(population));
+    pr.rows = static_cast<std::uint64_t>(std::count(pr.subset.begin(), pr.subset.end(), 1));
+  }
   // ARX: at most floor(limit * rows) records may be suppressed.
   pr.max_suppressed = static_cast<std::uint64_t>(job.suppression_limit * static_cast<double>(pr.rows) + 1e-9);
   pr.quality = make_quality_model(job.quality);

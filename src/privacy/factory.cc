@@ -21,6 +21,7 @@ std::unique_ptr<PrivacyModel> make_privacy_model(const PrivacySpec& spec, const 
         if constexpr (std::is_same_v<S, BetaLikenessSpec>) return make_beta_likeness(s, problem);
         if constexpr (std::is_same_v<S, KMapSpec>) return make_k_map(s, problem);
         if constexpr (std::is_same_v<S, ProfitabilitySpec>) return make_profitability(s, problem);
+        if constexpr (std::is_same_v<S, DeltaPresenceSpec>) return make_delta_presence(s, problem);
       },
       spec);
 }

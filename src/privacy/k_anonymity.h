@@ -19,6 +19,7 @@ class KAnonymity final : public PrivacyModel {
   bool monotonic() const override { return true; }
   bool holds(const ClassView& cls) const override { return cls.count >= k_; }
   std::uint64_t minimal_class_size() const override { return k_; }
+  bool declares_minimal_class_size() const override { return true; }
   std::uint64_t k() const { return k_; }
 
  private:

@@ -11,6 +11,7 @@
 namespace deid {
 
 KMap::KMap(const KMapSpec& spec, std::uint64_t records) : spec_(spec) {
+  if (population_table()) return;
   // ARX: the sampling fraction times k is the Poisson mean.
   const double lambda = static_cast<double>(records) / spec.population_size * static_cast<double>(spec.k);
   const boost::math::poisson_distribution<double> poisson(lambda);
@@ -47,11 +48,13 @@ KMap::KMap(const KMapSpec& spec, std::uint64_t records) : spec_(spec) {
 }
 
 std::string KMap::describe() const {
+  if (population_table()) return fmt::format("({})-map", spec_.k);
   return fmt::format("({})-map estimated as ({})-anonymity ({})", spec_.k, derived_k_,
                      spec_.estimator == KMapSpec::Estimator::poisson ? "Poisson" : "zero-truncated Poisson");
 }
 
 nlohmann::json KMap::to_json() const {
+  if (population_table()) return {{"model", "k-map"}, {"k", spec_.k}, {"population", "table"}};
   return {{"model", "k-map"},
           {"k", spec_.k},
           {"population_size", spec_.population_size},
@@ -62,6 +65,7 @@ nlohmann::json KMap::to_json() const {
 }
 
 std::unique_ptr<PrivacyModel> make_k_map(const KMapSpec& spec, const Problem& problem) {
+  if (spec.population_size == 0) return std::make_unique<KMap>(spec, problem.rows);
   check_population_size(problem, spec.population_size, "k-map");
   return std::make_unique<KMap>(spec, problem.rows);
 }

@@ -24,15 +24,26 @@
 
 namespace deid {
 
+//
+// With the population table (spec.population_size 0, ARX's KMap(k,
+// subset)): the data are the population and the research subset the
+// sample; a class holds when its population class has at least k records
+// (ClassView::population). Monotonic (ARX: monotonic with generalization and
+// with suppression): merging classes only adds population records.
 class KMap final : public PrivacyModel {
  public:
-  // REQUIRES: 0 < records <= spec.population_size.
+  // REQUIRES: 0 < records <= spec.population_size, or population_size 0.
   KMap(const KMapSpec& spec, std::uint64_t records);
   std::string describe() const override;
   nlohmann::json to_json() const override;
   bool monotonic() const override { return true; }
-  bool holds(const ClassView& cls) const override { return cls.count >= derived_k_; }
-  std::uint64_t minimal_class_size() const override { return derived_k_; }
+  bool needs_distributions() const override { return population_table(); }
+  bool holds(const ClassView& cls) const override {
+    return population_table() ? cls.population >= spec_.k : cls.count >= derived_k_;
+  }
+  std::uint64_t minimal_class_size() const override { return population_table() ? 1 : derived_k_; }
+  bool declares_minimal_class_size() const override { return !population_table(); }
+  bool population_table() const { return spec_.population_size == 0; }
 
   std::uint64_t derived_k() const { return derived_k_; }
   double type1_error() const { return type1_error_; }

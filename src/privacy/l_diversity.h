@@ -55,6 +55,7 @@ class LDiversity : public PrivacyModel {
  public:
   bool needs_distributions() const override { return true; }
   std::uint64_t minimal_class_size() const override { return min_values_; }
+  bool declares_minimal_class_size() const override { return true; }
   double l() const { return l_; }
 
  protected:

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <stdexcept>
 
 #include "deid/check.h"
 #include "deid/error.h"
@@ -29,8 +30,8 @@ Profitability::Profitability(const ProfitabilitySpec& spec) : spec_(spec) {
 
 std::string Profitability::describe() const {
   const CostBenefitSpec& cb = spec_.cost_benefit;
-  return fmt::format("{}profitability (prosecutor)[benefit={}, loss={}, gain={}, cost={}]",
-                     spec_.attack ? "" : "no-attack-", quality::java_double(cb.publisher_benefit),
+  return fmt::format("{}profitability ({})[benefit={}, loss={}, gain={}, cost={}]",
+                     spec_.attack ? "" : "no-attack-", spec_.journalist ? "journalist" : "prosecutor", quality::java_double(cb.publisher_benefit),
                      quality::java_double(cb.publisher_loss), quality::java_double(cb.adversary_gain),
                      quality::java_double(cb.adversary_cost));
 }
@@ -38,7 +39,7 @@ std::string Profitability::describe() const {
 nlohmann::json Profitability::to_json() const {
   const CostBenefitSpec& cb = spec_.cost_benefit;
   nlohmann::json j = {{"model", "profitability"},
-                      {"attacker", "prosecutor"},
+                      {"attacker", spec_.journalist ? "journalist" : "prosecutor"},
                       {"attack", spec_.attack},
                       {"publisher_benefit", cb.publisher_benefit},
                       {"publisher_loss", cb.publisher_loss},
@@ -54,10 +55,17 @@ bool Profitability::enforce(const Problem& problem, const Transformation& t, Cla
   const double max_loss = quality::max_entropy_based_loss(problem);
   const std::uint32_t w = classes.width;
   for (std::size_t c = 0; c < classes.size(); ++c) {
-    if (classes.suppressed[c]) continue;
+    if (classes.suppressed[c] || classes.counts[c] == 0) continue;  // nothing to suppress without subset records
     const double loss = quality::entropy_based_loss(
         problem, t, {classes.keys.data() + c * w, w}, max_loss);
-    const double success = 1.0 / static_cast<double>(classes.counts[c]);
+    // ARX's getSuccessProbability: the journalist's is 1 / the population
+    // class's records.
+    double success = 1.0 / static_cast<double>(classes.counts[c]);
+    if (spec_.journalist) {
+      if (!classes.distributions) throw std::logic_error("profitability (journalist) needs the classes' population");
+      const std::uint64_t population = class_population(problem, *classes.distributions, c);
+      if (population != 0) success = 1.0 / static_cast<double>(population);
+    }
     if (quality::publisher_payout(spec_.cost_benefit, loss, success) > 0) continue;
     classes.suppressed[c] = 1;
     classes.suppressed_records += classes.counts[c];

@@ -36,8 +36,13 @@ class Profitability final : public PrivacyModel {
   std::string describe() const override;
   nlohmann::json to_json() const override;
   bool monotonic() const override { return !spec_.attack; }
-  bool holds(const ClassView& cls) const override { return cls.count >= derived_k_; }
-  std::uint64_t minimal_class_size() const override { return derived_k_; }
+  bool needs_distributions() const override { return spec_.journalist; }
+  bool holds(const ClassView& cls) const override {
+    // ARX's ProfitabilityJournalistNoAttack: the population class deters.
+    return (spec_.journalist ? cls.population : cls.count) >= derived_k_;
+  }
+  std::uint64_t minimal_class_size() const override { return spec_.journalist ? 1 : derived_k_; }
+  bool declares_minimal_class_size() const override { return !spec_.attack && !spec_.journalist; }
   bool dataset_level() const override { return spec_.attack; }
   bool enforce(const Problem& problem, const Transformation& t, Classes& classes,
                std::uint64_t max_suppressed) const override;

@@ -78,7 +78,7 @@ std::unique_ptr<QualityModel> make_quality_model(const QualitySpec& spec) {
   if (spec.model == "kl-divergence") return std::make_unique<KlDivergenceModel>();
   if (spec.model == "classification") return std::make_unique<ClassificationModel>(spec.gs_factor);
   if (spec.model == "publisher-payout")
-    return std::make_unique<PublisherPayoutModel>(spec.gs_factor, spec.cost_benefit);
+    return std::make_unique<PublisherPayoutModel>(spec.gs_factor, spec.cost_benefit, spec.journalist);
   if (spec.model == "precision") return std::make_unique<PrecisionModel>(aggregate);
   if (spec.model == "height") return std::make_unique<HeightModel>(aggregate);
   if (spec.model == "discernability") return std::make_unique<DiscernabilityModel>(spec.monotonic);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "deid/check.h"
 #include "deid/problem.h"
@@ -13,25 +14,35 @@
 
 namespace deid {
 
-PublisherPayoutModel::PublisherPayoutModel(double gs_factor, const CostBenefitSpec& cost_benefit)
-    : cost_benefit_(cost_benefit) {
+PublisherPayoutModel::PublisherPayoutModel(double gs_factor, const CostBenefitSpec& cost_benefit, bool journalist)
+    : journalist_(journalist), cost_benefit_(cost_benefit) {
   const quality::GsWeights w = quality::gs_weights(gs_factor);
   generalization_ = w.generalization;
   suppression_ = w.suppression;
 }
 
 std::string PublisherPayoutModel::describe() const {
-  return fmt::format("PublisherBenefit (Prosecutor, Benefit={})", quality::java_double(cost_benefit_.publisher_benefit));
+  return fmt::format("PublisherBenefit ({}, Benefit={})", journalist_ ? "Journalist" : "Prosecutor",
+                     quality::java_double(cost_benefit_.publisher_benefit));
 }
 
 double PublisherPayoutModel::term(const Problem& problem, const Transformation& t, const Classes& classes,
                                   std::size_t c, double max_loss) const {
+  if (classes.counts[c] == 0) return 0;  // no record of the research subset (ARX: entry.count > 0)
   const double count = static_cast<double>(classes.counts[c]);
   const double benefit = cost_benefit_.publisher_benefit;
   if (classes.suppressed[c]) return suppression_ * count * benefit;
   const std::uint32_t w = classes.width;
   const double loss = quality::entropy_based_loss(problem, t, {classes.keys.data() + c * w, w}, max_loss);
-  const double payout = quality::publisher_payout(cost_benefit_, loss, 1.0 / count);
+  // ARX's MetricSDNMPublisherPayout.getSuccessProbability.
+  double success = 1.0 / count;
+  if (journalist_) {
+    if (!classes.distributions)
+      throw std::logic_error("publisher-payout (journalist) needs the classes' population counts");
+    const std::uint64_t population = class_population(problem, *classes.distributions, c);
+    if (population != 0) success = 1.0 / static_cast<double>(population);
+  }
+  const double payout = quality::publisher_payout(cost_benefit_, loss, success);
   return generalization_ * count * (benefit - payout);
 }
 

@@ -40,7 +40,10 @@ namespace deid {
 
 class PublisherPayoutModel final : public QualityModel {
  public:
-  PublisherPayoutModel(double gs_factor, const CostBenefitSpec& cost_benefit);
+  // `journalist`: ARX's journalist attacker (success probability 1 / the
+  // class's population records; needs the research subset).
+  PublisherPayoutModel(double gs_factor, const CostBenefitSpec& cost_benefit, bool journalist = false);
+  bool needs_distributions() const override { return journalist_; }
   std::string name() const override { return "publisher-payout"; }
   // ARX's toString: "PublisherBenefit (Prosecutor, Benefit=1200.0)".
   std::string describe() const override;
@@ -53,6 +56,7 @@ class PublisherPayoutModel final : public QualityModel {
   bool class_loss_depends_on_values() const override { return true; }
 
  private:
+  bool journalist_ = false;
   double term(const Problem& problem, const Transformation& t, const Classes& classes, std::size_t c,
               double max_loss) const;
 

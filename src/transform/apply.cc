@@ -54,7 +54,9 @@ void write_output(const PreparedJob& p, const Transformation& t, const Classes& 
   for (std::uint64_t r = 0; r < ds.rows; ++r) {
     line.clear();
     const std::uint32_t cls = classes.entry_class[pr.histogram.row_entry[r]];
-    const bool suppressed = classes.suppressed[cls] != 0;
+    // A record outside the research subset is suppressed (ARX's
+    // HashGroupify.performSuppression).
+    const bool suppressed = classes.suppressed[cls] != 0 || (!pr.subset.empty() && !pr.subset[r]);
     for (std::size_t i = 0; i < kept.size(); ++i) {
       if (i) line.push_back(delim);
       const Column& col = ds.columns[kept[i]];

@@ -344,7 +344,8 @@ UtilityInput utility_input(const PreparedJob& p, const Transformation& t, const 
       entry_suppressed[e] = pr.hierarchies[q].label(t[q], pr.hierarchies[q].map(t[q])[hist.key(e)[q]]) != "*";
   }
   in.suppressed.resize(in.rows);
-  for (std::uint64_t r = 0; r < in.rows; ++r) in.suppressed[r] = entry_suppressed[hist.row_entry[r]];
+  for (std::uint64_t r = 0; r < in.rows; ++r)
+    in.suppressed[r] = entry_suppressed[hist.row_entry[r]] || (!pr.subset.empty() && !pr.subset[r]);
   set_classification(p.job, in);
   return in;
 }

@@ -583,7 +583,7 @@ std::vector<Case> job_cases() {
       privacy("job_privacy_empty", "", {"job.yaml", "at least one privacy model"}),
       privacy("job_privacy_model_twice", "{k-anonymity: {k: 2}}, {k-anonymity: {k: 3}}",
               {"job.yaml:8", "k-anonymity is listed twice"}),
-      privacy("job_privacy_unknown_model", "{delta-presence: {delta-min: 0.1}}", {"job.yaml:8", "unknown privacy model 'delta-presence'"}),
+      privacy("job_privacy_unknown_model", "{presence: {delta-min: 0.1}}", {"job.yaml:8", "unknown privacy model 'presence'"}),
       privacy("job_k_nan", "{k-anonymity: {k: .nan}}", {"job.yaml:8", "k must be a number", "'.nan'"}),
       privacy("job_k_inf", "{k-anonymity: {k: .inf}}", {"job.yaml:8", "k must be a number", "'.inf'"}),
       privacy("job_k_zero", "{k-anonymity: {k: 0}}", {"job.yaml:8", "k must be an integer >= 1, got 0"}),

@@ -187,7 +187,7 @@ TEST(Profitability, JobErrorsNameTheProblem) {
       EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
     }
   };
-  fails("privacy:\n  - profitability: {attacker: journalist}\n", "needs a research subset");
+  fails("privacy:\n  - profitability: {attacker: journalist}\n", "give the job a 'subset' section");
   fails("privacy:\n  - profitability: {attacker: marketer}\n", "attacker must be prosecutor");
   fails("privacy:\n  - k-anonymity: {k: 2}\ncost-benefit: {publisher-loss: 10}\n", "has neither");
   fails("privacy:\n  - profitability: {}\ncost-benefit: {adversary-cost: -1}\n", "adversary-cost must be a finite number >= 0");

@@ -392,8 +392,8 @@ TEST(PrivacyModelsJob, RejectsImpossibleParametersNamingTheLine) {
             std::string::npos);
   EXPECT_NE(job_error("  - beta-likeness: {attribute: disease, variant: strong, beta: 1}\n").find("variant"),
             std::string::npos);
-  const std::string unknown = job_error("  - delta-presence: {delta-min: 0}\n");
-  EXPECT_NE(unknown.find("unknown privacy model 'delta-presence'"), std::string::npos);
+  const std::string unknown = job_error("  - presence: {delta-min: 0}\n");
+  EXPECT_NE(unknown.find("unknown privacy model 'presence'"), std::string::npos);
   EXPECT_NE(unknown.find("beta-likeness, k-map"), std::string::npos);
   EXPECT_NE(job_error("  - sample-uniqueness: {threshold: 0.1}\n  - sample-uniqueness: {threshold: 2}\n").find("job.yaml:7:"),
             std::string::npos);

@@ -1,0 +1,263 @@
+// Research subsets (job `subset`, ARX's DataSubset) and the models that
+// compare the subset with its population: δ-presence, k-map with the
+// population table and the journalist's profitability and payout. Against
+// ARX 3.9.2 (tests/testdata/reference/arx-subset.json; adult, and cup when
+// the shared data folder is next to the repository) through the command
+// line: the optimum, its loss, the suppressed records (ARX counts the
+// records outside the subset too), the released table byte for byte
+// (SHA-256) and ARX's descriptions. Also: exhaustive search agrees, a table
+// worked out by hand (ARX's rules for classes without subset records), the
+// subset's forms and the job's errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "deid/check.h"
+#include "deid/error.h"
+#include "deid/pipeline.h"
+#include "support/reference.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using deid::testing::output_sha256;
+using deid::testing::reference_dataset_dir;
+using deid::testing::run_deid;
+using deid::testing::slurp;
+using deid::testing::TempDir;
+
+const std::vector<nlohmann::json>& runs() { return deid::testing::reference_runs("arx-subset.json"); }
+
+// The reference runs' subset: every tenth record of the data from the
+// fourth (record i with i % 10 == 3), as the generator wrote it for ARX.
+std::string write_subset(const nlohmann::json& run, const std::string& path) {
+  const std::string data = run["dataset"] == "adult" ? "adult.csv" : "cup.csv";
+  std::istringstream in(slurp((reference_dataset_dir(run) / data).string()));
+  std::ofstream out(path);
+  std::string line;
+  std::getline(in, line);
+  out << line << '\n';
+  for (std::size_t i = 0; std::getline(in, line); ++i)
+    if (i % 10 == 3) out << line << '\n';
+  return path;
+}
+
+std::string job_text(const nlohmann::json& run, const std::string& subset, const std::string& algorithm = "optimal") {
+  return deid::testing::reference_job_text(run, run["quality"].dump(), algorithm) + "subset: {file: '" + subset +
+         "'}\n";
+}
+
+class ArxSubset : public ::testing::TestWithParam<std::size_t> {};
+
+TEST_P(ArxSubset, OptimumLossAndReleaseAreArxs) {
+  const nlohmann::json& run = runs()[GetParam()];
+  if (!fs::exists(reference_dataset_dir(run))) GTEST_SKIP() << "no data at " << reference_dataset_dir(run).string();
+  const TempDir dir("subset-" + run["name"].get<std::string>());
+  const std::string subset = write_subset(run, dir / "subset.csv");
+  const std::string job = dir / "job.yaml", out = dir / "out.csv", res = dir / "result.json";
+  std::ofstream(job) << job_text(run, subset);
+  const std::string so = dir / "stdout.txt", se = dir / "stderr.txt";
+  ASSERT_EQ(run_deid("-q anonymize '" + job + "' --output '" + out + "' --result '" + res + "'", so, se), 0)
+      << slurp(se);
+  const nlohmann::json result = nlohmann::json::parse(slurp(res));
+  EXPECT_EQ(result["quality_model_description"], run["arx_quality_model"]);
+  EXPECT_EQ(result["transformation"], run["optimum"]);
+  const double arx = run["information_loss"].get<double>();
+  EXPECT_NEAR(result["information_loss"].get<double>(), arx, 1e-12 * std::max(1.0, std::abs(arx)));
+  // ARX counts every record it suppressed, the subset's and the others.
+  EXPECT_EQ(result["suppressed_records"].get<std::uint64_t>() + result["subset"]["suppressed_outside"].get<std::uint64_t>(),
+            run["suppressed_records"].get<std::uint64_t>());
+  EXPECT_EQ(result["subset"]["population_records"].get<std::uint64_t>(),
+            result["subset"]["records"].get<std::uint64_t>() + result["subset"]["suppressed_outside"].get<std::uint64_t>());
+  EXPECT_EQ(output_sha256(result), run["output_sha256"]);
+  // ARX's descriptions of the privacy models (ARX lists Inclusion for a
+  // subset that no model takes).
+  auto prepared = deid::prepare(deid::parse_job(job_text(run, subset), "s.yaml", "."));
+  std::vector<std::string> ours;
+  for (const auto& m : prepared->problem.privacy) ours.push_back(m->describe());
+  std::vector<std::string> arxs;
+  for (const auto& d : run["arx_privacy_models"])
+    if (d != "Inclusion") arxs.push_back(d.get<std::string>());
+  std::sort(ours.begin(), ours.end());
+  std::sort(arxs.begin(), arxs.end());
+  EXPECT_EQ(ours, arxs);
+}
+
+INSTANTIATE_TEST_SUITE_P(Runs, ArxSubset, ::testing::Range<std::size_t>(0, 14),
+                         [](const ::testing::TestParamInfo<std::size_t>& info) {
+                           return runs()[info.param]["name"].get<std::string>();
+                         });
+
+TEST(ArxSubsetReference, HasFourteenRuns) { EXPECT_EQ(runs().size(), 14u); }
+
+// δ-presence is not monotonic with suppression: exhaustive search finds the
+// optimum the optimal search finds.
+TEST(Subset, ExhaustiveSearchAgrees) {
+  for (const nlohmann::json& run : runs()) {
+    if (run["name"] != "adult_dpresence_k2" && run["name"] != "adult_journalist_attack_loss") continue;
+    const TempDir dir("subset-exhaustive");
+    const std::string subset = write_subset(run, dir / "subset.csv");
+    auto optimal = deid::prepare(deid::parse_job(job_text(run, subset), "s.yaml", "."));
+    auto exhaustive = deid::prepare(deid::parse_job(job_text(run, subset, "exhaustive"), "s.yaml", "."));
+    const deid::Anonymization o = deid::run_search(*optimal);
+    const deid::Anonymization e = deid::run_search(*exhaustive);
+    ASSERT_TRUE(e.found);
+    EXPECT_EQ(e.result["information_loss"], o.result["information_loss"]) << run["name"];
+    EXPECT_EQ(e.result["transformation"], run["optimum"]) << run["name"];
+  }
+}
+
+// A table small enough to work out by hand. Population: ten records; zip
+// 1301 and 1302 generalize to 130*, 1401 to 14**; the subset is marked in
+// the column `in` (not released). Classes at zip level 0:
+//   1301: 4 records, 2 in the subset (share 0.5)
+//   1302: 3 records, 0 in the subset (share 0)
+//   1401: 3 records, 1 in the subset (share 1/3)
+// and at level 1: 130* 7 records, 2 in (2/7), 14** 3 records, 1 in (1/3).
+class SubsetByHand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::ofstream(dir_ / "data.csv") << "id,zip,in\n"
+                                        "1,1301,y\n2,1301,y\n3,1301,n\n4,1301,n\n"
+                                        "5,1302,n\n6,1302,n\n7,1302,n\n"
+                                        "8,1401,y\n9,1401,n\n10,1401,n\n";
+    std::ofstream(dir_ / "zip.csv") << "1301;130*;*\n1302;130*;*\n1401;14**;*\n";
+  }
+  std::string job(const std::string& privacy, double limit = 0, const std::string& extra = "") const {
+    return "input: {path: '" + (dir_ / "data.csv") + "'}\nattributes:\n  id: {role: identifying}\n"
+           "  in: {role: identifying}\n  zip: {role: quasi-identifying, hierarchy: '" + (dir_ / "zip.csv") +
+           "'}\nprivacy:\n" + privacy + "suppression-limit: " + std::to_string(limit) +
+           "\nsearch: {algorithm: exhaustive}\nsubset: {column: in, value: y}\n" + extra;
+  }
+  deid::CheckResult check(const std::string& privacy, int level, double limit = 0) const {
+    auto p = deid::prepare(deid::parse_job(job(privacy, limit), "h.yaml", "."));
+    deid::Checker checker(p->problem);
+    return checker.check(deid::Transformation{static_cast<std::uint8_t>(level)});
+  }
+  TempDir dir_{"subset-hand"};
+};
+
+TEST_F(SubsetByHand, RecordsAreTheSubsets) {
+  auto p = deid::prepare(deid::parse_job(job("  - k-anonymity: {k: 1}\n"), "h.yaml", "."));
+  EXPECT_EQ(p->problem.rows, 3u);
+  EXPECT_EQ(p->problem.population_rows, 10u);
+  EXPECT_EQ(p->problem.max_suppressed, 0u);
+}
+
+TEST_F(SubsetByHand, DeltaPresence) {
+  // Level 0: 1302 has no subset record, share 0 < 0.1: it cannot be
+  // suppressed, so no limit helps.
+  EXPECT_FALSE(check("  - delta-presence: {min: 0.1, max: 0.6}\n", 0, 1.0).solution);
+  // Level 1: shares 2/7 and 1/3.
+  EXPECT_TRUE(check("  - delta-presence: {min: 0.1, max: 0.6}\n", 1).solution);
+  EXPECT_FALSE(check("  - delta-presence: {min: 0.3, max: 0.6}\n", 1).solution);
+  // With min 0 the empty class holds; 1301's 0.5 > 0.4 is suppressed
+  // (2 records) when the limit allows it.
+  EXPECT_FALSE(check("  - delta-presence: {min: 0, max: 0.4}\n", 0).solution);
+  const deid::CheckResult r = check("  - delta-presence: {min: 0, max: 0.4}\n", 0, 0.7);
+  EXPECT_TRUE(r.solution);
+  EXPECT_EQ(r.suppressed_records, 2u);
+  // ARX's rule: with k-anonymity, a class without subset records fails k
+  // first and δ-presence is not asked about it. k = 1: 1302 is ignored,
+  // and 1401's share 1/3 and 1301's 0.5 hold.
+  EXPECT_TRUE(check("  - k-anonymity: {k: 1}\n  - delta-presence: {min: 0.1, max: 0.6}\n", 0).solution);
+}
+
+TEST_F(SubsetByHand, KMapWithThePopulationTable) {
+  // Population classes at level 0: 4, 3, 3; the subset's 1301 and 1401.
+  EXPECT_TRUE(check("  - k-map: {k: 3}\n", 0).solution);
+  EXPECT_FALSE(check("  - k-map: {k: 4}\n", 0).solution);  // 1401 has 3
+  const deid::CheckResult r = check("  - k-map: {k: 4}\n", 0, 0.4);
+  EXPECT_TRUE(r.solution);
+  EXPECT_EQ(r.suppressed_records, 1u);
+  EXPECT_TRUE(check("  - k-map: {k: 7}\n", 1, 0.4).solution);  // 130*: 7; 14** suppressed
+}
+
+TEST_F(SubsetByHand, JournalistNoAttackReadsThePopulation) {
+  // gain/cost = 3/1 + 1 = 4: population classes of at least 4.
+  const std::string cb = "cost-benefit: {adversary-gain: 3, adversary-cost: 1}\n";
+  auto at = [&](int level, double limit) {
+    auto p = deid::prepare(
+        deid::parse_job(job("  - profitability: {attacker: journalist, attack: false}\n", limit, cb), "h.yaml", "."));
+    deid::Checker checker(p->problem);
+    return checker.check(deid::Transformation{static_cast<std::uint8_t>(level)});
+  };
+  EXPECT_FALSE(at(0, 0).solution);
+  EXPECT_TRUE(at(0, 0.4).solution);  // 1401 (population 3) suppressed: 1 record
+  EXPECT_TRUE(at(1, 0.4).solution);
+}
+
+TEST_F(SubsetByHand, ReleaseSuppressesTheRecordsOutside) {
+  const std::string out = dir_ / "out.csv";
+  auto p = deid::prepare(deid::parse_job(job("  - k-anonymity: {k: 1}\n") + "output: {path: '" + out + "'}\n",
+                                         "h.yaml", "."));
+  deid::Classes classes;
+  deid::Checker checker(p->problem);
+  checker.check(deid::Transformation{0}, &classes);
+  std::ofstream o(out);
+  deid::write_output(*p, deid::Transformation{0}, classes, o);
+  o.close();
+  EXPECT_EQ(slurp(out), "zip\n1301\n1301\n*\n*\n*\n*\n*\n1401\n*\n*\n");
+}
+
+TEST_F(SubsetByHand, SubsetFromAFileMatchesRecordsInOrder) {
+  // Two equal records: the file's one record takes the first.
+  std::ofstream(dir_ / "d2.csv") << "zip,x\n1301,a\n1301,a\n1401,b\n";
+  std::ofstream(dir_ / "s2.csv") << "x,zip\na,1301\n";
+  const std::string base = "input: {path: '" + (dir_ / "d2.csv") + "'}\nattributes:\n  zip: {role: quasi-identifying, "
+                           "hierarchy: '" + (dir_ / "zip.csv") + "'}\ndefault-role: insensitive\nprivacy:\n"
+                           "  - k-anonymity: {k: 1}\n";
+  auto p = deid::prepare(deid::parse_job(base + "subset: {file: '" + (dir_ / "s2.csv") + "'}\n", "h.yaml", "."));
+  EXPECT_EQ(p->problem.subset, (std::vector<std::uint8_t>{1, 0, 0}));
+  // A record the data lack, and one given more often than the data have it.
+  std::ofstream(dir_ / "s3.csv") << "zip,x\n1401,a\n";
+  std::ofstream(dir_ / "s4.csv") << "zip,x\n1401,b\n1401,b\n";
+  for (const char* f : {"s3.csv", "s4.csv"}) {
+    try {
+      deid::prepare(deid::parse_job(base + "subset: {file: '" + (dir_ / f) + "'}\n", "h.yaml", "."));
+      ADD_FAILURE() << f << " was accepted";
+    } catch (const deid::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(std::string(f) == "s3.csv" ? ":2" : ":3"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST_F(SubsetByHand, JobErrors) {
+  const auto error = [&](const std::string& text) -> std::string {
+    try {
+      deid::prepare(deid::parse_job(text, "h.yaml", "."));
+    } catch (const deid::JobError& e) {
+      return e.what();
+    } catch (const deid::InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string no_subset = "input: {path: '" + (dir_ / "data.csv") + "'}\nattributes:\n  zip: {role: "
+                                "quasi-identifying, hierarchy: '" + (dir_ / "zip.csv") + "'}\ndefault-role: insensitive\n";
+  EXPECT_NE(error(no_subset + "privacy:\n  - delta-presence: {min: 0, max: 0.5}\n").find("'subset' section"),
+            std::string::npos);
+  EXPECT_NE(error(no_subset + "privacy:\n  - k-map: {k: 5}\n").find("k-map without population-size"), std::string::npos);
+  EXPECT_NE(error(no_subset + "privacy:\n  - profitability: {attacker: journalist}\n").find("journalist"),
+            std::string::npos);
+  EXPECT_NE(error(job("  - delta-presence: {min: 0.5, max: 0.2}\n")).find("below min"), std::string::npos);
+  EXPECT_NE(error(job("  - k-map: {k: 5, significance: 0.1}\n")).find("population-size"), std::string::npos);
+  EXPECT_NE(error(job("  - k-anonymity: {k: 2}\n", 0, "quality: {model: entropy}\n")).find("cannot be combined yet"),
+            std::string::npos);
+  EXPECT_NE(error(no_subset + "privacy:\n  - k-anonymity: {k: 1}\nsubset: {column: in, value: nobody}\n")
+                .find("research subset is empty"),
+            std::string::npos);
+  EXPECT_NE(error(no_subset + "privacy:\n  - k-anonymity: {k: 1}\nsubset: {column: nope, value: y}\n")
+                .find("not a column"),
+            std::string::npos);
+  EXPECT_NE(error(no_subset + "privacy:\n  - k-anonymity: {k: 1}\nsubset: {file: a.csv, column: in, value: y}\n")
+                .find("not both"),
+            std::string::npos);
+}
+
+}  // namespace
