@@ -106,10 +106,27 @@ struct Mapped {
 
 // The job as verifier options (anonymization).
 Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies& hierarchies) {
-  if (job.subset)
-    throw JobError(Location{job.path, job.subset->line, 0, {}},
-                   "deid verify does not check a job with a research subset yet (docs/verify.md)");
   Mapped m;
+  if (job.subset) {
+    // The research subset, found again by the verifier's own reader and
+    // matching.
+    const Job::Subset& s = *job.subset;
+    std::vector<char>& in = m.options.subset;
+    if (s.file.empty()) {
+      const auto c = std::find(input.header.begin(), input.header.end(), s.column);
+      if (c == input.header.end())
+        throw JobError(Location{job.path, s.line, 0, {}}, fmt::format("subset.column '{}' is not a column of the input", s.column));
+      const std::size_t col = static_cast<std::size_t>(c - input.header.begin());
+      for (const auto& row : input.rows) in.push_back(row[col] == s.value ? 1 : 0);
+    } else {
+      const verify::Table subset =
+          read_table(s.file, s.delimiter ? *s.delimiter : file_delimiter(s.file, "subset"), true, "subset");
+      std::string why;
+      const auto matched = verify::match_subset(input, subset, &why);
+      if (!matched) throw InputError(Location{s.file, 0, 0, {}}, fmt::format("the subset does not fit the input: {}", why));
+      in = *matched;
+    }
+  }
   verify::Options& o = m.options;
   for (const auto& column : input.header) {
     const Role role = role_of(job, column);
@@ -174,8 +191,11 @@ Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies
           } else if constexpr (std::is_same_v<P, AverageRiskSpec>) {
             o.average_risk = verify::AverageRisk{p.threshold, p.highest_risk, p.records_at_risk};
           } else if constexpr (std::is_same_v<P, KMapSpec>) {
-            o.k_map = verify::KMap{p.k, p.population_size, p.significance,
-                                   p.estimator == KMapSpec::Estimator::zero_truncated_poisson};
+            if (p.population_size == 0)  // the population table
+              o.population_k = std::max(o.population_k, p.k);
+            else
+              o.k_map = verify::KMap{p.k, p.population_size, p.significance,
+                                     p.estimator == KMapSpec::Estimator::zero_truncated_poisson};
           } else if constexpr (std::is_same_v<P, SampleUniquenessSpec>) {
             o.sample_uniqueness = verify::SampleUniqueness{p.threshold};
           } else if constexpr (std::is_same_v<P, ProfitabilitySpec>) {
@@ -183,6 +203,8 @@ Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies
             // (ARX's ProfitabilityProsecutorNoAttack), derived here again.
             // With attack the publisher's payout per class is not re-checked
             // yet (docs/verify.md).
+            // The journalist's: the class's records in the population (the
+            // input) must reach k.
             if (!p.attack) {
               const double gain = p.cost_benefit.adversary_gain, cost = p.cost_benefit.adversary_cost;
               std::uint64_t k = 1;
@@ -192,10 +214,13 @@ Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies
                     : ratio == std::floor(ratio) ? static_cast<std::uint64_t>(ratio) + 1
                                                  : static_cast<std::uint64_t>(std::ceil(ratio));
               }
-              o.k = std::max(o.k, k);
+              if (p.journalist)
+                o.population_k = std::max(o.population_k, k);
+              else
+                o.k = std::max(o.k, k);
             }
           } else if constexpr (std::is_same_v<P, DeltaPresenceSpec>) {
-            // Refused with the research subset before this (docs/verify.md).
+            o.delta_presence = verify::DeltaPresence{p.min, p.max, false};
           } else {
             static_assert(std::is_same_v<P, PopulationUniquenessSpec>);
             verify::PopulationUniqueness pu;
@@ -212,6 +237,16 @@ Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies
         },
         spec);
   }
+  // ARX judges a class without subset records too small before it asks
+  // δ-presence when a model has a minimal class size (docs/privacy-models.md).
+  if (o.delta_presence)
+    for (const auto& spec : job.privacy)
+      o.delta_presence->judged_too_small_first =
+          o.delta_presence->judged_too_small_first || std::holds_alternative<KAnonymitySpec>(spec) ||
+          std::holds_alternative<LDiversitySpec>(spec) ||
+          (std::holds_alternative<KMapSpec>(spec) && std::get<KMapSpec>(spec).population_size > 0) ||
+          (std::holds_alternative<ProfitabilitySpec>(spec) && !std::get<ProfitabilitySpec>(spec).attack &&
+           !std::get<ProfitabilitySpec>(spec).journalist);
   return m;
 }
 

@@ -252,6 +252,19 @@ std::vector<CheckLine> summarize(const Options& options, const Report& report) {
     lines.push_back(line_of(name + ")", v, kind_is({Kind::average_risk}),
                             "average risk " + number(report.average_risk.value_or(0))));
   }
+  if (!options.subset.empty())
+    lines.push_back(line_of("research subset", v, kind_is({Kind::outside_subset_released}),
+                            std::to_string(report.subset_records.value_or(0)) + " of " +
+                                std::to_string(report.input_rows) + " records; the others suppressed"));
+  if (options.delta_presence)
+    lines.push_back(line_of("delta-presence (" + number(options.delta_presence->min, 10) + ", " +
+                                number(options.delta_presence->max, 10) + ")",
+                            v, kind_is({Kind::delta_presence}),
+                            "every class's share of its input records in the subset is within the bounds"));
+  if (options.population_k > 0)
+    lines.push_back(line_of("population classes (k=" + std::to_string(options.population_k) + ")", v,
+                            kind_is({Kind::population_class_too_small}),
+                            "every released class has at least k records in the input"));
   if (options.k_map)
     lines.push_back(line_of("k-map (k=" + std::to_string(options.k_map->k) + ", " +
                                 (options.k_map->zero_truncated ? "zero-truncated Poisson" : "Poisson") +
@@ -309,7 +322,7 @@ std::vector<CheckLine> check_result(const ResultClaims& claims, const Options& o
     lines.push_back(failed("result counts", "the result says no transformation satisfies the job, yet there is an output"));
   } else {
     std::vector<std::string> differences, compared;
-    compare(differences, "records", claims.records, report.input_rows, compared);
+    compare(differences, "records", claims.records, report.subset_records.value_or(report.input_rows), compared);
     compare(differences, "suppressed_records", claims.suppressed_records, report.suppressed_records, compared);
     compare(differences, "classes", claims.classes, report.classes, compared);
     compare(differences, "smallest_class_size", claims.smallest_class_size, report.smallest_class, compared);

@@ -183,6 +183,9 @@ const char* to_string(Violation::Kind kind) {
     case Violation::Kind::average_risk: return "average_risk";
     case Violation::Kind::sample_uniqueness: return "sample_uniqueness";
     case Violation::Kind::k_map: return "k_map";
+    case Violation::Kind::outside_subset_released: return "outside_subset_released";
+    case Violation::Kind::delta_presence: return "delta_presence";
+    case Violation::Kind::population_class_too_small: return "population_class_too_small";
   }
   return "?";
 }
@@ -255,6 +258,41 @@ std::string describe_tuple(const std::vector<std::string>& row, const std::vecto
 
 // ---------------------------------------------------------------------------
 // The check.
+
+std::optional<std::vector<char>> match_subset(const Table& input, const Table& subset, std::string* error) {
+  // The subset's columns in the input's order.
+  std::vector<std::size_t> from(input.header.size(), subset.header.size());
+  for (std::size_t s = 0; s < subset.header.size(); ++s) {
+    const auto it = std::find(input.header.begin(), input.header.end(), subset.header[s]);
+    if (it == input.header.end()) {
+      *error = "the subset's column " + quote(subset.header[s]) + " is not an input column";
+      return std::nullopt;
+    }
+    from[static_cast<std::size_t>(it - input.header.begin())] = s;
+  }
+  for (std::size_t c = 0; c < input.header.size(); ++c)
+    if (from[c] == subset.header.size()) {
+      *error = "the subset lacks the input column " + quote(input.header[c]);
+      return std::nullopt;
+    }
+  // Input rows by their values, each list in row order.
+  std::map<std::vector<std::string>, std::vector<std::size_t>> rows;
+  for (std::size_t r = input.rows.size(); r-- > 0;) rows[input.rows[r]].push_back(r);
+  std::vector<char> in(input.rows.size(), 0);
+  std::vector<std::string> key(input.header.size());
+  for (std::size_t r = 0; r < subset.rows.size(); ++r) {
+    for (std::size_t c = 0; c < key.size(); ++c) key[c] = subset.rows[r][from[c]];
+    const auto it = rows.find(key);
+    if (it == rows.end() || it->second.empty()) {
+      *error = "the subset's data row " + std::to_string(r + 1) +
+               (it == rows.end() ? " is no record of the input" : " is given more often than the input has it");
+      return std::nullopt;
+    }
+    in[it->second.back()] = 1;  // the earliest unmatched row (lists are in reverse)
+    it->second.pop_back();
+  }
+  return in;
+}
 
 Report check(const Options& options) {
   Report report;
@@ -523,12 +561,34 @@ Report check_tables(const Options& options, const Table& input, const Table& out
     }
   }
 
+  // The research subset: records outside it are starred and count nowhere
+  // else.
+  const bool with_subset = !options.subset.empty();
+  if (with_subset && options.subset.size() != input.rows.size())
+    add(Kind::bad_options, {}, 0, 0,
+        "the research subset has " + std::to_string(options.subset.size()) + " flags for " +
+            std::to_string(input.rows.size()) + " input rows");
+  const auto outside = [&](std::size_t r) { return with_subset && (r >= options.subset.size() || !options.subset[r]); };
+  std::uint64_t subset_records = 0;
+  if (with_subset) {
+    std::uint64_t released = 0;
+    std::size_t first = 0;
+    for (std::size_t r = 0; r < input.rows.size(); ++r) subset_records += !outside(r);
+    for (std::size_t r = 0; r < rows; ++r)
+      if (outside(r) && !starred[r] && released++ == 0) first = r;
+    if (released)
+      add(Kind::outside_subset_released, {}, first + 1, released,
+          std::to_string(released) + " record(s) outside the research subset are not suppressed; the first at data "
+                                     "row " + std::to_string(first + 1));
+    report.subset_records = subset_records;
+  }
+
   // Suppressed records: starred, unless the detected levels make every
   // quasi-identifier of the record '*' anyway (see verify.h).
   std::vector<char> suppressed(rows, 0);
   const bool all_levels = std::all_of(report.levels.begin(), report.levels.end(), [](const auto& l) { return l.has_value(); });
   for (std::size_t r = 0; r < rows; ++r) {
-    if (!starred[r]) continue;
+    if (!starred[r] || outside(r)) continue;
     bool generalized_to_star = aligned && all_levels;
     for (std::size_t q = 0; q < qis.size() && generalized_to_star; ++q)
       generalized_to_star = (*hier[q].at(input.rows[r][qi_in[q]]))[*report.levels[q]] == "*";
@@ -537,12 +597,13 @@ Report check_tables(const Options& options, const Table& input, const Table& out
   }
   // ARX: at most floor(limit * rows) records; the small epsilon keeps a
   // product like 0.29 * 100 = 28.999999999999996 from losing a record.
+  const std::uint64_t judged = with_subset ? subset_records : input.rows.size();
   report.max_suppressed =
-      static_cast<std::uint64_t>(std::floor(options.suppression_limit * static_cast<double>(input.rows.size()) + 1e-9));
+      static_cast<std::uint64_t>(std::floor(options.suppression_limit * static_cast<double>(judged) + 1e-9));
   if (report.suppressed_records > report.max_suppressed)
     add(Kind::too_many_suppressed, {}, 0, report.suppressed_records,
         std::to_string(report.suppressed_records) + " records are suppressed, the limit allows floor(" +
-            std::to_string(options.suppression_limit) + " * " + std::to_string(input.rows.size()) + ") = " +
+            std::to_string(options.suppression_limit) + " * " + std::to_string(judged) + ") = " +
             std::to_string(report.max_suppressed));
 
   // Microaggregated columns: '*' in suppressed records, elsewhere the
@@ -635,7 +696,7 @@ Report check_tables(const Options& options, const Table& input, const Table& out
   for (std::size_t r = 0; r < rows; ++r) {
     for (std::size_t i = 0; i < req_out.size(); ++i)
       if (req_out[i] >= 0) ++overall[i][output.rows[r][req_out[i]]];
-    if (suppressed[r]) continue;
+    if (suppressed[r] || outside(r)) continue;
     auto [it, inserted] = classes.try_emplace(class_key(output.rows[r], tuple_out));
     ClassInfo& info = it->second;
     if (inserted) {
@@ -706,6 +767,64 @@ Report check_tables(const Options& options, const Table& input, const Table& out
           std::to_string(small) + " class(es) have fewer than the " + std::to_string(derived) +
               " records k-map derives for k = " + std::to_string(options.k_map->k) + "; the first, " +
               describe_tuple(output.rows[first->first_row], qi_out, qis) + ", has " + std::to_string(first->size));
+  }
+
+  // Against the population (the input): each input record's class at the
+  // detected levels, from the hierarchies.
+  if (with_subset && (options.delta_presence || options.population_k > 0) && aligned && all_levels &&
+      options.subset.size() == input.rows.size()) {
+    struct Population {
+      std::uint64_t records = 0, subset = 0;
+      std::size_t first_row = 0;
+    };
+    std::map<std::string, Population> population;
+    std::vector<std::string> generalized(output.header.size());
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t q = 0; q < qis.size(); ++q)
+        if (qi_out[q] >= 0) generalized[qi_out[q]] = (*hier[q].at(input.rows[r][qi_in[q]]))[*report.levels[q]];
+      auto [it, inserted] = population.try_emplace(class_key(generalized, qi_out));
+      if (inserted) it->second.first_row = r;
+      ++it->second.records;
+      it->second.subset += !outside(r);
+    }
+    std::uint64_t shares = 0, small_population = 0;
+    std::size_t first_share = rows, first_small = rows;
+    std::string share_why, small_why;
+    for (const auto& [key, p] : population) {
+      const auto released = classes.find(key);
+      if (options.delta_presence) {
+        const DeltaPresence& d = *options.delta_presence;
+        // A released class: its records in the subset; a class without
+        // subset records: share 0, asked unless judged too small first.
+        const bool asked = released != classes.end() || (p.subset == 0 && !d.judged_too_small_first);
+        const double share = p.subset == 0 ? 0.0 : static_cast<double>(p.subset) / static_cast<double>(p.records);
+        if (asked && (share < d.min || share > d.max)) {
+          ++shares;
+          if (p.first_row < first_share) {
+            first_share = p.first_row;
+            share_why = std::to_string(p.subset) + " of its " + std::to_string(p.records) +
+                        " input records in the subset (share " + std::to_string(share) + ")";
+          }
+        }
+      }
+      if (options.population_k > 0 && released != classes.end() && p.records < options.population_k) {
+        ++small_population;
+        if (released->second.first_row < first_small) {
+          first_small = released->second.first_row;
+          small_why = std::to_string(p.records);
+        }
+      }
+    }
+    if (shares)
+      add(Kind::delta_presence, {}, first_share + 1, shares,
+          std::to_string(shares) + " class(es) of the input have a share of subset records outside [" +
+              std::to_string(options.delta_presence->min) + ", " + std::to_string(options.delta_presence->max) +
+              "]; the first (data row " + std::to_string(first_share + 1) + ") has " + share_why);
+    if (small_population)
+      add(Kind::population_class_too_small, {}, first_small + 1, small_population,
+          std::to_string(small_population) + " released class(es) have fewer than " +
+              std::to_string(options.population_k) + " records in the input (the population); the first, " +
+              describe_tuple(output.rows[first_small], qi_out, qis) + ", has " + small_why);
   }
 
   if (options.population_uniqueness || options.average_risk || options.sample_uniqueness) {

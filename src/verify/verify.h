@@ -105,6 +105,13 @@ struct Table {
 // record has a different number of fields than the first.
 std::optional<Table> parse_csv(std::string_view text, char delimiter, bool has_header, std::string* error);
 
+// The research subset given as a table of records (deid's `subset.file`):
+// each record of `subset` (columns by name, all of the input's) marks the
+// first row of `input` with the same values not marked before. nullopt and
+// `*error` for a column the input lacks or misses, or a record it does not
+// have (that often).
+std::optional<std::vector<char>> match_subset(const Table& input, const Table& subset, std::string* error);
+
 // Reads and parses the file at `path`; on failure `*error` names the file.
 std::optional<Table> read_csv_file(const std::string& path, char delimiter, bool has_header, std::string* error);
 
@@ -127,6 +134,18 @@ struct DistinctLDiversity {
 // Entropy and recursive l-diversity and t-closeness: verify_sensitive.h.
 using ClassRequirement = std::variant<DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity, TCloseness,
                                       DeltaDisclosure, BetaLikeness>;
+
+// δ-presence (Nergiz et al., SIGMOD 2007) of a research subset: every
+// released class has a share of its input records (the population) that
+// are in the subset within [min, max]. A class of the input without subset
+// records has share 0 and must hold too, unless `judged_too_small_first`
+// (the job has a model with a minimal class size, which judges such a
+// class first, as ARX does).
+struct DeltaPresence {
+  double min = 0;
+  double max = 1;
+  bool judged_too_small_first = false;
+};
 
 struct QuasiIdentifier {
   std::string name;
@@ -156,6 +175,17 @@ struct Options {
   std::optional<KMap> k_map;
   // Microaggregated quasi-identifiers (not in quasi_identifiers).
   std::vector<Microaggregated> microaggregated;
+
+  // The research subset (deid's job `subset`; ARX's DataSubset): empty, or
+  // one flag per input row (1: in the subset). Records outside it must be
+  // suppressed ('*' in every quasi-identifier) and count nowhere else; the
+  // classes, the suppressed records and their limit are the subset's.
+  std::vector<char> subset;
+  std::optional<DeltaPresence> delta_presence;
+  // Every released class has at least this many input records (k-map with
+  // the population table; the journalist's no-attack profitability); 0:
+  // no such requirement.
+  std::uint64_t population_k = 0;
 };
 
 struct Violation {
@@ -179,6 +209,9 @@ struct Violation {
     average_risk,
     sample_uniqueness,
     k_map,
+    outside_subset_released,
+    delta_presence,
+    population_class_too_small,
   };
   Kind kind;
   std::string column;      // the column concerned, when one is
@@ -220,6 +253,8 @@ struct Report {
   std::optional<double> sample_uniqueness;
   // With a k-map requirement: the derived k'.
   std::optional<std::uint64_t> k_map_derived_k;
+  // With a research subset: its records (what the result calls "records").
+  std::optional<std::uint64_t> subset_records;
 
   bool valid() const { return violations.empty(); }
   // Whether some violation is of `kind`.

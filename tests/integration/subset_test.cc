@@ -85,6 +85,11 @@ TEST_P(ArxSubset, OptimumLossAndReleaseAreArxs) {
   std::sort(ours.begin(), ours.end());
   std::sort(arxs.begin(), arxs.end());
   EXPECT_EQ(ours, arxs);
+  // The independent verifier finds the subset again and accepts the release.
+  EXPECT_EQ(run_deid("verify '" + job + "' --output '" + out + "' --result '" + res + "'", dir / "v.txt", dir / "v.err"),
+            0)
+      << slurp(dir / "v.txt") << slurp(dir / "v.err");
+  EXPECT_NE(slurp(dir / "v.txt").find("research subset"), std::string::npos) << slurp(dir / "v.txt");
 }
 
 INSTANTIATE_TEST_SUITE_P(Runs, ArxSubset, ::testing::Range<std::size_t>(0, 14),
@@ -225,6 +230,48 @@ TEST_F(SubsetByHand, SubsetFromAFileMatchesRecordsInOrder) {
       EXPECT_NE(std::string(e.what()).find(std::string(f) == "s3.csv" ? ":2" : ":3"), std::string::npos) << e.what();
     }
   }
+}
+
+// deid verify on the hand-worked table, zip held at level 0 (max-level 0):
+// δ-presence (0, 0.4) with a limit of 2 records suppresses 1301 (share
+// 0.5). The verifier accepts that release, and rejects it under stricter
+// bounds, for a class without subset records (1302, share 0) unless
+// k-anonymity judges that class first, and when a record outside the subset
+// is shown.
+TEST_F(SubsetByHand, VerifyChecksTheSubsetAndDeltaPresence) {
+  const auto job_file = [&](const std::string& name, const std::string& privacy) {
+    std::string text = job(privacy, 0.7, "output: {path: '" + (dir_ / "out.csv") + "', result: '" +
+                                             (dir_ / "result.json") + "', utility: false}\n");
+    const std::string hier = "hierarchy: '" + (dir_ / "zip.csv") + "'";
+    text.replace(text.find(hier), hier.size(), hier + ", max-level: 0");
+    std::ofstream(dir_ / name) << text;
+    return dir_ / name;
+  };
+  const std::string made = job_file("made.yaml", "  - delta-presence: {min: 0, max: 0.4}\n");
+  ASSERT_EQ(run_deid("-q anonymize '" + made + "'", dir_ / "a.out", dir_ / "a.err"), 0) << slurp(dir_ / "a.err");
+  EXPECT_EQ(slurp(dir_ / "out.csv"), "zip\n*\n*\n*\n*\n*\n*\n*\n1401\n*\n*\n");
+  const auto verify = [&](const std::string& job_path, const std::string& output) {
+    const int code = run_deid("verify '" + job_path + "' --output '" + output + "'", dir_ / "v.out", dir_ / "v.err");
+    return std::make_pair(code, slurp(dir_ / "v.out") + slurp(dir_ / "v.err"));
+  };
+  EXPECT_EQ(verify(made, dir_ / "out.csv").first, 0) << verify(made, dir_ / "out.csv").second;
+  // 1401's share 1/3 is above 0.3.
+  auto [code, text] = verify(job_file("strict.yaml", "  - delta-presence: {min: 0, max: 0.3}\n"), dir_ / "out.csv");
+  EXPECT_EQ(code, 1) << text;
+  EXPECT_NE(text.find("have a share of subset records outside [0.000000, 0.300000]"), std::string::npos) << text;
+  // 1302 has no subset record: share 0 < 0.1.
+  std::tie(code, text) = verify(job_file("min.yaml", "  - delta-presence: {min: 0.1, max: 0.6}\n"), dir_ / "out.csv");
+  EXPECT_EQ(code, 1) << text;
+  EXPECT_NE(text.find("(share 0.000000)"), std::string::npos) << text;
+  // ... unless k-anonymity judges it first (ARX's rule).
+  std::tie(code, text) = verify(
+      job_file("k.yaml", "  - k-anonymity: {k: 1}\n  - delta-presence: {min: 0.1, max: 0.6}\n"), dir_ / "out.csv");
+  EXPECT_EQ(code, 0) << text;
+  // A record outside the subset shown with its value.
+  std::ofstream(dir_ / "shown.csv") << "zip\n*\n*\n1301\n*\n*\n*\n*\n1401\n*\n*\n";
+  std::tie(code, text) = verify(made, dir_ / "shown.csv");
+  EXPECT_EQ(code, 1) << text;
+  EXPECT_NE(text.find("outside the research subset are not suppressed"), std::string::npos) << text;
 }
 
 TEST_F(SubsetByHand, JobErrors) {
