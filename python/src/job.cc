@@ -67,6 +67,8 @@ void bind_job(py::module_& m) {
                                return std::string(1, *j.job.output.delimiter);
                              })
       .def_property_readonly("output_path", [](const JobHandle& j) { return j.job.output.path; })
+      .def_property_readonly("input_postgres", [](const JobHandle& j) { return j.job.input.postgres.has_value(); })
+      .def_property_readonly("output_postgres", [](const JobHandle& j) { return j.job.output.postgres.has_value(); })
       .def_property_readonly("has_privacy", [](const JobHandle& j) { return !j.job.privacy.empty(); })
       .def_property_readonly("has_cell_suppression", [](const JobHandle& j) { return j.job.cell_suppression.has_value(); })
       .def_property_readonly("escape_formulas", [](const JobHandle& j) { return j.job.output.escape_formulas; })
