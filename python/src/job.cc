@@ -49,8 +49,12 @@ void bind_job(py::module_& m) {
   py::class_<JobHandle, std::shared_ptr<JobHandle>>(m, "Job", "A parsed job (deid::Job).")
       .def_property_readonly("path", [](const JobHandle& j) { return j.job.path; })
       .def("copy", [](const JobHandle& j) { return std::make_shared<JobHandle>(j); }, "A copy to adjust.")
+      // Setting a path makes the input that file, also in a job with a table.
       .def_property("input_path", [](const JobHandle& j) { return j.job.input.path; },
-                    [](JobHandle& j, const std::string& p) { j.job.input.path = p; })
+                    [](JobHandle& j, const std::string& p) {
+                      j.job.input.path = p;
+                      j.job.input.postgres.reset();
+                    })
       .def_property(
           "input_delimiter",
           [](const JobHandle& j) -> std::optional<std::string> {

@@ -183,3 +183,16 @@ def test_password_never_shown(cluster, adult_table, tmp_path):
     with pytest.raises(deid.InputError) as e:
         deid.verify(job)
     assert "cannot connect" in str(e.value) and secret not in str(e.value)
+
+
+def test_data_replaces_the_input_table(cluster, adult_table, adult_frame, tmp_path):
+    """A DataFrame or CSV given as data is the input, also for verify()."""
+    out = f"unwritten_py_{os.getpid()}"
+    job = table_job(cluster, adult_table, out)
+    r = deid.anonymize(adult_frame[[c.strip('"') for c in COLUMNS]], job)
+    assert "files" not in r.info
+    assert r.verify()["valid"]
+    assert psql(cluster, f"SELECT to_regclass('\"{out}\"') IS NULL").strip() == "t"  # nothing written
+    csv = tmp_path / "adult.csv"
+    adult_frame.to_csv(csv, index=False)
+    assert deid.anonymize(str(csv), job).verify()["valid"]
