@@ -47,13 +47,19 @@ Command add_verify_command(CLI::App& app, const bool& quiet);
 Command add_serve_command(CLI::App& app, const bool& quiet);
 
 // What `deid verify` checks and finds, for the command and the Python
-// package: the released table `output` (default: the job's output.path)
-// against `job` and its input (`input`, default: the job's input.path),
-// and the counts and SHA-256s of `result` when given. Throws the errors
-// the command reports with exit code 2.
+// package: the released table `output` (default: the job's output.path or
+// output table) against `job` and its input (`input`, default: the job's
+// input.path or input table), and the counts and SHA-256s of `result` when
+// given. Throws the errors the command reports with exit code 2 (a
+// DatabaseError for a server that cannot be reached or a table that cannot
+// be read).
 struct Verification {
   std::string output;                     // the table checked
   std::vector<verify::CheckLine> lines;   // one per check, as printed
+  // A database table was read (input or output): the output's rows were
+  // paired with the input's by their values (pairing.h), so a line's row
+  // is the input row's; an output table has no lines.
+  bool paired = false;
 };
 Verification verify_release(Job job, const std::string& input, const std::string& output, const std::string& result);
 // The table of checks as `deid verify --json` writes it.

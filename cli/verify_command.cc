@@ -8,7 +8,11 @@
 // turns a definition into the table the verifier then checks against (the
 // one part of the check that reuses the engine's code; docs/verify.md says
 // so). Everything else (reading the tables, the levels, the classes, every
-// privacy model, the digests) is the verifier's own.
+// privacy model, the digests) is the verifier's own. A PostgreSQL table is
+// fetched by the library's database layer (read_postgres_text: the same
+// COPY the engine reads with) and parsed by the verifier's own reader; its
+// rows, which have no order, are paired with the input's by their values
+// (pairing.h).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -27,10 +31,13 @@
 #include "checks.h"
 #include "commands.h"
 #include "deid/csv.h"
+#include "deid/database.h"
 #include "deid/dataset.h"
 #include "deid/error.h"
 #include "deid/job.h"
 #include "deid/pipeline.h"
+#include "pairing.h"
+#include "sha256.h"
 #include "verify.h"
 
 namespace deid::cli {
@@ -54,15 +61,37 @@ char file_delimiter(const std::string& path, const char* what) {
   return *d;
 }
 
+// A table verify reads: a CSV file, or a PostgreSQL table (or query)
+// fetched with the database layer's COPY and parsed by the verifier's own
+// reader.
+struct Source {
+  verify::Table table;
+  std::string name;  // the path, or describe() of the table (no password)
+  std::string text;  // a database table's CSV text
+  bool database = false;
+};
+
+Source read_database(const PostgresTable& t, const char* what) {
+  Source s;
+  s.database = true;
+  s.name = describe(t);
+  s.text = read_postgres_text(t, fmt::format("read the {}", what));
+  std::string why;
+  auto table = verify::parse_csv(s.text, ',', true, &why);
+  if (!table) throw InputError(Location{s.name, 0, 0, {}}, fmt::format("the {} is not CSV: {}", what, why));
+  s.table = std::move(*table);
+  s.table.lines.clear();  // lines of the text received mean nothing in a table
+  return s;
+}
+
 // The hierarchies of a job, as tables of strings. A file is read by the
 // verifier's reader; a table a front end holds in memory (the Python
 // package's hierarchies=) is taken as it is; an inline definition is built
-// by the library's builder from the input (read once, when the first inline
-// definition needs it).
+// by the library's builder from the input (encoded once, when the first
+// inline definition needs it).
 class Hierarchies {
  public:
-  Hierarchies(const Job& job, const std::string& input, char delimiter)
-      : job_(job), input_(input), delimiter_(delimiter) {}
+  Hierarchies(const Job& job, const Source& input, char delimiter) : job_(job), input_(input), delimiter_(delimiter) {}
 
   verify::Table of(const AttributeSpec& a) {
     if (a.hierarchy_data) {  // a table a front end holds in memory (deid.verify in Python)
@@ -71,7 +100,9 @@ class Hierarchies {
       return t;
     }
     if (!a.hierarchy_builder) return read_table(a.hierarchy, file_delimiter(a.hierarchy, "hierarchy"), false, "hierarchy");
-    if (!data_) data_.emplace(read_dataset(input_, CsvOptions{delimiter_, true}));
+    if (!data_)
+      data_.emplace(input_.database ? read_dataset_text(input_.text, input_.name, CsvOptions{',', true})
+                                    : read_dataset(input_.name, CsvOptions{delimiter_, true}));
     verify::Table t;
     t.rows = hierarchy_table(job_, a, *data_).rows;
     return t;
@@ -86,7 +117,7 @@ class Hierarchies {
 
  private:
   const Job& job_;
-  std::string input_;
+  const Source& input_;
   char delimiter_;
   std::optional<Dataset> data_;
 };
@@ -381,13 +412,17 @@ verify::ResultClaims read_claims(const std::string& path, bool cell_suppression)
     if (!r["files"].is_array()) throw InputError(Location{path, 0, 0, {}}, "the result's \"files\" is not an array");
     c.files.emplace();
     for (const auto& f : r["files"]) {
+      // A table the database wrote itself (pushdown) has "sha256": null.
+      const bool pushed = f.is_object() && f.contains("pushdown") && f["pushdown"].is_string();
       if (!f.is_object() || !f.contains("role") || !f["role"].is_string() || !f.contains("sha256") ||
-          !f["sha256"].is_string())
+          !(f["sha256"].is_string() || (pushed && f["sha256"].is_null())))
         throw InputError(Location{path, 0, 0, {}},
                          "an entry of the result's \"files\" lacks \"role\" or \"sha256\": " + f.dump());
       verify::FileClaim claim;
       claim.role = f["role"].get<std::string>();
-      claim.sha256 = f["sha256"].get<std::string>();
+      if (f["sha256"].is_string()) claim.sha256 = f["sha256"].get<std::string>();
+      if (pushed) claim.pushdown = f["pushdown"].get<std::string>();
+      if (f.contains("rows") && f["rows"].is_number_unsigned()) claim.rows = f["rows"].get<std::uint64_t>();
       if (f.contains("path") && f["path"].is_string()) claim.path = f["path"].get<std::string>();
       if (f.contains("bytes") && f["bytes"].is_number_unsigned()) claim.bytes = f["bytes"].get<std::uint64_t>();
       c.files->push_back(std::move(claim));
@@ -425,12 +460,14 @@ nlohmann::json to_json(const Verification& v) {
 
 namespace {
 
-// "FILE:LINE (row R, column 'C')" of a failed line, as much as is known.
-std::string where(const verify::CheckLine& l, const std::string& output) {
+// "FILE:LINE (data row R, column 'C')" of a failed line, as much as is
+// known. Rows paired by their values are named by their input row: "TABLE
+// (the row paired with input row R, column 'C')" (a table has no lines).
+std::string where(const verify::CheckLine& l, const std::string& output, bool paired) {
   std::string s = output;
   if (l.line) s += fmt::format(":{}", l.line);
   std::string in;
-  if (l.row) in = fmt::format("data row {}", l.row);
+  if (l.row) in = paired ? fmt::format("the row paired with input row {}", l.row) : fmt::format("data row {}", l.row);
   if (!l.column.empty()) in += fmt::format("{}column '{}'", in.empty() ? "" : ", ", l.column);
   return in.empty() ? s : s + " (" + in + ")";
 }
@@ -445,41 +482,69 @@ bool same_file(const std::string& a, const std::string& b) {
 
 Verification verify_release(Job job, const std::string& input_path, const std::string& output_path,
                             const std::string& result_path) {
-  if (!input_path.empty()) job.input.path = input_path;
-  // The verifier reads files only (docs/databases.md): a table is verified
-  // from its CSV export.
-  if (job.input.postgres && input_path.empty())
-    throw JobError(Location{job.path, job.input.postgres->line, 0, {}},
-                   "deid verify reads CSV files: the job's input is a PostgreSQL table; export it and give --input FILE");
-  if (job.output.postgres && output_path.empty())
-    throw JobError(Location{job.path, job.output.postgres->line, 0, {}},
-                   "deid verify reads CSV files: the job's output is a PostgreSQL table; export it and give --output "
-                   "FILE");
+  if (!input_path.empty()) {
+    job.input.path = input_path;
+    job.input.postgres.reset();
+  }
+  if (!output_path.empty()) job.output.postgres.reset();
   const std::string output = output_path.empty() ? job.output.path : output_path;
-  if (output.empty())
-    throw JobError(Location{job.path, 0, 0, {}}, "nothing to verify: the job has no output.path; give --output FILE");
+  if (output.empty() && !job.output.postgres)
+    throw JobError(Location{job.path, 0, 0, {}},
+                   "nothing to verify: the job has no output.path or output table; give --output FILE");
+  // A table appended to holds other rows than this release's.
+  if (job.output.postgres && job.output.postgres->mode == PostgresTable::Mode::append)
+    throw JobError(Location{job.path, job.output.postgres->line, 0, {}},
+                   "deid verify cannot check an output table of mode append: it holds the rows of other runs too; "
+                   "export this run's rows and give --output FILE");
 
-  const char input_delimiter = job.input.delimiter ? *job.input.delimiter : file_delimiter(job.input.path, "input");
-  const char output_delimiter = job.output.delimiter.value_or(input_delimiter);
-  const verify::Table input = read_table(job.input.path, input_delimiter, true, "input");
+  // The input: its file, or its table read through the database layer.
+  Source input;
+  char input_delimiter = ',';
+  if (job.input.postgres) {
+    input = read_database(*job.input.postgres, "input table");
+  } else {
+    input_delimiter = job.input.delimiter ? *job.input.delimiter : file_delimiter(job.input.path, "input");
+    input.name = job.input.path;
+    input.table = read_table(job.input.path, input_delimiter, true, "input");
+  }
   for (const auto& a : job.attributes)
-    if (std::find(input.header.begin(), input.header.end(), a.name) == input.header.end())
+    if (std::find(input.table.header.begin(), input.table.header.end(), a.name) == input.table.header.end())
       throw JobError(Location{job.path, a.line, 0, {}},
-                     fmt::format("attribute '{}' is not a column of {}", a.name, job.input.path));
-  Hierarchies hierarchies(job, job.input.path, input_delimiter);
-  const verify::VerifiedFiles files{job.input.path, output};
+                     fmt::format("attribute '{}' is not a column of {}", a.name, input.name));
+  Hierarchies hierarchies(job, input, input_delimiter);
 
   std::vector<verify::CheckLine> lines;
-  std::string why;
-  const auto released = verify::read_csv_file(output, output_delimiter, true, &why);
+  std::optional<verify::Table> released;
+  verify::VerifiedFiles files{input.name, output, {}, false, 0};
+  if (input.database) files.input_table = verify::FileDigest{verify::sha256_hex(input.text), input.text.size()};
+  if (job.output.postgres) {
+    Source out = read_database(*job.output.postgres, "released table");
+    files.output = out.name;
+    files.output_table = true;
+    files.output_rows = out.table.rows.size();
+    released = std::move(out.table);
+  } else {
+    const char output_delimiter = job.output.delimiter.value_or(input_delimiter);
+    std::string why;
+    released = verify::read_csv_file(output, output_delimiter, true, &why);
+    if (!released) {
+      std::ifstream probe(output, std::ios::binary);
+      if (!probe) throw IoError(Location{output, 0, 0, {}}, "cannot open the output to verify");
+      // A released table that is not CSV fails verification (exit 1).
+      lines.push_back({"output csv", verify::CheckLine::Status::failed, why, {}, 0, 0});
+    }
+  }
+  // Rows of a table have no order (docs/databases.md, "Row order"): with a
+  // table on either side the output's rows are paired with the input's by
+  // their values (pairing.h); files are compared in their order.
+  const bool unordered = input.database || files.output_table;
   if (!released) {
-    std::ifstream probe(output, std::ios::binary);
-    if (!probe) throw IoError(Location{output, 0, 0, {}}, "cannot open the output to verify");
-    // A released table that is not CSV fails verification (exit 1).
-    lines.push_back({"output csv", verify::CheckLine::Status::failed, why, {}, 0, 0});
   } else if (job.cell_suppression) {
-    const MappedCells m = map_cell_suppression(job, input, hierarchies);
-    const verify::CellReport report = verify::check_cell_tables(input, *released, m.hierarchies, m.options);
+    // deid suppress streams its release into a new table in input order,
+    // and a new table is read back in the order it was written: compared as
+    // it reads (docs/verify.md).
+    const MappedCells m = map_cell_suppression(job, input.table, hierarchies);
+    const verify::CellReport report = verify::check_cell_tables(input.table, *released, m.hierarchies, m.options);
     for (const auto& v : report.violations)
       if (v.kind == verify::CellViolation::Kind::unreadable || v.kind == verify::CellViolation::Kind::bad_options)
         throw JobError(Location{job.path, 0, 0, {}}, fmt::format("the job does not fit the data: {}", v.message));
@@ -489,9 +554,12 @@ Verification verify_release(Job job, const std::string& input_path, const std::s
       lines.insert(lines.end(), more.begin(), more.end());
     }
   } else {
-    const Mapped m = map_anonymization(job, input, hierarchies);
+    const Mapped m = map_anonymization(job, input.table, hierarchies);
+    if (unordered)
+      if (const auto pairing = verify::pair_rows(m.options, input.table, *released, m.hierarchies))
+        released = verify::in_input_order(*released, *pairing);
     const verify::Report report =
-        verify::check_tables(m.options, input, *released, m.hierarchies, m.aggregated_hierarchies);
+        verify::check_tables(m.options, input.table, *released, m.hierarchies, m.aggregated_hierarchies);
     for (const auto& v : report.violations)
       if (v.kind == verify::Violation::Kind::unreadable || v.kind == verify::Violation::Kind::bad_options ||
           v.kind == verify::Violation::Kind::bad_hierarchy)
@@ -502,7 +570,17 @@ Verification verify_release(Job job, const std::string& input_path, const std::s
       lines.insert(lines.end(), more.begin(), more.end());
     }
   }
-  return {output, std::move(lines)};
+  if (files.output_table)
+    for (auto& l : lines) l.line = 0;  // a table has no lines
+  if (unordered && released && released->rows.size() != input.table.rows.size())
+    for (auto& l : lines) {
+      // Rows without an order part nowhere in particular.
+      if (l.name != "rows" || l.status != verify::CheckLine::Status::failed) continue;
+      l.detail = fmt::format("the output has {} rows, the input {} (one output row per input row is required)",
+                             released->rows.size(), input.table.rows.size());
+      l.row = l.line = 0;
+    }
+  return {files.output, std::move(lines), unordered && !job.cell_suppression};
 }
 
 Command add_verify_command(CLI::App& app, const bool& quiet) {
@@ -544,7 +622,8 @@ Command add_verify_command(CLI::App& app, const bool& quiet) {
     if (verify::all_hold(lines)) return kExitHold;
     const auto first = std::find_if(lines.begin(), lines.end(),
                                     [](const auto& l) { return l.status == verify::CheckLine::Status::failed; });
-    fmt::print(stderr, "deid: verify: {} failed at {}: {}\n", first->name, where(*first, output), first->detail);
+    fmt::print(stderr, "deid: verify: {} failed at {}: {}\n", first->name, where(*first, output, v.paired),
+               first->detail);
     return kExitFailed;
   };
   return cmd;

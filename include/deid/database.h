@@ -72,6 +72,13 @@ void check_databases(const Job& job);
 // result without rows or with duplicate or empty column names.
 Dataset read_postgres(const PostgresTable& source);
 
+// The CSV text of a table (or query) exactly as read_postgres() receives
+// it, for a reader of its own: `deid verify` parses the input and the
+// released table with the verifier's reader (docs/verify.md). `role` is
+// what the read is for, in messages ("read the released table"). The whole
+// text is returned in memory. Throws DatabaseError.
+std::string read_postgres_text(const PostgresTable& source, const std::string& role);
+
 // Pushdown (docs/databases.md, "Pushdown"): the input grouped where it
 // lives and the release written there, so that rows never pass through
 // deid. One connection to the input's server holds one REPEATABLE READ

@@ -131,8 +131,11 @@ nlohmann::json release_utility(const PreparedJob& prepared, const Anonymization&
 // solution was found and job.output.path or job.output.postgres is set) and
 // the result (when job.output.result is set). A database table is written
 // in one transaction, committed after the report and the result are
-// complete and before they replace their files.
-Anonymization anonymize(const Job& job, const RunOptions& options = {});
+// complete and before they replace their files. With `prepared` the
+// prepared job is handed over there (the Python package keeps it to make
+// the released DataFrame and the report from).
+Anonymization anonymize(const Job& job, const RunOptions& options = {},
+                        std::unique_ptr<PreparedJob>* prepared = nullptr);
 
 // The files `job` reads (job file, input data, hierarchy files, a
 // registry's population table) and writes (output table, result, report,

@@ -52,11 +52,14 @@ def anonymize(data: Any, job: Any, *, hierarchies: Optional[Mapping[str, Any]] =
     the least information loss, and releases the data under it.
 
     data: a pandas DataFrame, the path of a CSV file, or None for the job's
-        input.path.
+        input (its input.path, or its PostgreSQL table).
     job: a dict in the job-file schema (docs/job-file.md; 'input' may be left
         out when data is given), YAML text, or the path of a job file. Its
-        output section is not written: use Result.to_csv, save_report,
-        save_result.
+        output files are not written: use Result.to_csv, save_report,
+        save_result. With data None, a job whose input or output is a
+        PostgreSQL table runs as ``deid anonymize`` runs it: the input table
+        is read (grouped by the database when the output is a table there:
+        pushdown, docs/databases.md) and the output table is written.
     hierarchies: per attribute, a hierarchy that replaces the job's: a
         DataFrame in ARX's layout (one row per value, one column per level),
         a dict value -> [level 1, level 2, ...], the path of a hierarchy
@@ -76,10 +79,13 @@ def anonymize(data: Any, job: Any, *, hierarchies: Optional[Mapping[str, Any]] =
     found == False and no data.
     """
     n = _threads(threads)
-    parsed, table, frame = job_and_table(job, data, hierarchies)
+    parsed, table, frame = job_and_table(job, data, hierarchies, database_jobs=True)
     hooks = Hooks(progress)
     try:
-        run = _core.anonymize(parsed, table, n, hooks.callback(), True)
+        if table is None:  # a job with PostgreSQL tables, run as the command runs it
+            run = _core.anonymize_job(parsed, n, hooks.callback(), True)
+        else:
+            run = _core.anonymize(parsed, table, n, hooks.callback(), True)
     finally:
         hooks.close()
     return Result(run, frame)

@@ -124,11 +124,19 @@ def _looks_like_path(s: str) -> bool:
     return "\n" not in s and not (":" in s and not os.path.exists(s)) and not s.lstrip().startswith("{")
 
 
-def job_and_table(job: Any, data: Any, hierarchies: Optional[Mapping[str, Any]]) -> Tuple["_core.Job", "_core.Table", Optional[pd.DataFrame]]:
+def job_and_table(job: Any, data: Any, hierarchies: Optional[Mapping[str, Any]],
+                  database_jobs: bool = False) -> Tuple["_core.Job", Optional["_core.Table"], Optional[pd.DataFrame]]:
     """The parsed job and the table it runs on: `data` (a DataFrame or a
-    CSV path, which replaces input.path) or else the job's input."""
+    CSV path, which replaces input.path) or else the job's input (its CSV
+    file, or its PostgreSQL table streamed). With `database_jobs`, a job
+    without data whose input or output is a table gets no table (None): the
+    caller runs it as the command does."""
     from ._frame import table_of
     parsed = load_job(job, data is not None, hierarchies)
+    if data is None and database_jobs and (parsed.input_postgres or parsed.output_postgres):
+        return parsed, None, None
+    if data is None and parsed.input_postgres:
+        return parsed, _core.read_input(parsed), None
     if data is None:
         table, frame = table_of(parsed.input_path, parsed.input_delimiter)
     else:

@@ -84,11 +84,19 @@ class Released:
                 input_path = os.path.join(d, "input.csv")
                 frame.to_csv(input_path, index=False, sep=delimiter)
                 job.input_delimiter = delimiter
-            output = os.path.join(d, "output.csv")
-            self.to_csv(output)
+            info = self.info
+            # A run that wrote its output table (a job with tables, data None)
+            # is verified on the tables, with the result's "files" (the input
+            # table's digest, the rows the database wrote); otherwise nothing
+            # was written, so the result lists no files to digest.
+            if job.output_postgres and "files" in info:
+                output = ""
+            else:
+                output = os.path.join(d, "output.csv")
+                self.to_csv(output)
+                info = {k: v for k, v in info.items() if k != "files"}
             result = os.path.join(d, "result.json")
-            # Nothing was written, so the result lists no files to digest.
-            write_json(result, "result", json.dumps({k: v for k, v in self.info.items() if k != "files"}))
+            write_json(result, "result", json.dumps(info))
             return json.loads(_core.verify(job, input_path, output, result))
 
 
@@ -201,6 +209,7 @@ class Result(Released, Reported):
         """
         if not self.found:
             return None
+        self._require_rows()
         if self._data is None:
             self._data = self._build_data()
         return self._data
@@ -228,11 +237,18 @@ class Result(Released, Reported):
         if not self.found:
             raise ValueError("no transformation satisfies the job: nothing was released")
 
+    def _require_rows(self) -> None:
+        if self._run.grouped:
+            raise ValueError("the database grouped the input and wrote the released table itself (pushdown, "
+                             "docs/databases.md): no row passed through deid; read the output table, or set "
+                             "input.postgres.pushdown: false")
+
     # --- files ---------------------------------------------------------------
     def to_csv(self, path: "str | os.PathLike[str]") -> None:
         """Writes the released table as ``deid anonymize`` writes output.path
         (same bytes; atomically: the file is replaced whole or not at all)."""
         self._require_found()
+        self._require_rows()
         self._run.write_csv(os.fspath(path))
 
     def save_report(self, path: "str | os.PathLike[str]") -> None:

@@ -15,9 +15,12 @@ def verify(job: Any, *, output: "Optional[str | os.PathLike[str]]" = None,
     """Checks a released table against its job with the independent verifier
     (docs/verify.md), as ``deid verify JOB --output FILE --result FILE``.
 
-    The verifier reads files only (it shares no code with the engine, not
-    even the reader): `output` is the released CSV (default: the job's
-    output.path), `input` the input CSV (default: the job's input.path),
+    The verifier reads files or PostgreSQL tables (it shares no code with
+    the engine, not even the reader; a table is fetched with COPY and parsed
+    by the verifier's reader, its rows paired with the input's by their
+    values: docs/verify.md, "Tables"): `output` is the released CSV
+    (default: the job's output.path or output table), `input` the input CSV
+    (default: the job's input.path or input table),
     `result` the JSON result whose counts and SHA-256s are checked too
     (optional). Write them with Result.to_csv and Result.save_result, or
     verify a run in memory with Result.verify() (SuppressionResult.verify()),

@@ -86,6 +86,29 @@ std::shared_ptr<Run> anonymize(const std::shared_ptr<JobHandle>& job, const std:
   return run;
 }
 
+// A job with a PostgreSQL table as input or output, run as `deid anonymize`
+// runs it (docs/databases.md), by the same library call: the input table
+// read (pushdown: grouped by the database), the output table written in
+// its transaction; the files of the output section are not written. With
+// no output table the rows are streamed (pushdown off) so that the
+// released DataFrame can be made; with one, pushdown is decided as the
+// command decides it for the job as written.
+std::shared_ptr<Run> anonymize_job(const std::shared_ptr<JobHandle>& job, int threads, const py::object& progress,
+                                   bool check_signals) {
+  if (job->job.privacy.empty())
+    throw JobError(Location{job->job.path, 0, 0, {}},
+                   "the job has no privacy model, only a 'cell-suppression' section: run 'deid suppress'");
+  Job j = job->job;
+  if (j.input.postgres) j.input.postgres->pushdown = j.output.postgres.has_value() && uses_pushdown(j);
+  j.output.path.clear();
+  j.output.result.clear();
+  j.output.report.clear();
+  auto run = std::make_shared<Run>();
+  RunOptions options = progress_hooks(progress, check_signals);
+  run_released(threads, [&] { run->a = deid::anonymize(j, options, &run->prepared); });
+  return run;
+}
+
 const CheckResult& best(const Run& r) {
   if (!r.a.found) throw std::logic_error("no transformation satisfies the job: nothing was released");
   return *r.a.search.best;
@@ -157,6 +180,9 @@ void bind_anonymize(py::module_& m) {
                                return out;
                              })
       .def_property_readonly("rows", [](const Run& r) { return r.prepared->data.rows; })
+      .def_property_readonly(
+          "grouped", [](const Run& r) { return !r.prepared->data.weights.empty(); },
+          "Whether the database grouped the input (pushdown): the run holds no rows.")
       .def_property_readonly("qi_columns", [](const Run& r) { return r.prepared->problem.qi_columns; })
       .def("released_column", &released_column, py::arg("q"))
       .def("column",
@@ -220,6 +246,9 @@ void bind_anonymize(py::module_& m) {
   m.def("anonymize", &anonymize, py::arg("job"), py::arg("table"), py::arg("threads") = 0,
         py::arg("progress") = py::none(), py::arg("check_signals") = true,
         "Prepares and searches `job` on `table` (which the run consumes).");
+  m.def("anonymize_job", &anonymize_job, py::arg("job"), py::arg("threads") = 0, py::arg("progress") = py::none(),
+        py::arg("check_signals") = true,
+        "Runs a job with a PostgreSQL input or output table as `deid anonymize` does; writes its output table.");
 }
 
 }  // namespace deid::python

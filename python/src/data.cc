@@ -14,6 +14,7 @@
 
 #include "binding.h"
 #include "deid/error.h"
+#include "deid/pipeline.h"
 
 namespace py = pybind11;
 
@@ -215,6 +216,19 @@ void bind_data(py::module_& m) {
         return t;
       },
       py::arg("path"), py::arg("delimiter") = std::nullopt, "Reads and encodes a CSV file as `deid anonymize` does.");
+  m.def(
+      "read_input",
+      [](const std::shared_ptr<JobHandle>& job) {
+        auto t = std::make_shared<Table>();
+        {
+          py::gil_scoped_release release;
+          t->data = read_input(job->job);
+        }
+        return t;
+      },
+      py::arg("job"),
+      "Reads and encodes the job's input (its CSV file, or its PostgreSQL table streamed with COPY) as `deid risk` "
+      "does.");
 }
 
 }  // namespace deid::python

@@ -49,8 +49,12 @@ void bind_job(py::module_& m) {
   py::class_<JobHandle, std::shared_ptr<JobHandle>>(m, "Job", "A parsed job (deid::Job).")
       .def_property_readonly("path", [](const JobHandle& j) { return j.job.path; })
       .def("copy", [](const JobHandle& j) { return std::make_shared<JobHandle>(j); }, "A copy to adjust.")
+      // Setting a path makes the input that file, also in a job with a table.
       .def_property("input_path", [](const JobHandle& j) { return j.job.input.path; },
-                    [](JobHandle& j, const std::string& p) { j.job.input.path = p; })
+                    [](JobHandle& j, const std::string& p) {
+                      j.job.input.path = p;
+                      j.job.input.postgres.reset();
+                    })
       .def_property(
           "input_delimiter",
           [](const JobHandle& j) -> std::optional<std::string> {
@@ -67,6 +71,8 @@ void bind_job(py::module_& m) {
                                return std::string(1, *j.job.output.delimiter);
                              })
       .def_property_readonly("output_path", [](const JobHandle& j) { return j.job.output.path; })
+      .def_property_readonly("input_postgres", [](const JobHandle& j) { return j.job.input.postgres.has_value(); })
+      .def_property_readonly("output_postgres", [](const JobHandle& j) { return j.job.output.postgres.has_value(); })
       .def_property_readonly("has_privacy", [](const JobHandle& j) { return !j.job.privacy.empty(); })
       .def_property_readonly("has_cell_suppression", [](const JobHandle& j) { return j.job.cell_suppression.has_value(); })
       .def_property_readonly("escape_formulas", [](const JobHandle& j) { return j.job.output.escape_formulas; })

@@ -263,6 +263,22 @@ Dataset read_postgres(const PostgresTable& source) {
   return copy_out(c, kDialect.read_input(source), input_role(source), describe(source));
 }
 
+std::string read_postgres_text(const PostgresTable& source, const std::string& role) {
+  Connection c(source.connection);
+  c.exec(kDialect.read_input(source), role, {}, PGRES_COPY_OUT);
+  std::string text;
+  for (;;) {
+    char* row = nullptr;
+    const int len = PQgetCopyData(c.get(), &row, 0);
+    if (len == -1) break;
+    if (len < 0) c.fail(role);
+    text.append(row, static_cast<std::size_t>(len));
+    PQfreemem(row);
+  }
+  c.finish_copy(role);
+  return text;
+}
+
 // --- PostgresPushdown --------------------------------------------------------
 
 struct PostgresPushdown::State {

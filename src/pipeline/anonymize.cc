@@ -237,7 +237,7 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
   return a;
 }
 
-Anonymization anonymize(const Job& job, const RunOptions& options) {
+Anonymization anonymize(const Job& job, const RunOptions& options, std::unique_ptr<PreparedJob>* prepared_out) {
   const auto t0 = std::chrono::steady_clock::now();
   // Before any work: no output may be an input or another output, and every
   // output's directory must take it (docs/reliability.md).
@@ -314,6 +314,7 @@ Anonymization anonymize(const Job& job, const RunOptions& options) {
   if (pushed) pushdown->commit();
   for (std::optional<OutputFile>* f : {&table, &report, &result})
     if (f->has_value()) (*f)->publish();
+  if (prepared_out) *prepared_out = std::move(prepared);
   return a;
 }
 

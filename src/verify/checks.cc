@@ -148,16 +148,50 @@ void file_lines(const ResultClaims& claims, const VerifiedFiles& files, std::vec
                                            std::to_string(digest->bytes) + " bytes) as in the result",
                      {}, 0, 0});
   };
+  // A database table read by the verifier: the digest of the text received.
+  auto check_table = [&](const std::string& name, const FileClaim& claim, const std::string& table,
+                         const FileDigest& digest) {
+    if (digest.sha256 != claim.sha256)
+      lines.push_back(failed(name, table + " reads as SHA-256 " + digest.sha256 + ", the result says " + claim.sha256 +
+                                       ": its rows (or their order) changed since the run"));
+    else if (claim.bytes && *claim.bytes != digest.bytes)
+      lines.push_back(failed(name, table + " reads as " + std::to_string(digest.bytes) + " bytes, the result says " +
+                                       std::to_string(*claim.bytes)));
+    else
+      lines.push_back({name, Status::ok, table + " " + digest.sha256.substr(0, 16) + "... (" +
+                                             std::to_string(digest.bytes) + " bytes) as in the result",
+                       {}, 0, 0});
+  };
   for (const char* role : {"input", "output"}) {
     const std::string name = std::string("sha256 ") + role;
-    const std::string& path = std::string(role) == "input" ? files.input : files.output;
+    const bool input = std::string(role) == "input";
+    const std::string& path = input ? files.input : files.output;
     const auto it = std::find_if(claims.files->begin(), claims.files->end(),
                                  [&](const FileClaim& f) { return f.role == role; });
     if (it == claims.files->end()) {
       lines.push_back(failed(name, std::string("the result lists no file of role \"") + role + "\""));
-      continue;
+    } else if (it->pushdown == "histogram") {
+      lines.push_back(skipped(name, "the run grouped the input in its database (pushdown): the result's digest is of "
+                                    "the grouped text, not of the rows"));
+    } else if (!input && files.output_table) {
+      if (it->pushdown == "database" && it->rows && *it->rows != files.output_rows)
+        lines.push_back(failed(name, path + " has " + std::to_string(files.output_rows) + " rows, the result says " +
+                                         std::to_string(*it->rows) + " were written"));
+      else if (it->pushdown == "database" && it->rows)
+        lines.push_back({name, Status::ok, path + ": " + std::to_string(files.output_rows) +
+                                               " rows, as the result says the database wrote",
+                         {}, 0, 0});
+      else
+        lines.push_back(skipped(name, "a table is read back as the server renders it, not as the bytes the run "
+                                      "sent; its rows are checked above"));
+    } else if (it->pushdown == "database") {
+      lines.push_back(failed(name, "the result says the database wrote the output (pushdown), but " + path +
+                                       " is a file"));
+    } else if (input && files.input_table) {
+      check_table(name, *it, path, *files.input_table);
+    } else {
+      check_file(name, *it, path);
     }
-    check_file(name, *it, path);
   }
   for (const auto& f : *claims.files) {
     if (f.role == "input" || f.role == "output") continue;

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "cell_suppression_check.h"
+#include "sha256.h"
 #include "verify.h"
 
 namespace verify {
@@ -60,8 +61,13 @@ std::vector<CheckLine> summarize(const CellOptions& options, const CellReport& r
 struct FileClaim {
   std::string role;  // input, output, report, sample
   std::string path;  // as the job resolved it
-  std::string sha256;
+  std::string sha256;  // empty: none (a table the database wrote itself)
   std::optional<std::uint64_t> bytes;
+  // A table the database grouped ("histogram", role input) or wrote itself
+  // ("database", role output) in a pushdown run (docs/databases.md); empty
+  // otherwise. With "database", `rows` is the rows the result says were written.
+  std::string pushdown;
+  std::optional<std::uint64_t> rows;
 };
 
 // What a JSON result says, as far as the verifier can check it. A field
@@ -83,6 +89,14 @@ struct ResultClaims {
 struct VerifiedFiles {
   std::string input;
   std::string output;
+  // A database table read instead of a file (docs/verify.md, "Tables"):
+  // the digest of the CSV text received, compared instead of reading the
+  // file at the path. A released table's text is not the text the run sent
+  // (the server renders it anew), so for the output only its row count is
+  // compared, with the rows a pushdown run says it wrote.
+  std::optional<FileDigest> input_table;
+  bool output_table = false;
+  std::uint64_t output_rows = 0;
 };
 
 // "result counts": the claimed counts and levels against the report (a
@@ -90,7 +104,10 @@ struct VerifiedFiles {
 // Then "sha256 input", "sha256 output" (the files given, against the entry
 // of that role; failed when the entry is missing), and one "sha256 ROLE"
 // line per other entry (report, sample): compared when the file at the
-// entry's path exists, skipped otherwise. Without a "files" key one line
+// entry's path exists, skipped otherwise. An input the run grouped in its
+// database (pushdown "histogram") has no digest of its rows: skipped. A
+// released table read from a database: its rows against a pushdown
+// entry's "rows", else skipped. Without a "files" key one line
 // "sha256" skipped. A file that cannot be read is a failed line.
 std::vector<CheckLine> check_result(const ResultClaims& claims, const Options& options, const Report& report,
                                     const VerifiedFiles& files);

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "deid/cell_suppression.h"
@@ -843,15 +844,195 @@ TEST(Postgres, CommandLineExitCodes) {
   EXPECT_EQ(db.value("SELECT count(*) FROM " + q(out)), "30162");
   EXPECT_TRUE(fs::exists(dir / "result.json"));
   fs::remove(dir / "result.json");
-  // deid verify reads files only, and says so.
-  EXPECT_EQ(run(&err, "verify"), 2) << err;
-  EXPECT_NE(err.find("deid verify reads CSV files"), std::string::npos) << err;
+  // deid verify reads both tables (VerifyTables below has more).
+  EXPECT_EQ(run(&err, "verify"), 0) << err;
+  EXPECT_EQ(err.find("cli-Secret-42"), std::string::npos) << err;
 
   write_job("host=" + cluster_dir() + "/nowhere user=deid password=cli-Secret-42");
   EXPECT_EQ(run(&err), 2) << err;
   EXPECT_NE(err.find("cannot connect"), std::string::npos) << err;
   EXPECT_EQ(err.find("cli-Secret-42"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(dir / "result.json"));
+  EXPECT_EQ(run(&err, "verify"), 2) << err;
+  EXPECT_NE(err.find("cannot connect"), std::string::npos) << err;
+  EXPECT_EQ(err.find("cli-Secret-42"), std::string::npos) << err;
+  fs::remove_all(dir);
+}
+
+// --- deid verify on tables ---------------------------------------------------
+
+// A run of the command line in `dir`: the exit code, standard output and
+// standard error.
+struct Cli {
+  int code = -1;
+  std::string out, err;
+};
+Cli run_cli(const fs::path& dir, const std::string& args) {
+  const std::string cmd = std::string(DEID_CLI_PATH) + " " + args + " > " + (dir / "out.txt").string() + " 2> " +
+                          (dir / "err.txt").string();
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, deid::testing::slurp((dir / "out.txt").string()),
+          deid::testing::slurp((dir / "err.txt").string())};
+}
+
+// The checks of a `deid verify --json` file, without the digests (whose
+// names differ between a file and a table): "check|status|detail" each.
+std::vector<std::string> verdict(const fs::path& json) {
+  const nlohmann::json v = nlohmann::json::parse(deid::testing::slurp(json.string()));
+  std::vector<std::string> out;
+  for (const auto& c : v["checks"]) {
+    const std::string name = c["check"];
+    if (name.rfind("sha256", 0) == 0) continue;
+    out.push_back(name + "|" + c["status"].get<std::string>() + "|" + c["detail"].get<std::string>());
+  }
+  return out;
+}
+
+// A job on the adult table with a row number (`line`, identifying), an
+// inline hierarchy, a sensitive and insensitive (copied) columns; `input`
+// and `output` are its YAML sections' bodies.
+void write_verify_job(const fs::path& path, const std::string& input, const std::string& output) {
+  const std::string h = deid::testing::example_path("adult/hierarchies");
+  std::ofstream f(path);
+  f << "input:\n" << input << "attributes:\n"
+    << "  line: {role: identifying}\n"
+    << "  age: {role: quasi-identifying, min-level: 1,\n"
+    << "        hierarchy: {type: intervals, min: 0, max: 120, widths: [10, 20, 40]}}\n"
+    << "  sex: {role: quasi-identifying, hierarchy: " << h << "/sex.csv}\n"
+    << "  education: {role: quasi-identifying, hierarchy: " << h << "/education.csv}\n"
+    << "  race: {role: sensitive}\n"
+    << "default-role: insensitive\nprivacy:\n  - k-anonymity: {k: 5}\n  - l-diversity: {attribute: race, l: 2}\n"
+    << "suppression-limit: 0.05\noutput:\n" << output << "  result: result.json\n";
+}
+
+// Table to table (pushdown and streamed), table to CSV and CSV to table:
+// deid verify reads the tables and finds what it finds on the CSV run of
+// the same job, check by check; the digest of a streamed table input is
+// compared.
+TEST(Postgres, VerifyTables) {
+  REQUIRE_CLUSTER();
+  Db db;
+  const std::string in = unique("adult");
+  load_adult(db, in);
+  const fs::path dir = temp("verify");
+  fs::create_directories(dir);
+  {
+    std::ofstream csv(dir / "adult.csv");
+    csv << db.copy_out("COPY (SELECT * FROM " + q(in) + " ORDER BY line) TO STDOUT (FORMAT csv, HEADER true)");
+  }
+  const std::string query = "  postgres:\n    connection: \"" + conninfo() + "\"\n    query: 'SELECT * FROM " + q(in) +
+                            " ORDER BY line'\n";
+  write_verify_job(dir / "csv.yaml", "  path: adult.csv\n", "  path: released.csv\n");
+  ASSERT_EQ(run_cli(dir, "anonymize -q " + (dir / "csv.yaml").string()).code, 0);
+  const Cli on_csv = run_cli(dir, "verify " + (dir / "csv.yaml").string() + " --result " +
+                                      (dir / "result.json").string() + " --json " + (dir / "csv.json").string());
+  ASSERT_EQ(on_csv.code, 0) << on_csv.out << on_csv.err;
+  const std::vector<std::string> expected = verdict(dir / "csv.json");
+
+  struct Case {
+    std::string name, input, output, digest;  // digest: the sha256 input line's status
+  };
+  const std::string table_out = "  postgres: {connection: \"" + conninfo() + "\", table: " + unique("released") +
+                                ", mode: replace}\n";
+  const std::vector<Case> cases = {
+      {"table to table, pushdown", query, table_out, "skipped"},
+      {"table to table, streamed", query + "    pushdown: false\n", table_out, "ok"},
+      {"table to csv", query, "  path: released.csv\n", "ok"},
+      {"csv to table", "  path: adult.csv\n", table_out, "ok"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    write_verify_job(dir / "job.yaml", c.input, c.output);
+    const Cli a = run_cli(dir, "anonymize -q " + (dir / "job.yaml").string());
+    ASSERT_EQ(a.code, 0) << a.err;
+    const Cli v = run_cli(dir, "verify " + (dir / "job.yaml").string() + " --result " +
+                                   (dir / "result.json").string() + " --json " + (dir / "v.json").string());
+    EXPECT_EQ(v.code, 0) << v.out << v.err;
+    EXPECT_EQ(verdict(dir / "v.json"), expected) << v.out;
+    const nlohmann::json j = nlohmann::json::parse(deid::testing::slurp((dir / "v.json").string()));
+    for (const auto& line : j["checks"])
+      if (line["check"] == "sha256 input") {
+        EXPECT_EQ(line["status"], c.digest) << line.dump();
+      }
+  }
+  fs::remove_all(dir);
+}
+
+// A released table changed after the run fails, with the check and the
+// cell named: one cell un-generalized by an UPDATE, one row deleted.
+TEST(Postgres, VerifyFindsATamperedTable) {
+  REQUIRE_CLUSTER();
+  Db db;
+  const std::string in = unique("adult"), out = unique("released");
+  load_adult(db, in);
+  const fs::path dir = temp("tamper");
+  fs::create_directories(dir);
+  write_verify_job(dir / "job.yaml",
+                   "  postgres: {connection: \"" + conninfo() + "\", table: " + in + "}\n",
+                   "  postgres: {connection: \"" + conninfo() + "\", table: " + out + "}\n");
+  ASSERT_EQ(run_cli(dir, "anonymize -q " + (dir / "job.yaml").string()).code, 0);
+  const std::string verify = "verify -q " + (dir / "job.yaml").string() + " --result " + (dir / "result.json").string();
+  ASSERT_EQ(run_cli(dir, verify).code, 0);
+  db.exec("CREATE TABLE " + q(out + "_copy") + " AS TABLE " + q(out));
+
+  // One age back to an original value: the record is no longer generalized.
+  ASSERT_EQ(db.value("SELECT count(*) FROM " + q(out) + " WHERE age = '39'"), "0");  // age is generalized
+  db.exec("UPDATE " + q(out) + " SET age = '39' WHERE ctid = (SELECT ctid FROM " + q(out) +
+          " WHERE age <> '*' LIMIT 1)");
+  Cli v = run_cli(dir, verify);
+  EXPECT_EQ(v.code, 1) << v.out << v.err;
+  EXPECT_NE(v.err.find("deid: verify: generalization failed at postgresql table"), std::string::npos) << v.err;
+  EXPECT_NE(v.err.find("column 'age'"), std::string::npos) << v.err;
+  EXPECT_NE(v.err.find("output '39'"), std::string::npos) << v.err;
+
+  // One row deleted.
+  db.exec("DROP TABLE " + q(out));
+  db.exec("ALTER TABLE " + q(out + "_copy") + " RENAME TO " + q(out));
+  ASSERT_EQ(run_cli(dir, verify).code, 0);
+  db.exec("DELETE FROM " + q(out) + " WHERE ctid = (SELECT ctid FROM " + q(out) + " LIMIT 1 OFFSET 100)");
+  v = run_cli(dir, verify);
+  EXPECT_EQ(v.code, 1) << v.out << v.err;
+  EXPECT_NE(v.err.find("deid: verify: rows failed"), std::string::npos) << v.err;
+  EXPECT_NE(v.out.find("the output has 30161 rows, the input 30162"), std::string::npos) << v.out;
+  fs::remove_all(dir);
+}
+
+// deid verify names tables without their password, also when the server
+// cannot be reached (exit 2) or a table is missing (exit 2).
+TEST(Postgres, VerifyNeverShowsThePassword) {
+  REQUIRE_CLUSTER();
+  const std::string secret = "Verify-Pw-51f2";
+  Db db;
+  const std::string in = unique("adult"), out = unique("released");
+  load_adult(db, in);
+  const fs::path dir = temp("verifypw");
+  fs::create_directories(dir);
+  auto job = [&](const std::string& connection, const std::string& output) {
+    write_verify_job(dir / "job.yaml", "  postgres: {connection: \"" + connection + "\", table: " + in + "}\n",
+                     "  postgres: {connection: \"" + connection + "\", table: " + output + "}\n");
+  };
+  job(conninfo() + " password=" + secret, out);
+  ASSERT_EQ(run_cli(dir, "anonymize -q " + (dir / "job.yaml").string()).code, 0);
+  const std::string verify = "verify " + (dir / "job.yaml").string() + " --result " + (dir / "result.json").string() +
+                             " --json " + (dir / "v.json").string();
+  Cli v = run_cli(dir, verify);
+  EXPECT_EQ(v.code, 0) << v.out << v.err;
+  const std::string json = deid::testing::slurp((dir / "v.json").string());
+  EXPECT_NE(json.find("dbname=postgres"), std::string::npos) << json;
+  for (const std::string* text : {&std::as_const(v.out), &std::as_const(v.err), &json}) EXPECT_EQ(text->find(secret), std::string::npos) << *text;
+
+  job(conninfo() + " password=" + secret, unique("missing"));
+  v = run_cli(dir, verify);
+  EXPECT_EQ(v.code, 2) << v.out << v.err;
+  EXPECT_NE(v.err.find("cannot read the released table"), std::string::npos) << v.err;
+  EXPECT_EQ(v.err.find(secret), std::string::npos) << v.err;
+
+  job("host=" + cluster_dir() + "/nowhere user=deid password=" + secret, out);
+  v = run_cli(dir, verify);
+  EXPECT_EQ(v.code, 2) << v.out << v.err;
+  EXPECT_NE(v.err.find("cannot connect"), std::string::npos) << v.err;
+  EXPECT_EQ(v.err.find(secret), std::string::npos) << v.err;
+  EXPECT_EQ(v.out.find(secret), std::string::npos) << v.out;
   fs::remove_all(dir);
 }
 
