@@ -44,6 +44,9 @@ constexpr std::pair<const char*, const char*> kHierarchies[] = {
     {"sex.csv", "F;*\nM;*\n"},
     {"zip.csv", "81675;8167*;816**;*\n81667;8166*;816**;*\n81925;8192*;819**;*\n81931;8193*;819**;*\n"},
     {"diagnosis.csv", "flu;respiratory;*\nasthma;respiratory;*\ndiabetes;metabolic;*\n"},
+    // A research subset (job `subset: {file: subset.csv}`): two records of kData.
+    {"subset.csv", "name,age,sex,zip,diagnosis,income,admitted\nAnn,34,F,81675,flu,low,2019-03-02\n"
+                   "Eve,61,F,81675,asthma,middle,2019-03-02\n"},
 };
 
 // Lattices up to this size are searched (a few milliseconds each).
