@@ -588,6 +588,13 @@ std::string Store::add_job(const std::string& json_text) {
         }
       }
     }
+    // A research subset's file, like a hierarchy's, must be a file of the
+    // data directory (a path elsewhere would let a client read the server's
+    // files through the error messages).
+    if (spec.contains("subset") && spec["subset"].is_object() && spec["subset"].contains("file") &&
+        spec["subset"]["file"].is_string())
+      spec["subset"]["file"] = data_file(options_.data_dir, "'subset.file'", spec["subset"]["file"].get<std::string>(),
+                                         "give 'column' and 'value' instead");
     if (command == Command::suppress && spec["cell-suppression"].contains("registry")) {
       json& registry = spec["cell-suppression"]["registry"];
       if (registry.is_object() && registry.contains("population") && registry["population"].is_string())

@@ -145,6 +145,7 @@ async function openDataset(id) {
   renderSummary();
   renderRoles();
   renderSensitiveSelects();
+  renderColumnSelects();
   renderUtilitySelects();
   enableSteps('attributes', 'privacy');
   $('#dataset-name').textContent = `${state.dataset.name}: ${number(state.dataset.rows)} records`;
@@ -255,6 +256,16 @@ function renderSensitiveSelects() {
     const old = select.value;
     select.replaceChildren(...sensitive.map((n) => el('option', { value: n, text: n })));
     if (sensitive.includes(old)) select.value = old;
+  }
+}
+
+// Every column as the options of the research subset's column select.
+function renderColumnSelects() {
+  const columns = Object.keys(state.attributes);
+  for (const select of $$('.column-select')) {
+    const old = select.value;
+    select.replaceChildren(...columns.map((n) => el('option', { value: n, text: n })));
+    if (columns.includes(old)) select.value = old;
   }
 }
 
@@ -487,10 +498,15 @@ function privacyModels() {
     privacy.push({ 'average-risk': ar });
   }
   if ($('#m-su').checked) privacy.push({ 'sample-uniqueness': { threshold: Number($('#m-su-threshold').value) } });
-  if ($('#m-pr').checked) privacy.push({ profitability: { attack: $('#m-pr-attack').checked } });
-  if ($('#m-km').checked)
+  if ($('#m-pr').checked)
+    privacy.push({ profitability: { attack: $('#m-pr-attack').checked, attacker: $('#m-pr-attacker').value } });
+  if ($('#m-km').checked && $('#m-km-table').checked)
+    privacy.push({ 'k-map': { k: Number($('#m-km-k').value) } });
+  else if ($('#m-km').checked)
     privacy.push({ 'k-map': { k: Number($('#m-km-k').value), 'population-size': Number($('#m-km-size').value),
       significance: Number($('#m-km-significance').value), estimator: $('#m-km-estimator').value } });
+  if ($('#m-dp').checked)
+    privacy.push({ 'delta-presence': { min: Number($('#m-dp-min').value), max: Number($('#m-dp-max').value) } });
   if ($('#m-dd').checked)
     privacy.push({ 'delta-disclosure': { attribute: $('#m-dd-attr').value, delta: Number($('#m-dd-delta').value) } });
   if ($('#m-bl').checked)
@@ -548,6 +564,7 @@ function buildJob(transformation) {
       'adversary-cost': Number($('#m-cb-cost').value),
     };
   }
+  if ($('#m-subset').checked) job.subset = { column: $('#m-subset-column').value, value: $('#m-subset-value').value };
   if (job.quality.model === 'classification') {
     job.quality['response-variables'] = $('#o-responses').value.split(',').map((v) => v.trim()).filter((v) => v);
   }

@@ -1114,6 +1114,11 @@ TEST_F(Serve, JobKindAndItsSectionsMustAgree) {
   job["cell-suppression"] = {{"k", 2}, {"registry", {{"attributes", {"sex"}}, {"population", "../outside.csv"}}}};
   EXPECT_NE(refused(job, 403).find("'cell-suppression.registry.population': '../outside.csv'"), std::string::npos);
 
+  // A research subset's file is confined to the data directory too.
+  job = small_job(id);
+  job["subset"] = {{"file", "/etc/passwd"}};
+  EXPECT_NE(refused(job, 403).find("'subset.file': '/etc/passwd'"), std::string::npos);
+
   job = small_job(id);
   job["command"] = "risk";
   job["risk"] = {{"threshold", 2}};
