@@ -33,6 +33,7 @@
 #include "deid/csv.h"
 #include "deid/database.h"
 #include "deid/dataset.h"
+#include "deid/differential_privacy.h"
 #include "deid/error.h"
 #include "deid/job.h"
 #include "deid/pipeline.h"
@@ -229,6 +230,14 @@ Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies
                                      p.estimator == KMapSpec::Estimator::zero_truncated_poisson};
           } else if constexpr (std::is_same_v<P, SampleUniquenessSpec>) {
             o.sample_uniqueness = verify::SampleUniqueness{p.threshold};
+          } else if constexpr (std::is_same_v<P, DifferentialPrivacySpec>) {
+            // Every released record was sampled, and every released class
+            // holds at least k sampled records: the released table is
+            // k-anonymous for ARX's k (the sample itself is secret, so that
+            // is all a table can show; docs/privacy-models.md). Suppression
+            // is unlimited.
+            o.k = std::max(o.k, dp_parameters(p).k);
+            o.suppression_limit = 1;
           } else if constexpr (std::is_same_v<P, ProfitabilitySpec>) {
             // Without attack: k-anonymity with k derived from gain / cost
             // (ARX's ProfitabilityProsecutorNoAttack), derived here again.
