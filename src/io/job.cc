@@ -908,7 +908,7 @@ PostgresTable parse_postgres(const Ctx& ctx, const YAML::Node& n, bool input) {
 // without a score function, an optimal search) and what deid does not
 // support with it (other privacy models, a suppression limit: the model
 // suppresses every class with fewer than k sampled records).
-void check_differential_privacy(const Ctx& ctx, const YAML::Node& root, const Job& job) {
+void check_differential_privacy(const Ctx& ctx, const YAML::Node& root, Job& job) {
   const DifferentialPrivacySpec* dp = nullptr;
   std::size_t index = 0;
   for (std::size_t i = 0; i < job.privacy.size(); ++i)
@@ -927,10 +927,11 @@ void check_differential_privacy(const Ctx& ctx, const YAML::Node& root, const Jo
   if (job.privacy.size() > 1)
     ctx.fail(entry, "differential-privacy cannot be combined with other privacy models in deid (it guarantees "
                     "more than they do; list it alone)");
-  if (root["suppression-limit"])
-    ctx.fail(root["suppression-limit"], "differential-privacy sets the suppression limit itself (ARX: 100 %): it "
+  if (root["suppression-limit"] && job.suppression_limit != 1)
+    ctx.fail(root["suppression-limit"], "differential-privacy sets the suppression limit to 1 (ARX: 100 %): it "
                                         "suppresses every class with fewer than k sampled records and every record "
                                         "outside the sample; remove suppression-limit");
+  job.suppression_limit = 1;
   for (const AttributeSpec& a : job.attributes)
     if (a.microaggregation)
       throw JobError(Location{job.path, a.line, 0, {}},

@@ -11,6 +11,7 @@
 
 #include "deid/error.h"
 #include "privacy/models.h"
+#include "quality/arx_conventions.h"
 
 namespace deid {
 namespace {
@@ -252,7 +253,8 @@ DifferentialPrivacyModel::DifferentialPrivacyModel(const DifferentialPrivacySpec
     : spec_(spec), parameters_(parameters) {}
 
 std::string DifferentialPrivacyModel::describe() const {
-  return fmt::format("({},{})-differential privacy", spec_.epsilon, spec_.delta);
+  // ARX's toString: "(2.0,1.0E-6)-DP".
+  return fmt::format("({},{})-DP", quality::java_double(spec_.epsilon), quality::java_double(spec_.delta));
 }
 
 nlohmann::json DifferentialPrivacyModel::to_json() const {
