@@ -406,6 +406,14 @@ verify::ResultClaims read_claims(const std::string& path, bool cell_suppression)
   } else {
     if (r.contains("solution_found") && r["solution_found"].is_boolean()) c.solution_found = r["solution_found"].get<bool>();
     c.suppressed_records = count(r, "suppressed_records");
+    // Differential privacy's sample (a research subset): the result counts
+    // the sample's records; the output has every input record, those
+    // outside the sample suppressed.
+    if (r.contains("subset") && r["subset"].is_object()) {
+      c.records = count(r["subset"], "population_records");
+      const auto outside = count(r["subset"], "suppressed_outside");
+      if (c.suppressed_records && outside) *c.suppressed_records += *outside;
+    }
     c.classes = count(r, "classes");
     c.smallest_class_size = count(r, "smallest_class_size");
     if (r.contains("transformation") && r["transformation"].is_object()) {
