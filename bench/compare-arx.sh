@@ -462,6 +462,13 @@ def levels(t):
     return None if t is None else {k: t[k] for k in sorted(t)}
 
 dl, al = d.get("information_loss"), a.get("information_loss")
+# Differential privacy: ARX reports the SafePub search's score as the information loss (deid: search.score),
+# and counts the records outside the sample as suppressed (deid: subset.suppressed_outside).
+if "dp" in a:
+    if "score" in (d.get("search") or {}):
+        dl = d["search"]["score"]
+    if d.get("suppressed_records") is not None and d.get("subset"):
+        d["suppressed_records"] += d["subset"].get("suppressed_outside", 0)
 same_solution_found = bool(d.get("solution_found")) == bool(a.get("solution_found"))
 if dl is None or al is None:
     loss_equal = dl is None and al is None
