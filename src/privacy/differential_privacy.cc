@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <mutex>
+#include <utility>
 
 #include <fmt/format.h>
 #include <openssl/rand.h>
@@ -225,8 +227,20 @@ double dp_epsilon_per_step(double search_budget, std::uint64_t steps) {
 }
 
 DpParameters dp_parameters(const DifferentialPrivacySpec& spec) {
-  return dp_parameters(dp_anonymization_epsilon(spec.epsilon, spec.data_dependent() ? spec.search_budget : 0),
-                       spec.delta);
+  // A job needs them twice (the sample before the histogram, the model
+  // after it), and they take seconds for large epsilon and small delta:
+  // computed once per (epsilon, delta) and process.
+  static std::mutex mutex;
+  static std::map<std::pair<double, double>, DpParameters> cache;
+  const double epsilon = dp_anonymization_epsilon(spec.epsilon, spec.data_dependent() ? spec.search_budget : 0);
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = cache.find({epsilon, spec.delta}); it != cache.end()) return it->second;
+  }
+  const DpParameters p = dp_parameters(epsilon, spec.delta);
+  const std::lock_guard<std::mutex> lock(mutex);
+  cache.emplace(std::make_pair(epsilon, spec.delta), p);
+  return p;
 }
 
 DpRandom::DpRandom(std::optional<std::int64_t> seed) {

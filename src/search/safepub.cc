@@ -119,21 +119,26 @@ class SafePubSearch final : public SearchAlgorithm {
       throw std::logic_error("safepub: the problem has no sample (research subset)");
     // ARX numbers a transformation by its levels above the bottom, the
     // first attribute least significant (jhpl's Lattice, SolutionSpaceLong).
+    // Above 2^63 - 1 transformations ARX numbers them otherwise
+    // (SolutionSpaceIntArray), with another HashMap order: deid then keeps
+    // the low 64 bits as the id and reports the order as inexact.
     const std::size_t dims = lattice.dimensions();
-    std::vector<std::int64_t> multiplier(dims);
-    std::int64_t m = 1;
+    const bool long_ids = lattice.size() <= static_cast<LatticeIndex>(std::numeric_limits<std::int64_t>::max());
+    std::vector<LatticeIndex> multiplier(dims);
+    LatticeIndex m = 1;
     for (std::size_t q = 0; q < dims; ++q) {
       multiplier[q] = m;
-      m *= lattice.max_level(q) - lattice.min_level(q) + 1;
+      m *= static_cast<LatticeIndex>(lattice.max_level(q) - lattice.min_level(q) + 1);
     }
     const auto id_of = [&](const Transformation& t) {
-      std::int64_t id = 0;
-      for (std::size_t q = 0; q < dims; ++q) id += (t[q] - lattice.min_level(q)) * multiplier[q];
-      return id;
+      LatticeIndex id = 0;
+      for (std::size_t q = 0; q < dims; ++q) id += static_cast<LatticeIndex>(t[q] - lattice.min_level(q)) * multiplier[q];
+      return static_cast<std::int64_t>(static_cast<std::uint64_t>(id));
     };
     // ARX stops once its checks reach steps * attributes (its check limit
     // for a limit given in expansions).
-    const std::uint64_t check_limit = spec.steps * dims;
+    // (ARX computes it in an int: Math.multiplyExact, Integer.MAX_VALUE on overflow.)
+    const std::uint64_t check_limit = std::min<std::uint64_t>(spec.steps * dims, 2147483647u);
 
     Checker grouper(pr);
     struct Checked {
@@ -193,7 +198,7 @@ class SafePubSearch final : public SearchAlgorithm {
     out.statistics["steps"] = steps_done;
     out.statistics["epsilon_per_step"] = epsilon_step;
     out.statistics["score"] = optimum->score.to_double();
-    out.statistics["candidate_order_exact"] = candidates.exact();
+    out.statistics["candidate_order_exact"] = candidates.exact() && long_ids;
     return out;
   }
 
