@@ -406,10 +406,16 @@ verify::ResultClaims read_claims(const std::string& path, bool cell_suppression)
   } else {
     if (r.contains("solution_found") && r["solution_found"].is_boolean()) c.solution_found = r["solution_found"].get<bool>();
     c.suppressed_records = count(r, "suppressed_records");
-    // Differential privacy's sample (a research subset): the result counts
-    // the sample's records; the output has every input record, those
-    // outside the sample suppressed.
-    if (r.contains("subset") && r["subset"].is_object()) {
+    // Differential privacy's sample (a research subset the verifier cannot
+    // know): the result counts the sample's records; the output has every
+    // input record, those outside the sample suppressed. (A job's own
+    // `subset` is found again by the verifier, and its counts compared as
+    // they are.)
+    bool sampled = false;
+    if (r.contains("privacy_models") && r["privacy_models"].is_array())
+      for (const auto& m : r["privacy_models"])
+        sampled = sampled || (m.is_object() && m.value("model", "") == "differential-privacy");
+    if (sampled && r.contains("subset") && r["subset"].is_object()) {
       c.records = count(r["subset"], "population_records");
       const auto outside = count(r["subset"], "suppressed_outside");
       if (c.suppressed_records && outside) *c.suppressed_records += *outside;
