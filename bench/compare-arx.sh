@@ -301,6 +301,18 @@ for entry in privacy:
         with_model.add(p.get("attribute"))
         model_args += ["--blikeness", p.get("attribute"), p.get("variant", "enhanced"),
                        text(num(p.get("beta"), "beta"))]
+    elif model == "differential-privacy":
+        # ArxRun runs EDDifferentialPrivacy in ARX's deterministic mode, which is deid's `seed: arx`.
+        if p.get("seed") != "arx":
+            notes.append("ARX runs differential privacy with its deterministic seed; only a job with seed: arx "
+                         "samples and searches as ARX does")
+        model_args += ["--dp", text(num(p.get("epsilon"), "epsilon")), text(num(p.get("delta"), "delta"))]
+        if "generalization" in p:
+            for name, level in (p.get("generalization") or {}).items():
+                model_args += ["--dp-generalization", name, str(int(level))]
+        else:
+            model_args += ["--dp-budget", text(num(p.get("search-budget", 0.1), "search-budget")),
+                           "--dp-steps", str(int(num(p.get("steps", 100), "steps")))]
     else:
         reject(f"privacy model '{model}' is not supported by the ARX harness")
 
@@ -450,6 +462,13 @@ def levels(t):
     return None if t is None else {k: t[k] for k in sorted(t)}
 
 dl, al = d.get("information_loss"), a.get("information_loss")
+# Differential privacy: ARX reports the SafePub search's score as the information loss (deid: search.score),
+# and counts the records outside the sample as suppressed (deid: subset.suppressed_outside).
+if "dp" in a:
+    if "score" in (d.get("search") or {}):
+        dl = d["search"]["score"]
+    if d.get("suppressed_records") is not None and d.get("subset"):
+        d["suppressed_records"] += d["subset"].get("suppressed_outside", 0)
 same_solution_found = bool(d.get("solution_found")) == bool(a.get("solution_found"))
 if dl is None or al is None:
     loss_equal = dl is None and al is None

@@ -33,6 +33,7 @@
 #include "deid/csv.h"
 #include "deid/database.h"
 #include "deid/dataset.h"
+#include "deid/differential_privacy.h"
 #include "deid/error.h"
 #include "deid/job.h"
 #include "deid/pipeline.h"
@@ -229,6 +230,14 @@ Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies
                                      p.estimator == KMapSpec::Estimator::zero_truncated_poisson};
           } else if constexpr (std::is_same_v<P, SampleUniquenessSpec>) {
             o.sample_uniqueness = verify::SampleUniqueness{p.threshold};
+          } else if constexpr (std::is_same_v<P, DifferentialPrivacySpec>) {
+            // Every released record was sampled, and every released class
+            // holds at least k sampled records: the released table is
+            // k-anonymous for ARX's k (the sample itself is secret, so that
+            // is all a table can show; docs/privacy-models.md). Suppression
+            // is unlimited.
+            o.k = std::max(o.k, dp_parameters(p).k);
+            o.suppression_limit = 1;
           } else if constexpr (std::is_same_v<P, ProfitabilitySpec>) {
             // Without attack: k-anonymity with k derived from gain / cost
             // (ARX's ProfitabilityProsecutorNoAttack), derived here again.
@@ -397,6 +406,20 @@ verify::ResultClaims read_claims(const std::string& path, bool cell_suppression)
   } else {
     if (r.contains("solution_found") && r["solution_found"].is_boolean()) c.solution_found = r["solution_found"].get<bool>();
     c.suppressed_records = count(r, "suppressed_records");
+    // Differential privacy's sample (a research subset the verifier cannot
+    // know): the result counts the sample's records; the output has every
+    // input record, those outside the sample suppressed. (A job's own
+    // `subset` is found again by the verifier, and its counts compared as
+    // they are.)
+    bool sampled = false;
+    if (r.contains("privacy_models") && r["privacy_models"].is_array())
+      for (const auto& m : r["privacy_models"])
+        sampled = sampled || (m.is_object() && m.value("model", "") == "differential-privacy");
+    if (sampled && r.contains("subset") && r["subset"].is_object()) {
+      c.records = count(r["subset"], "population_records");
+      const auto outside = count(r["subset"], "suppressed_outside");
+      if (c.suppressed_records && outside) *c.suppressed_records += *outside;
+    }
     c.classes = count(r, "classes");
     c.smallest_class_size = count(r, "smallest_class_size");
     if (r.contains("transformation") && r["transformation"].is_object()) {

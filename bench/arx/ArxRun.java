@@ -42,6 +42,12 @@
 //       --journalist                      publisher-payout with the journalist attacker model
 //       --cost-benefit BENEFIT LOSS GAIN COST   ARX's ARXCostBenefitConfiguration (publisher benefit and loss,
 //                                         adversary gain and cost; default ARX's 1200 300 300 4)
+//       --dp EPSILON DELTA                (epsilon, delta)-differential privacy (EDDifferentialPrivacy), in ARX's
+//                                         deterministic mode (java.util.Random seeded 0xDEADBEEF); data-dependent
+//                                         (SafePub search) unless --dp-generalization is given
+//       --dp-budget B                     the search's share of epsilon (ARXConfiguration.setDPSearchBudget; default 0.1)
+//       --dp-steps N                      the search's steps (heuristic search step limit in EXPANSIONS; default 100)
+//       --dp-generalization NAME LEVEL    data-independent: the level of a quasi-identifier (repeat for each)
 //       --suppression LIMIT               fraction of records that may be suppressed (default 0)
 //       --quality loss|entropy|precision|height|discernability|aecs|normalized-entropy|ambiguity|kl-divergence|
 //                 classification|publisher-payout    (publisher-payout: prosecutor, with --gs-factor)
@@ -77,12 +83,14 @@ import org.deidentifier.arx.AttributeType;
 import org.deidentifier.arx.AttributeType.Hierarchy;
 import org.deidentifier.arx.Data;
 import org.deidentifier.arx.DataSubset;
+import org.deidentifier.arx.DataGeneralizationScheme;
 import org.deidentifier.arx.DataHandle;
 import org.deidentifier.arx.DataType;
 import org.deidentifier.arx.criteria.AverageReidentificationRisk;
 import org.deidentifier.arx.criteria.BasicBLikeness;
 import org.deidentifier.arx.criteria.DDisclosurePrivacy;
 import org.deidentifier.arx.criteria.DistinctLDiversity;
+import org.deidentifier.arx.criteria.EDDifferentialPrivacy;
 import org.deidentifier.arx.criteria.EnhancedBLikeness;
 import org.deidentifier.arx.criteria.EntropyLDiversity;
 import org.deidentifier.arx.criteria.EqualDistanceTCloseness;
@@ -142,6 +150,10 @@ public final class ArxRun {
     private boolean journalist = false;
     private final List<String[]> ddisclosure = new ArrayList<>();               // name, delta
     private final List<String[]> blikeness = new ArrayList<>();                 // name, variant, beta
+    private double[] dp;                                                        // epsilon, delta
+    private Double dpBudget;
+    private Integer dpSteps;
+    private final Map<String, Integer> dpGeneralization = new LinkedHashMap<>();
     private double suppression = 0d;
     private String quality = "loss";
     private String aggregate;
@@ -231,6 +243,13 @@ public final class ArxRun {
                 break;
             case "--kmap-table": kmapTable = positiveInt(take(args, i++, option), option); break;
             case "--journalist": journalist = true; break;
+            case "--dp":
+                dp = new double[] {number(take(args, i, option), option), number(take(args, i + 1, option), option)};
+                i += 2; break;
+            case "--dp-budget": dpBudget = number(take(args, i++, option), option); break;
+            case "--dp-steps": dpSteps = Integer.parseInt(take(args, i++, option)); break;
+            case "--dp-generalization":
+                dpGeneralization.put(take(args, i, option), Integer.parseInt(take(args, i + 1, option))); i += 2; break;
             case "--suppression": suppression = number(take(args, i++, option), option); break;
             case "--quality": quality = take(args, i++, option); break;
             case "--aggregate": aggregate = take(args, i++, option); break;
@@ -247,7 +266,7 @@ public final class ArxRun {
         if (qis.isEmpty()) throw new UsageError("at least one --qi NAME HIERARCHY is required");
         if (k == null && ldiv.isEmpty() && tclose.isEmpty() && pu == null && avgRisk == null
             && sampleUniqueness == null && ddisclosure.isEmpty() && blikeness.isEmpty() && kmap == null
-            && profitability == null && dpresence == null && kmapTable == null && subsetPath == null) {
+            && profitability == null && dpresence == null && kmapTable == null && subsetPath == null && dp == null) {
             throw new UsageError("no privacy model (--k, --ldiv, --tclose, --pu, --avg-risk, --sample-uniqueness, "
                                  + "--ddisclosure, --blikeness)");
         }
@@ -553,6 +572,16 @@ public final class ArxRun {
         if (subset != null && result.stream().noneMatch(PrivacyCriterion::isSubsetAvailable)) {
             result.add(new Inclusion(subset));
         }
+        if (dp != null) {
+            DataGeneralizationScheme scheme = null;
+            if (!dpGeneralization.isEmpty()) {
+                scheme = DataGeneralizationScheme.create();
+                for (Map.Entry<String, Integer> g : dpGeneralization.entrySet()) {
+                    scheme.generalize(g.getKey(), g.getValue());
+                }
+            }
+            result.add(new EDDifferentialPrivacy(dp[0], dp[1], scheme, true));
+        }
         for (String[] d : ddisclosure) result.add(new DDisclosurePrivacy(d[0], number(d[1], "--ddisclosure delta")));
         for (String[] b : blikeness) {
             double beta = number(b[2], "--blikeness beta");
@@ -584,6 +613,13 @@ public final class ArxRun {
         // its threshold of 100,000 transformations.
         config.setAlgorithm(ARXConfiguration.AnonymizationAlgorithm.OPTIMAL);
         config.setHeuristicSearchThreshold(Integer.MAX_VALUE);
+        if (dp != null) {
+            if (dpBudget != null) config.setDPSearchBudget(dpBudget);
+            config.setHeuristicSearchStepLimit(dpSteps != null ? dpSteps : 100,
+                                               ARXConfiguration.SearchStepSemantics.EXPANSIONS);
+            // No time limit (ARX's default is 30 s): the walk must not depend on the machine's speed.
+            config.setHeuristicSearchTimeLimit(Integer.MAX_VALUE);
+        }
         return config;
     }
 
@@ -690,6 +726,17 @@ public final class ArxRun {
         }
         out.append("]");
 
+        if (dp != null) {
+            // The model's k and beta and ARX's sample (the research subset it drew): its size and the SHA-256
+            // of its row indices (0-based, ascending) joined by newlines.
+            EDDifferentialPrivacy dpModel = result.getConfiguration().getPrivacyModel(EDDifferentialPrivacy.class);
+            int[] rows = dpModel.getDataSubset().getArray();
+            StringBuilder joined = new StringBuilder();
+            for (int i = 0; i < rows.length; i++) joined.append(i == 0 ? "" : "\n").append(rows[i]);
+            out.append(", \"dp\": {\"k\": ").append(dpModel.getK()).append(", \"beta\": ").append(Double.toString(dpModel.getBeta()))
+               .append(", \"sample_size\": ").append(rows.length).append(", \"sample_sha256\": \"")
+               .append(sha256(joined.toString())).append("\"}");
+        }
         ARXNode optimum = result.getGlobalOptimum();
         out.append(", \"solution_found\": ").append(optimum != null);
         out.append(", \"optimal\": ").append(result.getOptimumFound());

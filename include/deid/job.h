@@ -197,9 +197,34 @@ struct DeltaPresenceSpec {
   double max = 1;
 };
 
+// (epsilon, delta)-differential privacy as ARX implements it (SafePub: Bild,
+// Kuhn, Prasser, PoPETs 2018; ARX's EDDifferentialPrivacy): a random sample
+// of the records (each with probability beta), generalized, every class
+// with fewer than k sampled records suppressed and every record outside the
+// sample too; k and beta follow from epsilon and delta. Data-dependent (no
+// `generalization`): the SafePub search picks the transformation with the
+// exponential mechanism, spending `search_budget` of epsilon over `steps`
+// steps. Data-independent: the job's `generalization` is the transformation.
+// docs/privacy-models.md.
+struct DifferentialPrivacySpec {
+  double epsilon = 2;
+  double delta = 1e-6;
+  double search_budget = 0.1;  // data-dependent only
+  std::uint64_t steps = 100;   // data-dependent only
+  // The seed of java.util.Random for the sample and the search (ARX's
+  // deterministic mode is the seed 0xDEADBEEF, `seed: arx`); unset: a
+  // cryptographic random number generator, as ARX's SecureRandom.
+  std::optional<std::int64_t> seed;
+  // Data-independent: each quasi-identifier with its level, as given.
+  std::vector<std::pair<std::string, int>> generalization;
+  std::uint64_t line = 0;    // of the model in the job file (0: not from a file)
+  std::uint64_t column = 0;
+  bool data_dependent() const { return generalization.empty(); }
+};
+
 using PrivacySpec = std::variant<KAnonymitySpec, LDiversitySpec, TClosenessSpec, PopulationUniquenessSpec,
                                  AverageRiskSpec, SampleUniquenessSpec, DeltaDisclosureSpec, BetaLikenessSpec,
-                                 KMapSpec, ProfitabilitySpec, DeltaPresenceSpec>;
+                                 KMapSpec, ProfitabilitySpec, DeltaPresenceSpec, DifferentialPrivacySpec>;
 
 enum class Aggregate { geometric_mean, arithmetic_mean, sum, max };
 const char* to_string(Aggregate a);
@@ -227,7 +252,7 @@ struct QualitySpec {
 };
 
 struct SearchSpec {
-  enum class Algorithm { automatic, exhaustive, optimal, best_first };
+  enum class Algorithm { automatic, exhaustive, optimal, best_first, safepub };
   Algorithm algorithm = Algorithm::automatic;
   std::optional<double> time_limit_seconds;
   std::optional<std::uint64_t> max_checks;  // budget of transformations to check

@@ -164,11 +164,25 @@ std::unique_ptr<SearchAlgorithm> make_best_first_search();
 // have to suppress. REQUIRES: t is in the problem's lattice.
 std::unique_ptr<SearchAlgorithm> make_given_search(Transformation t);
 
+class DifferentialPrivacyModel;
+
+// The SafePub search of (epsilon, delta)-differential privacy (Bild, Kuhn,
+// Prasser, PoPETs 2018, Algorithm 1; ARX's DataDependentEDDPAlgorithm):
+// from the top of the lattice, `steps` steps down, each picking the next
+// transformation among the predecessors seen so far with the exponential
+// mechanism over the quality model's score (quality/dp_score.h); releases
+// the best-scoring transformation it visited. Never `optimal`; no
+// predictive property is used. The model's sample is the problem's research
+// subset (histogram counts: sampled records, Histogram::population: all).
+// The same seed gives the same walk for any thread count. docs/search.md.
+std::unique_ptr<SearchAlgorithm> make_safepub_search(const DifferentialPrivacyModel& model);
+
 // Largest lattice for which `auto` runs the optimal search; above it, auto
 // runs best-first (docs/search.md says why).
 inline constexpr LatticeIndex kOptimalMaxLattice = 1'000'000;
 
-// What `auto` resolves to for `problem` (never automatic).
+// What `auto` resolves to for `problem` (never automatic): safepub with
+// data-dependent differential privacy, else by the lattice's size.
 SearchSpec::Algorithm choose_algorithm(const Problem& problem);
 
 // The algorithm for `algorithm` (auto: choose_algorithm()).

@@ -8,6 +8,7 @@
 #include "deid/hierarchy_builder.h"
 #include "deid/pipeline.h"
 #include "pipeline/subset.h"
+#include "privacy/differential_privacy.h"
 #include "transform/microaggregation.h"
 
 namespace deid {
@@ -155,6 +156,71 @@ static void check_subset_job(const Job& job, const Problem& pr) {
     throw JobError(at, fmt::format("attribute '{}' is microaggregated, which cannot be combined yet with a research "
                                    "subset",
                                    pr.microaggregated[0].name));
+}
+
+// Differential privacy (privacy/differential_privacy.h): its sample is the
+// research subset, drawn once per run from the job's seed (one draw per row
+// in input order, as ARX's EDDifferentialPrivacy.initialize); empty without
+// the model.
+static std::vector<std::uint8_t> differential_privacy_sample(const Job& job, const Dataset& ds) {
+  for (const PrivacySpec& p : job.privacy) {
+    const auto* spec = std::get_if<DifferentialPrivacySpec>(&p);
+    if (!spec) continue;
+    const Location at{job.path, spec->line, spec->column, {}};
+    // ARX: "Combining differential privacy with a research subset is not
+    // supported" (ARXConfiguration.addPrivacyModel).
+    if (job.subset)
+      throw JobError(at, "differential-privacy draws its own sample, the research subset of its release; it cannot be "
+                         "combined with the job's 'subset' (ARX refuses it too)");
+    if (ds.grouped())
+      throw JobError(at, "differential privacy samples the input's rows, which a table grouped in its database does "
+                         "not hold: with a PostgreSQL input set pushdown: false");
+    DpParameters parameters;
+    try {
+      parameters = dp_parameters(*spec);
+    } catch (const IntervalArithmeticError& e) {
+      throw JobError(at, fmt::format("differential-privacy: k and beta cannot be computed reliably for epsilon {} "
+                                     "and delta {} ({}); ARX fails on them too",
+                                     spec->epsilon, spec->delta, e.what()));
+    }
+    DpRandom random(spec->seed);
+    return dp_sample(ds.records(), parameters.beta, random);
+  }
+  return {};
+}
+
+// The data-independent variant's transformation as the only one of the
+// lattice: min-level = max-level = its level, for every quasi-identifier.
+static void fix_differential_privacy_levels(const Job& job, Problem& pr) {
+  for (const PrivacySpec& p : job.privacy) {
+    const auto* spec = std::get_if<DifferentialPrivacySpec>(&p);
+    if (!spec || spec->data_dependent()) continue;
+    const Location at{job.path, spec->line, spec->column, {}};
+    std::vector<int> levels(pr.qi_names.size(), -1);
+    for (const auto& [name, level] : spec->generalization) {
+      const auto it = std::find(pr.qi_names.begin(), pr.qi_names.end(), name);
+      if (it == pr.qi_names.end())
+        throw JobError(at, fmt::format("differential-privacy: generalization names '{}', which is not a "
+                                       "quasi-identifier of the data",
+                                       name));
+      const auto q = static_cast<std::size_t>(it - pr.qi_names.begin());
+      const int top = pr.hierarchies[q].height() - 1;
+      if (level > top)
+        throw JobError(at, fmt::format("differential-privacy: generalization gives '{}' level {}, above its "
+                                       "hierarchy's top level {}",
+                                       name, level, top));
+      levels[q] = level;
+    }
+    std::string missing;
+    for (std::size_t q = 0; q < levels.size(); ++q)
+      if (levels[q] < 0) missing += (missing.empty() ? "'" : ", '") + pr.qi_names[q] + "'";
+    if (!missing.empty())
+      throw JobError(at, fmt::format("differential-privacy: generalization gives no level for {}: give one for every "
+                                     "quasi-identifier",
+                                     missing));
+    pr.min_levels = levels;
+    pr.max_levels = levels;
+  }
 }
 
 Dataset read_input(const Job& job) {
@@ -330,6 +396,11 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
     check_subset_job(job, pr);
     pr.subset = research_subset(job, ds);
   }
+  // Differential privacy's sample is the research subset (ARX's
+  // EDDifferentialPrivacy.getDataSubset): counts are its records, and every
+  // record outside it is suppressed in the release.
+  if (std::vector<std::uint8_t> sample = differential_privacy_sample(job, ds); !sample.empty())
+    pr.subset = std::move(sample);
   pr.histogram = build_histogram(ds, pr.qi_columns, distribution_columns, pr.subset.empty() ? nullptr : &pr.subset);
   for (MicroaggregatedAttribute& m : pr.microaggregated) {
     microaggregation::check_values(m, ds);
@@ -382,6 +453,7 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
       throw JobError(Location{job.path, job.privacy_lines[i], 0, {}}, e.problem());
     }
   }
+  fix_differential_privacy_levels(job, pr);
   if (timings) timings->encode = ms_since(t0);
   return p;
 }

@@ -2,6 +2,7 @@
 
 #include "deid/error.h"
 #include "deid/problem.h"
+#include "privacy/differential_privacy.h"
 #include "privacy/k_anonymity.h"
 #include "privacy/models.h"
 
@@ -22,6 +23,7 @@ std::unique_ptr<PrivacyModel> make_privacy_model(const PrivacySpec& spec, const 
         if constexpr (std::is_same_v<S, KMapSpec>) return make_k_map(s, problem);
         if constexpr (std::is_same_v<S, ProfitabilitySpec>) return make_profitability(s, problem);
         if constexpr (std::is_same_v<S, DeltaPresenceSpec>) return make_delta_presence(s, problem);
+        if constexpr (std::is_same_v<S, DifferentialPrivacySpec>) return make_differential_privacy(s, problem);
       },
       spec);
 }

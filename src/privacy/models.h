@@ -23,6 +23,7 @@ std::unique_ptr<PrivacyModel> make_beta_likeness(const BetaLikenessSpec& spec, c
 std::unique_ptr<PrivacyModel> make_k_map(const KMapSpec& spec, const Problem& problem);
 std::unique_ptr<PrivacyModel> make_profitability(const ProfitabilitySpec& spec, const Problem& problem);
 std::unique_ptr<PrivacyModel> make_delta_presence(const DeltaPresenceSpec& spec, const Problem& problem);
+std::unique_ptr<PrivacyModel> make_differential_privacy(const DifferentialPrivacySpec& spec, const Problem& problem);
 
 // Throws JobError naming `model` when `population_size` is smaller than the
 // records of the data (a population contains the sample drawn from it).

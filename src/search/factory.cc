@@ -1,13 +1,29 @@
 #include "deid/search.h"
 
+#include "privacy/differential_privacy.h"
+
 namespace deid {
+namespace {
+
+// The data-dependent differential privacy model of `problem`, if it has one.
+const DifferentialPrivacyModel* data_dependent_dp(const Problem& problem) {
+  for (const auto& m : problem.privacy)
+    if (const auto* dp = dynamic_cast<const DifferentialPrivacyModel*>(m.get()); dp && dp->spec().data_dependent())
+      return dp;
+  return nullptr;
+}
+
+}  // namespace
 
 // The optimal search sweeps the lattice (a few store queries per
 // transformation), so its time grows with the lattice even where it checks
 // little; best-first never enumerates the lattice. Up to a million
 // transformations the sweep costs well under a second and the optimal search
 // checks fewer transformations (docs/search.md, measurements).
+// Data-dependent differential privacy has its own search (SafePub), as in
+// ARX (ARXAnonymizer.getAlgorithm); the job parser refuses any other.
 SearchSpec::Algorithm choose_algorithm(const Problem& problem) {
+  if (data_dependent_dp(problem)) return SearchSpec::Algorithm::safepub;
   return problem.lattice().size() <= kOptimalMaxLattice ? SearchSpec::Algorithm::optimal
                                                         : SearchSpec::Algorithm::best_first;
 }
@@ -17,6 +33,11 @@ std::unique_ptr<SearchAlgorithm> make_search(SearchSpec::Algorithm algorithm, co
   switch (algorithm) {
     case SearchSpec::Algorithm::exhaustive: return make_exhaustive_search();
     case SearchSpec::Algorithm::optimal: return make_optimal_search();
+    case SearchSpec::Algorithm::safepub:
+      if (const DifferentialPrivacyModel* dp = data_dependent_dp(problem))
+        return make_safepub_search(*dp);
+      throw JobError(Location{}, "search.algorithm: safepub needs data-dependent differential privacy (the "
+                                 "differential-privacy model without 'generalization')");
     case SearchSpec::Algorithm::best_first:
     case SearchSpec::Algorithm::automatic: break;
   }

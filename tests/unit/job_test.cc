@@ -344,7 +344,7 @@ TEST(JobErrors, UnknownNamesAreRejectedListingTheKnownOnes) {
   expect_rejected("input: {path: d.csv}\nprivacy:\n  - k-anonimity: {k: 2}\n",
                   "unknown privacy model 'k-anonimity' (known: k-anonymity, l-diversity, t-closeness, "
                   "population-uniqueness, average-risk, sample-uniqueness, delta-disclosure, beta-likeness, k-map, profitability, "
-                  "delta-presence)",
+                  "delta-presence, differential-privacy)",
                   3);
   expect_rejected(kHead + "quality: {model: utility}\n", "quality.model must be one of loss, entropy", 9);
   expect_rejected("input: {path: d.csv}\nattributes: {a: {role: secret}}\nprivacy: [{k-anonymity: {k: 2}}]\n",
