@@ -18,8 +18,10 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <variant>
 
 #include "deid/dataset.h"
+#include "deid/differential_privacy.h"
 #include "deid/error.h"
 #include "deid/job.h"
 #include "deid/pipeline.h"
@@ -51,6 +53,9 @@ constexpr std::pair<const char*, const char*> kHierarchies[] = {
 
 // Lattices up to this size are searched (a few milliseconds each).
 constexpr std::uint64_t kMaxLattice = 512;
+// Differential privacy's parameters are computed up to this work (about
+// 0.1 s here, under sanitizers; deid::kDpMaxWork is a minute).
+constexpr std::uint64_t kMaxDpWork = 5'000'000;
 
 struct Fixture {
   std::string dir;
@@ -96,6 +101,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   for (const auto& a : job.attributes)
     if (!a.hierarchy.empty() && !fx.files.contains(a.hierarchy)) return 0;
+
+  // k and beta of differential privacy take up to a minute for extreme
+  // (epsilon, delta) (deid stops there with a JobError): beyond this
+  // target's time per input, so such jobs are only parsed.
+  for (const deid::PrivacySpec& p : job.privacy)
+    if (const auto* dp = std::get_if<deid::DifferentialPrivacySpec>(&p)) {
+      try {
+        const double epsilon =
+            deid::dp_anonymization_epsilon(dp->epsilon, dp->data_dependent() ? dp->search_budget : 0);
+        deid::dp_parameters(epsilon, dp->delta, kMaxDpWork);
+      } catch (const std::exception&) {
+        return 0;
+      }
+    }
 
   std::unique_ptr<deid::PreparedJob> prepared;
   try {

@@ -132,6 +132,23 @@ TEST(DpParameters, KAndBetaMatchArx) {
   EXPECT_GE(beta_exact, static_cast<int>(std::size(kArxParameters)) * 3 / 4);
 }
 
+TEST(DpParameters, StopsAtTheWorkLimit) {
+  // epsilon 6 takes 1.3e10 steps (k 5568), epsilon 0.001 about 4e10: both
+  // stop at a small limit with the typed error, whose figure is the limit.
+  for (const double epsilon : {6.0, 0.001}) {
+    try {
+      dp_parameters(epsilon, 1e-6, 10'000'000);
+      ADD_FAILURE() << "epsilon " << epsilon << " computed within 1e7 steps";
+    } catch (const DpComputationLimitError& e) {
+      EXPECT_EQ(e.steps(), 10'000'000u);
+      EXPECT_NE(std::string(e.what()).find("10000000 steps"), std::string::npos) << e.what();
+    }
+  }
+  // Within the limit the result is the unlimited one (ARX's k = 132).
+  EXPECT_EQ(dp_parameters(2.0, 1e-6, 10'000'000).k, 132u);
+  EXPECT_EQ(dp_parameters(2.0, 1e-6, 10'000'000).beta, dp_parameters(2.0, 1e-6, 0).beta);
+}
+
 TEST(DpParameters, BudgetsAreLowerBounds) {
   // ARX: epsilon_anon = lower bound of [2.0] - [0.1] (one ulp below 1.9).
   EXPECT_EQ(dp_anonymization_epsilon(2.0, 0.1), std::nextafter(1.9, 0.0));
