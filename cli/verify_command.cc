@@ -240,12 +240,15 @@ Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies
             o.suppression_limit = 1;
           } else if constexpr (std::is_same_v<P, ProfitabilitySpec>) {
             // Without attack: k-anonymity with k derived from gain / cost
-            // (ARX's ProfitabilityProsecutorNoAttack), derived here again.
-            // With attack the publisher's payout per class is not re-checked
-            // yet (docs/verify.md).
-            // The journalist's: the class's records in the population (the
-            // input) must reach k.
-            if (!p.attack) {
+            // (ARX's ProfitabilityProsecutorNoAttack), derived here again;
+            // the journalist's: the class's records in the population (the
+            // input) must reach k. With attack: every released class has a
+            // positive publisher payout (verify::Profitability).
+            if (p.attack) {
+              const CostBenefitSpec& cb = p.cost_benefit;
+              o.profitability = verify::Profitability{cb.publisher_benefit, cb.publisher_loss, cb.adversary_gain,
+                                                      cb.adversary_cost, p.journalist};
+            } else {
               const double gain = p.cost_benefit.adversary_gain, cost = p.cost_benefit.adversary_cost;
               std::uint64_t k = 1;
               if (gain > 0) {

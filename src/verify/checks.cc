@@ -299,6 +299,11 @@ std::vector<CheckLine> summarize(const Options& options, const Report& report) {
     lines.push_back(line_of("population classes (k=" + std::to_string(options.population_k) + ")", v,
                             kind_is({Kind::population_class_too_small}),
                             "every released class has at least k records in the input"));
+  if (options.profitability)
+    lines.push_back(line_of(std::string("profitability (attack, ") +
+                                (options.profitability->journalist ? "journalist" : "prosecutor") + ")",
+                            v, kind_is({Kind::unprofitable_class}),
+                            "every released class has a positive publisher payout"));
   if (options.k_map)
     lines.push_back(line_of("k-map (k=" + std::to_string(options.k_map->k) + ", " +
                                 (options.k_map->zero_truncated ? "zero-truncated Poisson" : "Poisson") +

@@ -186,6 +186,7 @@ const char* to_string(Violation::Kind kind) {
     case Violation::Kind::outside_subset_released: return "outside_subset_released";
     case Violation::Kind::delta_presence: return "delta_presence";
     case Violation::Kind::population_class_too_small: return "population_class_too_small";
+    case Violation::Kind::unprofitable_class: return "unprofitable_class";
   }
   return "?";
 }
@@ -375,6 +376,8 @@ Report check_tables(const Options& options, const Table& input, const Table& out
   if (hierarchies.size() != qis.size())
     add(Kind::bad_options, {}, 0, 0, std::to_string(qis.size()) + " quasi-identifiers but " + std::to_string(hierarchies.size()) + " hierarchies");
   if (options.k == 0) add(Kind::bad_options, {}, 0, 0, "k must be at least 1");
+  if (options.profitability && options.profitability->journalist && options.subset.empty())
+    add(Kind::bad_options, {}, 0, 0, "the journalist's profitability needs the research subset");
   if (!(options.suppression_limit >= 0 && options.suppression_limit <= 1))
     add(Kind::bad_options, {}, 0, 0, "the suppression limit must lie in [0, 1]");
   if (!report.violations.empty()) return report;
@@ -771,13 +774,14 @@ Report check_tables(const Options& options, const Table& input, const Table& out
 
   // Against the population (the input): each input record's class at the
   // detected levels, from the hierarchies.
-  if (with_subset && (options.delta_presence || options.population_k > 0) && aligned && all_levels &&
+  struct Population {
+    std::uint64_t records = 0, subset = 0;
+    std::size_t first_row = 0;
+  };
+  std::map<std::string, Population> population;
+  const bool journalist = options.profitability && options.profitability->journalist;
+  if (with_subset && (options.delta_presence || options.population_k > 0 || journalist) && aligned && all_levels &&
       options.subset.size() == input.rows.size()) {
-    struct Population {
-      std::uint64_t records = 0, subset = 0;
-      std::size_t first_row = 0;
-    };
-    std::map<std::string, Population> population;
     std::vector<std::string> generalized(output.header.size());
     for (std::size_t r = 0; r < rows; ++r) {
       for (std::size_t q = 0; q < qis.size(); ++q)
@@ -825,6 +829,58 @@ Report check_tables(const Options& options, const Table& input, const Table& out
           std::to_string(small_population) + " released class(es) have fewer than " +
               std::to_string(options.population_k) + " records in the input (the population); the first, " +
               describe_tuple(output.rows[first_small], qi_out, qis) + ", has " + small_why);
+  }
+
+  if (options.profitability && aligned && all_levels) {
+    const Profitability& pf = *options.profitability;
+    // Per quasi-identifier: the hierarchy's rows by their value at the
+    // detected level (ARX's DomainShareMaterialized), and the log10 of the
+    // product of the hierarchies' row counts (the largest loss).
+    std::vector<std::unordered_map<std::string, std::uint64_t>> under(qis.size());
+    double all_rows = 1.0;
+    for (std::size_t q = 0; q < qis.size(); ++q) {
+      const auto level = static_cast<std::size_t>(*report.levels[q]);
+      for (const auto& row : hierarchies[q].rows)
+        if (level < row.size()) ++under[q][row[level]];
+      all_rows *= static_cast<double>(hierarchies[q].rows.size());
+    }
+    const double max_loss = std::log10(all_rows);
+    std::uint64_t unprofitable = 0;
+    std::size_t first = rows;
+    std::string why;
+    for (const auto& [key, info] : classes) {
+      const std::vector<std::string>& row = output.rows[info.first_row];
+      // The all-'*' class reads the same released or suppressed (and the
+      // engine suppresses it: its loss is 1, its payout at most 0).
+      if (starred[info.first_row]) continue;
+      double product = 1.0;
+      for (std::size_t q = 0; q < qis.size(); ++q) {
+        if (qi_out[q] < 0) continue;
+        const auto it = under[q].find(row[qi_out[q]]);
+        product *= static_cast<double>(it == under[q].end() ? 0 : it->second) /
+                   static_cast<double>(hierarchies[q].rows.size());
+      }
+      double loss = 0.0;
+      if (max_loss != 0 && std::isfinite(max_loss)) loss = std::clamp(std::log10(product) / max_loss + 1.0, 0.0, 1.0);
+      double success = 1.0 / static_cast<double>(info.size);
+      if (pf.journalist) {
+        const auto p = population.find(class_key(row, qi_out));
+        if (p != population.end() && p->second.records != 0) success = 1.0 / static_cast<double>(p->second.records);
+      }
+      const double adversary = pf.adversary_gain * success - pf.adversary_cost;
+      const double payout = pf.publisher_benefit * (1.0 - loss) - (adversary > 0 ? pf.publisher_loss * success : 0.0);
+      if (payout > 0) continue;
+      ++unprofitable;
+      if (info.first_row < first) {
+        first = info.first_row;
+        why = std::to_string(payout) + " (information loss " + std::to_string(loss) + ", success probability " +
+              std::to_string(success) + ")";
+      }
+    }
+    if (unprofitable)
+      add(Kind::unprofitable_class, {}, first + 1, unprofitable,
+          std::to_string(unprofitable) + " released class(es) have a publisher payout of 0 or less; the first, " +
+              describe_tuple(output.rows[first], qi_out, qis) + ", has " + why);
   }
 
   if (options.population_uniqueness || options.average_risk || options.sample_uniqueness) {

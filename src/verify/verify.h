@@ -147,6 +147,25 @@ struct DeltaPresence {
   bool judged_too_small_first = false;
 };
 
+// The game-theoretic model with attack (Wan et al., "A game theoretic
+// framework for analyzing re-identification risk", PLoS ONE 10(3), 2015;
+// ARX's ProfitabilityProsecutor and ProfitabilityJournalist): every released
+// class has a positive publisher payout
+//   benefit * (1 - IL) - (gain * p - cost > 0 ? loss * p : 0),
+// with p the adversary's success probability, 1 / the class's records (the
+// journalist's: 1 / its records in the input, the population), and IL the
+// class's entropy-based information loss, log10 of the product over
+// quasi-identifiers of the share of its hierarchy's rows whose value at the
+// detected level is the class's value, divided by log10 of the product of
+// the hierarchies' row counts, plus 1, clamped to [0, 1].
+struct Profitability {
+  double publisher_benefit = 1200;
+  double publisher_loss = 300;
+  double adversary_gain = 300;
+  double adversary_cost = 4;
+  bool journalist = false;
+};
+
 struct QuasiIdentifier {
   std::string name;
   std::string hierarchy_path;  // ARX format: value;level1;...;top, no header
@@ -186,6 +205,8 @@ struct Options {
   // the population table; the journalist's no-attack profitability); 0:
   // no such requirement.
   std::uint64_t population_k = 0;
+  // Profitability with attack; the journalist's needs the subset.
+  std::optional<Profitability> profitability;
 };
 
 struct Violation {
@@ -212,6 +233,7 @@ struct Violation {
     outside_subset_released,
     delta_presence,
     population_class_too_small,
+    unprofitable_class,
   };
   Kind kind;
   std::string column;      // the column concerned, when one is

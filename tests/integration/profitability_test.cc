@@ -8,6 +8,7 @@
 // k of the no-attack variant, and the job's errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +21,8 @@
 #include "deid/pipeline.h"
 #include "privacy/profitability.h"
 #include "support/reference.h"
+#include "verify/checks.h"
+#include "verify/verify.h"
 
 namespace {
 
@@ -175,6 +178,46 @@ TEST_F(PayoutSmallTable, ProfitabilitySuppressesTheClassesThatDoNotPay) {
   // Without attack: k = ceil(10 / 4) = 3, so {b} is suppressed.
   r = check("profitability: {attack: false}", 50, 0);
   EXPECT_EQ(r.suppressed_records, 1u);
+}
+
+// The verifier's own check of the attack variant on the same table: with
+// publisher loss 150, {b} at level 0 pays 100 - 150 and must be suppressed;
+// released, it is an unprofitable class. With loss 50 it pays 50.
+TEST(ProfitabilityVerify, UnprofitableReleasedClassIsAViolation) {
+  std::string error;
+  const auto input = verify::parse_csv("v\na\na\na\nb\n", ',', true, &error);
+  const auto hierarchy = verify::parse_csv("a;*\nb;*\n", ';', false, &error);
+  ASSERT_TRUE(input && hierarchy) << error;
+  verify::Options o;
+  o.quasi_identifiers = {{"v", "v.csv"}};
+  o.suppression_limit = 1;
+  auto run = [&](const std::string& output, double loss) {
+    o.profitability = verify::Profitability{100, loss, 10, 4, false};
+    const auto out = verify::parse_csv(output, ',', true, &error);
+    return verify::check_tables(o, *input, *out, {*hierarchy});
+  };
+  verify::Report r = run("v\na\na\na\nb\n", 150);
+  ASSERT_EQ(r.violations.size(), 1u) << r.violations[0].message;
+  EXPECT_EQ(r.violations[0].kind, verify::Violation::Kind::unprofitable_class);
+  EXPECT_EQ(r.violations[0].row, 4u);
+  EXPECT_EQ(r.violations[0].count, 1u);
+  EXPECT_NE(r.violations[0].message.find("-50"), std::string::npos) << r.violations[0].message;
+  // Suppressed, the table holds; so does the release at loss 50.
+  EXPECT_TRUE(run("v\na\na\na\n*\n", 150).valid());
+  EXPECT_TRUE(run("v\na\na\na\nb\n", 50).valid());
+  // Level 1: one class of 4, IL = 1, payout 0, which the engine suppresses:
+  // released or suppressed it reads '*', so it is not held against the table.
+  EXPECT_TRUE(run("v\n*\n*\n*\n*\n", 50).valid());
+  r = run("v\na\na\na\nb\n", 150);
+  const auto lines = verify::summarize(o, r);
+  EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const verify::CheckLine& l) {
+    return l.name == "profitability (attack, prosecutor)" && l.status == verify::CheckLine::Status::failed;
+  }));
+  // The journalist's needs the subset.
+  o.profitability = verify::Profitability{100, 50, 10, 4, true};
+  r = verify::check_tables(o, *input, *input, {*hierarchy});
+  ASSERT_FALSE(r.violations.empty());
+  EXPECT_EQ(r.violations[0].kind, verify::Violation::Kind::bad_options);
 }
 
 TEST(Profitability, JobErrorsNameTheProblem) {
