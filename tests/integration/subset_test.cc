@@ -244,6 +244,14 @@ TEST_F(SubsetByHand, QualityModelsCountTheSubsetsRecords) {
   // records have p = 2/3 and q = (2/3) / 2, the 1401 record p = q = 1/3.
   EXPECT_NEAR(loss("{model: kl-divergence}", 1), 4.0 / 3.0, 1e-12);
   EXPECT_EQ(loss("{model: kl-divergence}", 0), 0.0);
+  // Classification with zip as the response, gs-factor 0.8 (p_i = 0.4,
+  // p_max = 1): at level 1 the kept records' majority is 130* (2 of 3), and
+  // the 1401 record pays p_i (1 - s) + p_max s with s = 1 - (2 - 1) / (3 - 1)
+  // = 0.5: zip's distinct values are the population's (three, two at level
+  // 1; the subset's alone would give s = 0 and 0.4 / 3).
+  const std::string cls = "{model: classification, response-variables: [zip], gs-factor: 0.8}";
+  EXPECT_NEAR(loss(cls, 1), 0.7 / 3.0, 1e-15);
+  EXPECT_NEAR(loss(cls, 0), 0.4 / 3.0, 1e-15);  // s = 0 at level 0
 }
 
 // The search prunes with lower_bound(t) (docs/quality-models.md, "Lower
