@@ -18,7 +18,8 @@ ADULT = os.path.join(ROOT, "examples", "adult")
 ALL = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation",
        "salary-class"]
 
-# name, quasi-identifiers, the model's settings (as in the job file), quality model
+# name, quasi-identifiers, the model's settings (as in the job file), quality model (a name, or the job
+# file's quality section)
 RUNS = [
     ("dd_loss_e2_d1e-6", ALL, {"epsilon": 2.0, "delta": 1e-6}, "loss"),
     ("dd_loss_e1_d1e-5", ALL, {"epsilon": 1.0, "delta": 1e-5}, "loss"),
@@ -34,6 +35,12 @@ RUNS = [
     ("di_entropy_e1_d1e-5", ALL, {"epsilon": 1.0, "delta": 1e-5, "generalization": {
         "sex": 1, "age": 3, "race": 1, "marital-status": 2, "education": 2, "native-country": 2, "workclass": 1,
         "occupation": 2, "salary-class": 0}}, "entropy"),
+    # The classification metric's score (MetricSDClassification.getScore): the response variable as a
+    # quasi-identifier, and as an insensitive column beside eight quasi-identifiers.
+    ("dd_classification_e2_d1e-6", ALL, {"epsilon": 2.0, "delta": 1e-6},
+     {"model": "classification", "response-variables": ["salary-class"]}),
+    ("dd_classification_8qi_e1_d1e-5", ALL[:-1], {"epsilon": 1.0, "delta": 1e-5, "steps": 50},
+     {"model": "classification", "response-variables": ["salary-class"]}),
 ]
 
 
@@ -41,11 +48,14 @@ def main():
     jar, classes = sys.argv[1], sys.argv[2]
     runs = []
     for name, qis, dp, quality in RUNS:
+        quality = quality if isinstance(quality, dict) else {"model": quality}
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "out.csv")
             args = ["java", "-cp", jar + ":" + classes, "ArxRun", "--data", os.path.join(ADULT, "adult.csv"),
-                    "--runs", "1", "--warmup", "0", "--quality", quality, "--output", out,
+                    "--runs", "1", "--warmup", "0", "--quality", quality["model"], "--output", out,
                     "--dp", repr(dp["epsilon"]), repr(dp["delta"])]
+            for r in quality.get("response-variables", []):
+                args += ["--response", r]
             for q in qis:
                 args += ["--qi", q, os.path.join(ADULT, "hierarchies", q + ".csv")]
             if "search-budget" in dp:
@@ -65,7 +75,7 @@ def main():
             "sensitive": None,
             "privacy": [model],
             "suppression_limit": 1.0,
-            "quality": {"model": quality},
+            "quality": quality,
             "arx_privacy_models": arx["privacy_models"],
             "arx_quality_model": arx["quality_model"],
             "k": arx["dp"]["k"],

@@ -959,15 +959,14 @@ void check_differential_privacy(const Ctx& ctx, const YAML::Node& root, Job& job
                                                 to_string(job.search.algorithm)));
     const std::string& m = job.quality.model;
     const bool scored = m == "loss" || m == "precision" || m == "entropy" || m == "normalized-entropy" ||
-                        m == "discernability" || m == "aecs";
+                        m == "discernability" || m == "aecs" || m == "classification";
     if (!scored) {
       const auto& q = root["quality"];
-      const std::string why = m == "classification"
-                                  ? "ARX has a score for classification, which deid does not implement yet"
-                                  : "ARX has no score function for it";
+      const std::string why = "ARX has no score function for it";
       if (q && q["model"])
         ctx.fail(q["model"], fmt::format("quality model '{}' cannot guide the differential-privacy search ({}); "
-                                         "use loss, precision, entropy, normalized-entropy, discernability or aecs",
+                                         "use loss, precision, entropy, normalized-entropy, discernability, aecs "
+                                         "or classification",
                                          m, why));
       ctx.fail(entry, fmt::format("quality model '{}' cannot guide the differential-privacy search ({})", m, why));
     }

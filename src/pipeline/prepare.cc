@@ -127,8 +127,8 @@ static void set_constraints(const Job& job, Problem& pr) {
 
 // What a research subset cannot be combined with yet: models whose ARX
 // counterparts read the whole input beside the subset in ways not
-// reproduced here (global distributions, population risk, per-value
-// frequencies), and microaggregation.
+// reproduced here (global distributions, population risk), and
+// microaggregation. Every quality model takes a subset.
 static void check_subset_job(const Job& job, const Problem& pr) {
   const Location at{job.path, job.subset->line, 0, {}};
   for (std::size_t i = 0; i < job.privacy.size(); ++i) {
@@ -146,12 +146,6 @@ static void check_subset_job(const Job& job, const Problem& pr) {
                                  "k-anonymity, l-diversity, k-map, delta-presence, profitability)",
                                  name));
   }
-  const std::string& q = job.quality.model;
-  if (q != "loss" && q != "precision" && q != "height" && q != "discernability" && q != "aecs" &&
-      q != "publisher-payout")
-    throw JobError(at, fmt::format("quality model '{}' cannot be combined yet with a research subset (supported "
-                                   "with one: loss, precision, height, discernability, aecs, publisher-payout)",
-                                   q));
   if (!pr.microaggregated.empty())
     throw JobError(at, fmt::format("attribute '{}' is microaggregated, which cannot be combined yet with a research "
                                    "subset",

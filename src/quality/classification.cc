@@ -76,11 +76,16 @@ std::shared_ptr<const ClassificationModel::ScaleFactors> ClassificationModel::sc
       if (p.responses[r].qi < 0) continue;
       const auto q = static_cast<std::size_t>(p.responses[r].qi);
       const Generalization& h = p.hierarchies[q];
-      // ARX counts the distinct generalized values of the data's values.
-      const std::vector<std::uint64_t> frequencies = quality::value_frequencies(p, q);
+      // ARX counts the distinct generalized values of the data's values
+      // (GeneralizationHierarchy.getDistinctValues over the input's
+      // dictionary): with a research subset the population's values, so
+      // every histogram entry counts, also one without subset records.
+      std::vector<std::uint8_t> present(h.map(0).size(), 0);
+      const Histogram& hist = p.histogram;
+      for (std::size_t e = 0; e < hist.size(); ++e) present[hist.keys[e * hist.width + q]] = 1;
       std::vector<std::uint32_t> data_codes;
-      for (std::uint32_t code = 0; code < frequencies.size(); ++code)
-        if (frequencies[code] > 0) data_codes.push_back(code);
+      for (std::uint32_t code = 0; code < present.size(); ++code)
+        if (present[code]) data_codes.push_back(code);
       const double distinct0 = static_cast<double>(data_codes.size());
       for (int level = 0; level < h.height(); ++level) {
         std::vector<std::uint32_t> values;

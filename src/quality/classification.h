@@ -29,6 +29,11 @@
 // classes (rolled-up and grouped checks order them differently) and agrees
 // with ARX's to about 1e-14 relative, not to the last bit.
 //
+// With a research subset (Problem::has_subset) the records, the classes'
+// distributions and n are the subset's, and a class without subset records
+// counts nothing (ARX's m.count > 0); d_l still counts the population's
+// values (ARX's hierarchy is built from the whole input).
+//
 // ARX declares the model not monotonic and gives it no lower bound: the
 // bound here is 0, so no transformation is pruned by its loss.
 #pragma once

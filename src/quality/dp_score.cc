@@ -7,6 +7,9 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include <algorithm>
+
+#include "check/distributions.h"
 #include "deid/error.h"
 #include "deid/problem.h"
 
@@ -84,11 +87,96 @@ double ExactFraction::to_double() const {
 bool has_dp_score(const std::string& model, bool monotonic) {
   (void)monotonic;  // both variants of entropy and discernability share their score (ARX's subclasses)
   return model == "loss" || model == "precision" || model == "entropy" || model == "normalized-entropy" ||
-         model == "discernability" || model == "aecs";
+         model == "discernability" || model == "aecs" || model == "classification";
 }
 
+namespace {
+
+// MetricSDClassification.getScore: the records of released classes that
+// carry their class's most frequent response value (for a quasi-identifying
+// response variable: the most frequent generalized value among the released
+// classes that agree on every other quasi-identifier, ARX's
+// MetaHashGroupify, scaled by 1 - level / top level), summed over the
+// response variables and divided by k times their number (one record moves
+// a majority count by at most one per variable, and k of them enter or
+// leave with a class).
+ExactFraction classification_score(const Problem& problem, const Transformation& t,
+                                   std::span<const ScoreClass> classes, std::span<const std::uint32_t> entry_class,
+                                   std::uint64_t k) {
+  const auto I = [](std::uint64_t v) { return static_cast<__int128>(v); };
+  if (problem.responses.empty()) throw Error("differential privacy: the classification score needs response variables");
+  ExactFraction score(0);
+  // Response variables that are not quasi-identifiers: each released
+  // class's largest frequency of the response value (its sampled records).
+  bool others = false;
+  for (const ResponseVariable& r : problem.responses) others = others || r.qi < 0;
+  if (others) {
+    if (entry_class.size() != problem.histogram.size())
+      throw Error("differential privacy: the classification score needs each entry's class");
+    const std::vector<std::uint32_t> member(entry_class.begin(), entry_class.end());
+    const std::vector<check_internal::ClassDistributions> dists =
+        check_internal::roll_up_distributions(problem, problem.histogram.sensitive, member, classes.size());
+    __int128 sum = 0;
+    for (const ResponseVariable& r : problem.responses) {
+      if (r.qi >= 0) continue;
+      const check_internal::ClassDistributions& d = dists[static_cast<std::size_t>(r.distribution)];
+      for (std::size_t c = 0; c < classes.size(); ++c) {
+        if (!classes[c].released || classes[c].count == 0) continue;
+        std::uint64_t top = 0;
+        for (std::uint64_t j = d.offsets[c]; j < d.offsets[c + 1]; ++j) top = std::max(top, d.counts[j]);
+        sum = add(sum, I(top));
+      }
+    }
+    score = score + ExactFraction(sum);
+  }
+  // Quasi-identifying ones: released classes grouped by the other
+  // quasi-identifiers; per group the largest records of one value of r.
+  for (const ResponseVariable& r : problem.responses) {
+    if (r.qi < 0) continue;
+    const auto q = static_cast<std::size_t>(r.qi);
+    std::vector<std::size_t> released;
+    for (std::size_t c = 0; c < classes.size(); ++c)
+      if (classes[c].released && classes[c].count > 0) released.push_back(c);
+    const auto less_others = [&](std::size_t a, std::size_t b) {
+      for (std::size_t i = 0; i < classes[a].key.size(); ++i)
+        if (i != q && classes[a].key[i] != classes[b].key[i]) return classes[a].key[i] < classes[b].key[i];
+      return false;
+    };
+    std::sort(released.begin(), released.end(), [&](std::size_t a, std::size_t b) {
+      if (less_others(a, b)) return true;
+      if (less_others(b, a)) return false;
+      return classes[a].key[q] < classes[b].key[q];
+    });
+    __int128 sum = 0;
+    for (std::size_t i = 0; i < released.size();) {
+      std::uint64_t top = 0;
+      std::size_t j = i;
+      while (j < released.size() && !less_others(released[i], released[j])) {
+        std::uint64_t frequency = 0;
+        const std::uint32_t value = classes[released[j]].key[q];
+        for (; j < released.size() && !less_others(released[i], released[j]) && classes[released[j]].key[q] == value;
+             ++j)
+          frequency += classes[released[j]].count;
+        top = std::max(top, frequency);
+      }
+      sum = add(sum, I(top));
+      i = j;
+    }
+    // ARX: scale 1 - level / (levels - 1), 1 for a hierarchy of one level.
+    const int top_level = problem.hierarchies[q].height() - 1;
+    ExactFraction scale(1);
+    if (top_level != 0) scale = scale + ExactFraction(-static_cast<__int128>(t[q]), top_level);
+    score = score + ExactFraction(sum) * scale;
+  }
+  return score / ExactFraction(mul(I(k), I(problem.responses.size())));
+}
+
+}  // namespace
+
 ExactFraction dp_score(const std::string& model, const Problem& problem, const Transformation& t,
-                       std::span<const ScoreClass> classes, std::uint64_t rows, std::uint64_t k) {
+                       std::span<const ScoreClass> classes, std::uint64_t rows, std::uint64_t k,
+                       std::span<const std::uint32_t> entry_class) {
+  if (model == "classification") return classification_score(problem, t, classes, entry_class, k);
   const std::size_t dims = problem.hierarchies.size();
   const auto I = [](std::uint64_t v) { return static_cast<__int128>(v); };
   // Records not released: outside the sample, or in a class not released.

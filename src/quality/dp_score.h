@@ -1,7 +1,8 @@
 // The score functions of the quality models for the SafePub search
 // (Bild, Kuhn, Prasser, PoPETs 2018, section 5 and appendix; ARX's
 // Metric.getScore of MetricMDNMLoss, MetricMDNMPrecision,
-// MetricMDNUEntropyPrecomputed, MetricSDNMDiscernability and MetricSDAECS):
+// MetricMDNUEntropyPrecomputed, MetricSDNMDiscernability, MetricSDAECS and
+// MetricSDClassification):
 // a utility (higher is better) of a transformation's output, divided by its
 // sensitivity so that the exponential mechanism may use it with sensitivity
 // one. Computed exactly, as ARX does with BigFraction, and converted to a
@@ -58,12 +59,16 @@ struct ScoreClass {
 
 // The score of the quality model `model` (the job-file name) for the
 // classes of transformation `t`; `rows` are the records of the whole
-// table, `k` the model's k. REQUIRES: has_dp_score(model).
+// table, `k` the model's k; `entry_class` the class of each histogram
+// entry (read by classification only, for the distributions of its
+// response variables that are not quasi-identifiers). REQUIRES:
+// has_dp_score(model).
 ExactFraction dp_score(const std::string& model, const Problem& problem, const Transformation& t,
-                       std::span<const ScoreClass> classes, std::uint64_t rows, std::uint64_t k);
+                       std::span<const ScoreClass> classes, std::uint64_t rows, std::uint64_t k,
+                       std::span<const std::uint32_t> entry_class = {});
 
 // Whether deid has a score function for the quality model (ARX's
-// Metric.isScoreFunctionSupported(); deid lacks classification's).
+// Metric.isScoreFunctionSupported()).
 bool has_dp_score(const std::string& model, bool monotonic);
 
 }  // namespace deid

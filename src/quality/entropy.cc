@@ -34,12 +34,16 @@ std::shared_ptr<const EntropyModel::Table> EntropyModel::table(const Problem& pr
     result.upper.resize(w);
     for (std::size_t q = 0; q < w; ++q) {
       const Generalization& h = p.hierarchies[q];
-      const std::vector<std::uint64_t> a = quality::value_frequencies(p, q);  // records per original value
-      // ARX's upper bound (MetricMDNUEntropyPrecomputed.getUpperBounds).
+      // Records per original value: with a research subset the subset's
+      // (ARX's Cardinalities counts the rows of the metric's subset only).
+      const std::vector<std::uint64_t> a = quality::value_frequencies(p, q);
+      // ARX's upper bound (MetricMDNUEntropyPrecomputed.getUpperBounds):
+      // the subset's frequencies, but divided by the input's rows (its
+      // `rows` is input.getDataLength(), the population with a subset).
+      const double rows = static_cast<double>(p.has_subset() ? p.population_rows : p.rows);
       double upper = 0;
       for (std::uint64_t av : a)
-        if (av != 0)
-          upper += static_cast<double>(av) * quality::log2_arx(static_cast<double>(av) / static_cast<double>(p.rows));
+        if (av != 0) upper += static_cast<double>(av) * quality::log2_arx(static_cast<double>(av) / rows);
       result.upper[q] = quality::truncate_10_digits(upper == 0.0 ? 0.0 : -upper);
       auto& levels = result.levels[q];
       levels.resize(static_cast<std::size_t>(h.height()));

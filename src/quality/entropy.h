@@ -15,6 +15,12 @@
 // Value per attribute: generalization(q) + suppression(q), truncated to 10
 // decimal places like ARX; aggregated with the sum by default.
 //
+// With a research subset (Problem::has_subset) the records are the
+// subset's: a_v, b_g and the suppressed records count subset records only,
+// as ARX's Cardinalities (built for the metric's subset) and its
+// `m.count > 0` loop over suppressed classes do; only the normalized
+// variant's divisor reads the population's size (below).
+//
 // Lower bound: generalization(q) alone. It depends only on q's level and
 // grows with it (b_g can only grow when values merge), so it is monotonic;
 // suppression(q) >= 0, so it never exceeds evaluate().
@@ -42,7 +48,9 @@ class EntropyModel final : public QualityModel {
   //   normalized (MetricMDNUNMNormalizedEntropy): the non-monotonic value of
   //     each attribute (truncated) divided by the entropy of its original
   //     values, -sum over values of a * log2(a / n) (truncated); 0 for an
-  //     attribute with one value (ARX divides by 0).
+  //     attribute with one value (ARX divides by 0). With a research
+  //     subset a is the subset's and n the input's (the population's)
+  //     records, as ARX's getUpperBounds has them.
   enum class Variant { non_monotonic, monotonic, normalized };
   explicit EntropyModel(Aggregate aggregate, Variant variant = Variant::non_monotonic);
   std::string name() const override { return variant_ == Variant::normalized ? "normalized-entropy" : "entropy"; }

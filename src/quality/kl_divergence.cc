@@ -13,7 +13,12 @@ namespace deid {
 QualityValue KlDivergenceModel::evaluate(const Problem& problem, const Transformation& t,
                                          const Classes& classes) const {
   const Histogram& hist = problem.histogram;
-  if (hist.row_entry.size() != problem.rows)
+  // With a research subset the rows are the population's, of which only
+  // the subset's count (ARX: the input distribution and the number of
+  // tuples are the subset's).
+  const bool subset = problem.has_subset();
+  if (hist.row_entry.size() != (subset ? problem.population_rows : problem.rows) ||
+      (subset && problem.subset.size() != hist.row_entry.size()))
     throw std::logic_error("kl-divergence: the histogram has no rows (a grouped input)");
   const std::vector<std::uint32_t> cls = quality::entry_classes(problem, t, classes);
   const std::uint32_t w = classes.width;
@@ -38,8 +43,11 @@ QualityValue KlDivergenceModel::evaluate(const Problem& problem, const Transform
   // (a logarithm per entry, not per record; measured on adult, k = 5: 5.9 s
   // of CPU down to 3.3-4.0 s), then added record by record in input order
   // as ARX adds them, so the sum has ARX's bits.
+  // An entry without subset records has no record to add (its term is
+  // never read; ARX skips rows of input frequency 0).
   std::vector<double> term(hist.size());
   for (std::size_t e = 0; e < hist.size(); ++e) {
+    if (hist.counts[e] == 0) continue;
     const double input = static_cast<double>(hist.counts[e]) / tuples;
     const std::uint32_t c = cls[e];
     const bool kept = !classes.suppressed[c];
@@ -49,7 +57,12 @@ QualityValue KlDivergenceModel::evaluate(const Problem& problem, const Transform
     term[e] = input * quality::log2_arx(input / output);
   }
   double result = 0;
-  for (std::uint64_t r = 0; r < problem.rows; ++r) result += term[hist.row_entry[r]];
+  if (subset) {
+    for (std::size_t r = 0; r < hist.row_entry.size(); ++r)
+      if (problem.subset[r]) result += term[hist.row_entry[r]];
+  } else {
+    for (std::uint64_t r = 0; r < problem.rows; ++r) result += term[hist.row_entry[r]];
+  }
   QualityValue out;
   out.value = result;
   return out;

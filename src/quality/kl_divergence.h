@@ -10,7 +10,9 @@
 // q(r) = (s / n) / (H_1 * ... * H_w) for a suppressed record, s the
 // suppressed records. Summed record by record in input order, with ARX's
 // log2 (ln x / ln 2), so the value is ARX's bit for bit. One value for the
-// table.
+// table. With a research subset (Problem::has_subset) the records, n, c
+// and s are the subset's: ARX's MetricSDNMKLDivergence builds its input
+// distribution from the subset's rows and divides by their number.
 //
 // Lower bound: 0 (ARX computes none), which is below every value (KL >= 0)
 // and lets the search prune only by the privacy models.

@@ -217,7 +217,7 @@ class SafePubSearch final : public SearchAlgorithm {
     std::vector<ScoreClass> sc(classes.size());
     for (std::size_t c = 0; c < classes.size(); ++c)
       sc[c] = {{classes.keys.data() + c * classes.width, classes.width}, count[c], population[c], count[c] >= k};
-    return dp_score(pr.quality->name(), pr, t, sc, pr.population_rows, k);
+    return dp_score(pr.quality->name(), pr, t, sc, pr.population_rows, k, classes.entry_class);
   }
 
   const DifferentialPrivacyModel& model_;
