@@ -26,7 +26,8 @@ std::optional<double> class_information_loss(const Problem& problem, const Trans
 // (HashGroupifyDistribution): ascending size; on equal size ascending
 // class information loss (above); then the class whose first record comes
 // first in the data (ARX's "representative"; deid numbers classes in that
-// order). Class losses are computed only when the model's can differ
+// order); with a research subset, ARX's representative is the class's last
+// record of the subset in input order, and that comes first. Class losses are computed only when the model's can differ
 // between classes of one size (class_loss_depends_on_values).
 std::vector<std::uint32_t> suppression_order(const Problem& problem, const Transformation& t,
                                              const Classes& classes);
