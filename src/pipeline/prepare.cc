@@ -125,27 +125,17 @@ static void set_constraints(const Job& job, Problem& pr) {
   }
 }
 
-// What a research subset cannot be combined with yet: models whose ARX
-// counterparts read the whole input beside the subset in ways not
-// reproduced here (global distributions, population risk), and
-// microaggregation. Every quality model takes a subset.
+// What a research subset cannot be combined with yet: microaggregation.
+// Every quality model and every privacy model but differential privacy
+// (which draws its own subset, below) takes a research subset, as in ARX:
+// t-closeness, δ-disclosure and β-likeness compare a class with the
+// subset's distribution (DataManager.getDistribution counts the subset's
+// rows), the risk-based models judge the subset's class sizes
+// (HashGroupifyDistribution reads each class's count, skipping classes
+// without subset records); the quality models read what
+// docs/quality-models.md lists.
 static void check_subset_job(const Job& job, const Problem& pr) {
   const Location at{job.path, job.subset->line, 0, {}};
-  for (std::size_t i = 0; i < job.privacy.size(); ++i) {
-    const PrivacySpec& p = job.privacy[i];
-    const char* name = std::holds_alternative<TClosenessSpec>(p)             ? "t-closeness"
-                       : std::holds_alternative<PopulationUniquenessSpec>(p) ? "population-uniqueness"
-                       : std::holds_alternative<AverageRiskSpec>(p)          ? "average-risk"
-                       : std::holds_alternative<SampleUniquenessSpec>(p)     ? "sample-uniqueness"
-                       : std::holds_alternative<DeltaDisclosureSpec>(p)      ? "delta-disclosure"
-                       : std::holds_alternative<BetaLikenessSpec>(p)         ? "beta-likeness"
-                                                                             : nullptr;
-    if (name)
-      throw JobError(Location{job.path, i < job.privacy_lines.size() ? job.privacy_lines[i] : 0, 0, {}},
-                     fmt::format("{} cannot be combined yet with a research subset (supported with one: "
-                                 "k-anonymity, l-diversity, k-map, delta-presence, profitability)",
-                                 name));
-  }
   if (!pr.microaggregated.empty())
     throw JobError(at, fmt::format("attribute '{}' is microaggregated, which cannot be combined yet with a research "
                                    "subset",

@@ -1,6 +1,9 @@
 #include "risk/suppression.h"
 
 #include <algorithm>
+#include <tuple>
+
+#include "quality/entry_classes.h"
 
 namespace deid::risk {
 namespace {
@@ -11,6 +14,23 @@ namespace {
 // of the size, so they tie and the first record decides).
 bool orders_by_loss(const Problem& problem) {
   return problem.quality && problem.quality->class_loss_depends_on_values();
+}
+
+// The key that breaks the last ties, per class: ARX's representative.
+// Without a research subset that is the class's first record, and classes
+// are numbered in that order, so the index serves. With one, ARX resets the
+// representative as the subset's records arrive (HashGroupify.addInternal:
+// the first, then each later one), so it is the class's last record of the
+// subset in input order; empty without a subset.
+std::vector<std::uint64_t> subset_representatives(const Problem& problem, const Transformation& t,
+                                                  const Classes& classes) {
+  std::vector<std::uint64_t> last;
+  if (!problem.has_subset() || problem.subset.size() != problem.histogram.row_entry.size()) return last;
+  const std::vector<std::uint32_t> entry_class = quality::entry_classes(problem, t, classes);
+  last.assign(classes.size(), 0);
+  for (std::size_t r = 0; r < problem.subset.size(); ++r)
+    if (problem.subset[r]) last[entry_class[problem.histogram.row_entry[r]]] = r;
+  return last;
 }
 
 }  // namespace
@@ -32,9 +52,12 @@ std::vector<std::uint32_t> suppression_order(const Problem& problem, const Trans
     loss.assign(classes.size(), 0.0);
     for (std::uint32_t c : order) loss[c] = problem.quality->class_loss(problem, t, classes, c);
   }
+  const std::vector<std::uint64_t> representative = subset_representatives(problem, t, classes);
   std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
     if (classes.counts[a] != classes.counts[b]) return classes.counts[a] < classes.counts[b];
     if (by_loss && loss[a] != loss[b]) return loss[a] < loss[b];
+    if (!representative.empty() && representative[a] != representative[b])
+      return representative[a] < representative[b];
     return a < b;
   });
   return order;
@@ -64,14 +87,17 @@ std::vector<std::uint32_t> first_for_suppression(const Problem& problem, const T
   }
   const std::size_t wanted = prefix - out.size();
   if (wanted < ties.size()) {
-    // Break the tie as suppression_order() does: by loss, then by index.
+    // Break the tie as suppression_order() does: by loss, then by ARX's
+    // representative.
     std::vector<double> loss(ties.size(), 0.0);
     if (orders_by_loss(problem)) problem.quality->class_losses(problem, t, classes, ties, loss);
-    std::vector<std::pair<double, std::uint32_t>> keyed;
+    const std::vector<std::uint64_t> representative = subset_representatives(problem, t, classes);
+    std::vector<std::tuple<double, std::uint64_t, std::uint32_t>> keyed;
     keyed.reserve(ties.size());
-    for (std::size_t i = 0; i < ties.size(); ++i) keyed.emplace_back(loss[i], ties[i]);
+    for (std::size_t i = 0; i < ties.size(); ++i)
+      keyed.emplace_back(loss[i], representative.empty() ? 0 : representative[ties[i]], ties[i]);
     std::nth_element(keyed.begin(), keyed.begin() + static_cast<std::ptrdiff_t>(wanted), keyed.end());
-    for (std::size_t i = 0; i < wanted; ++i) out.push_back(keyed[i].second);
+    for (std::size_t i = 0; i < wanted; ++i) out.push_back(std::get<2>(keyed[i]));
   } else {
     out.insert(out.end(), ties.begin(), ties.end());
   }

@@ -26,18 +26,20 @@ std::optional<double> class_information_loss(const Problem& problem, const Trans
 // (HashGroupifyDistribution): ascending size; on equal size ascending
 // class information loss (above); then the class whose first record comes
 // first in the data (ARX's "representative"; deid numbers classes in that
-// order). Class losses are computed only when the model's can differ
-// between classes of one size (class_loss_depends_on_values).
+// order); with a research subset, ARX's representative is the class's last
+// record of the subset in input order, and that comes first. Class losses
+// are computed only when the model's can differ between classes of one
+// size (class_loss_depends_on_values).
 std::vector<std::uint32_t> suppression_order(const Problem& problem, const Transformation& t,
                                              const Classes& classes);
 
 // The first `prefix` classes of suppression_order(), computed without the
 // full order: every class smaller than the last one selected, and of that
-// size the first ones by (information loss, index). Information losses are
-// computed only for the classes of that one size. The result is in no
-// particular order. REQUIRES: prefix <= the number of classes not suppressed.
-// `boundary`, when the caller knows it (from the class-size frequencies),
-// is the size of the last class selected.
+// size the first ones by (information loss, representative as above).
+// Information losses are computed only for the classes of that one size.
+// The result is in no particular order. REQUIRES: prefix <= the number of
+// classes not suppressed. `boundary`, when the caller knows it (from the
+// class-size frequencies), is the size of the last class selected.
 std::vector<std::uint32_t> first_for_suppression(const Problem& problem, const Transformation& t,
                                                  const Classes& classes, std::size_t prefix,
                                                  std::optional<std::uint64_t> boundary = std::nullopt);

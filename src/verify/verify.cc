@@ -697,8 +697,15 @@ Report check_tables(const Options& options, const Table& input, const Table& out
   for (const auto& req : options.class_requirements) req_out.push_back(out_index(requirement_attribute(req)));
   std::map<std::string, ClassInfo> classes;
   for (std::size_t r = 0; r < rows; ++r) {
+    // Q, the distribution the classes are compared with, is the research
+    // subset's (ARX's DataManager.getDistribution counts the subset's
+    // rows); a value found only outside it is kept with count 0, since the
+    // ordered distance ranks every value of the input (m - 1 divides).
     for (std::size_t i = 0; i < req_out.size(); ++i)
-      if (req_out[i] >= 0) ++overall[i][output.rows[r][req_out[i]]];
+      if (req_out[i] >= 0) {
+        std::uint64_t& count = overall[i][output.rows[r][req_out[i]]];
+        if (!outside(r)) ++count;
+      }
     if (suppressed[r] || outside(r)) continue;
     auto [it, inserted] = classes.try_emplace(class_key(output.rows[r], tuple_out));
     ClassInfo& info = it->second;

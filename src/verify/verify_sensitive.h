@@ -12,7 +12,8 @@
 //    descending, at least l values and r_1 < c (r_l + ... + r_m);
 //  - t-closeness (Li, Li, Venkatasubramanian, ICDE 2007), D[P,Q] <= t, Q the
 //    distribution over all records of the output (suppressed ones too:
-//    their sensitive values are kept):
+//    their sensitive values are kept; with a research subset, the subset's
+//    records, every other value of the input kept with count 0, as ARX):
 //      equal         1/2 sum |p_i - q_i|;
 //      ordered       1/(m-1) sum_i |sum_{j<=i} (p_j - q_j)|, values in
 //                    numeric order when all are numbers, else in `order`;

@@ -217,6 +217,69 @@ TEST(RiskThresholds, MonotonicVariantsHoldOnRandomTables) {
   fs::remove_all(dir);
 }
 
+// The same with a research subset (a third of the records or so, the
+// others only in the population), for every model that declares itself
+// monotonic with one: average risk and sample uniqueness with any limit
+// (their class sizes are the subset's records, classes without any are
+// left out), t-closeness and β-likeness without suppression (their Q is
+// the subset's distribution; a class without subset records is never
+// judged and adds nothing to the classes it merges with).
+TEST(RiskThresholds, MonotonicModelsHoldOnRandomTablesWithASubset) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / ("subset_mono_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "zip.csv") << "1;1x;*\n2;1x;*\n3;3x;*\n4;3x;*\n5;3x;*\n6;6x;*\n";
+  std::ofstream(dir / "sex.csv") << "m;*\nf;*\n";
+  std::mt19937_64 rng(23);
+  int compared = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    std::ofstream data(dir / "data.csv");
+    data << "zip;sex;in;disease\n";
+    const int rows = 12 + static_cast<int>(rng() % 40);
+    for (int r = 0; r < rows; ++r)
+      data << 1 + rng() % 6 << ';' << (rng() % 3 ? "m" : "f") << ';' << (r == 0 || rng() % 3 == 0 ? "y" : "n") << ';'
+           << "abc"[rng() % 3] << '\n';
+    data.close();
+    const double threshold = 0.1 + 0.05 * static_cast<double>(rng() % 10);
+    std::string model, limit = std::to_string(0.05 * static_cast<double>(rng() % 6));
+    switch (trial % 4) {
+      case 0: model = "average-risk: {threshold: " + std::to_string(threshold) + "}"; break;
+      case 1: model = "sample-uniqueness: {threshold: " + std::to_string(threshold / 4) + "}"; break;
+      case 2:
+        model = "t-closeness: {attribute: disease, distance: equal, t: " + std::to_string(threshold) + "}";
+        limit = "0";
+        break;
+      default:
+        model = "beta-likeness: {attribute: disease, variant: basic, beta: " + std::to_string(4 * threshold) + "}";
+        limit = "0";
+    }
+    auto prepared = prepare(parse_job("input: {path: data.csv, delimiter: ';'}\nattributes:\n"
+                                      "  zip: {role: quasi-identifying, hierarchy: zip.csv}\n"
+                                      "  sex: {role: quasi-identifying, hierarchy: sex.csv}\n"
+                                      "  in: {role: identifying}\n  disease: {role: sensitive}\n"
+                                      "privacy:\n  - " + model + "\nsuppression-limit: " + limit +
+                                          "\nsubset: {column: in, value: y}\n",
+                                      "job.yaml", dir.string()));
+    ASSERT_TRUE(prepared->problem.has_subset());
+    ASSERT_TRUE(prepared->problem.privacy.at(0)->monotonic()) << model;
+    Checker checker(prepared->problem);
+    Classes classes;
+    for (std::uint8_t z = 0; z < 3; ++z)
+      for (std::uint8_t s = 0; s < 2; ++s) {
+        if (!checker.check(Transformation{z, s}, &classes).solution) continue;
+        for (std::uint8_t z2 = z; z2 < 3; ++z2)
+          for (std::uint8_t s2 = s; s2 < 2; ++s2) {
+            EXPECT_TRUE(checker.check(Transformation{z2, s2}, &classes).solution)
+                << "trial " << trial << " (" << model << ", limit " << limit << "): (" << +z << "," << +s
+                << ") holds, (" << +z2 << "," << +s2 << ") not";
+            ++compared;
+          }
+      }
+  }
+  EXPECT_GT(compared, 150);
+  fs::remove_all(dir);
+}
+
 // --- delta-disclosure and beta-likeness ---------------------------------------
 
 TEST(DeltaDisclosure, BoundsTheRatioOfSharesBothWays) {
