@@ -386,6 +386,7 @@ TEST(SubsetQualityBounds, BelowTheValueAndMonotonicOnRandomTables) {
     }
   }
   EXPECT_GT(comparisons, 500);
+}
 
 // With a subset, t-closeness, δ-disclosure and β-likeness compare a class
 // with the subset's distribution and the risk-based models judge the
