@@ -156,7 +156,9 @@ class BadInputBase : public ::testing::TestWithParam<Case> {
  protected:
   void check(const Case& c) {
     if (c.root_defeats && geteuid() == 0) GTEST_SKIP() << "root ignores file permissions";
-    const fs::path root = fs::temp_directory_path() / "deid_bad_input";
+    // Per process: two test runs at once (two build trees) must not share
+    // (and delete) each other's case directories.
+    const fs::path root = fs::temp_directory_path() / ("deid_bad_input-" + std::to_string(::getpid()));
     const fs::path dir = root / c.name;
     fs::remove_all(dir);
     fs::create_directories(dir / "hier");

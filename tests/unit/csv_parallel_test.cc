@@ -8,6 +8,7 @@
 #include <csv.h>  // libcsv, for the reference only
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <tbb/global_control.h>
 
 #include <exception>
@@ -455,7 +456,7 @@ TEST(CsvParallel, SameDatasetForAnyThreadCount) {
   for (std::size_t i = 1; i < results.size(); ++i) EXPECT_EQ(results[i].columns, results[0].columns) << i;
   expect_same_dataset(reference_dataset(text, std::nullopt), results[0], "(20000 rows)");
   // And the default tuning, from a file.
-  const auto path = std::filesystem::temp_directory_path() / "deid_csv_parallel_test.csv";
+  const auto path = std::filesystem::temp_directory_path() / ("deid_csv_parallel_test-" + std::to_string(::getpid()) + ".csv");
   {
     std::FILE* f = std::fopen(path.c_str(), "wb");
     ASSERT_NE(f, nullptr);

@@ -2,6 +2,7 @@
 // which line every record is reported on, and the errors a user sees for
 // malformed files (file, line where the record starts, column).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <random>
@@ -316,7 +317,7 @@ TEST(Dataset, EmptyColumnNameIsRejected) {
 }
 
 TEST(Dataset, ReadsAFileFromDisk) {
-  const auto path = std::filesystem::temp_directory_path() / "deid_csv_test_dataset.csv";
+  const auto path = std::filesystem::temp_directory_path() / ("deid_csv_test_dataset-" + std::to_string(::getpid()) + ".csv");
   {
     std::FILE* f = std::fopen(path.c_str(), "wb");
     ASSERT_NE(f, nullptr);

@@ -2,6 +2,7 @@
 // binding to a column, and every validation error of read_hierarchy and
 // Generalization::build.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -229,7 +230,7 @@ TEST(GeneralizationErrors, EmptyTableIsRejected) {
 }
 
 TEST(GeneralizationErrors, HierarchyFileOnDiskReportsItsPath) {
-  const auto path = std::filesystem::temp_directory_path() / "deid_hierarchy_test_sex.csv";
+  const auto path = std::filesystem::temp_directory_path() / ("deid_hierarchy_test_sex-" + std::to_string(::getpid()) + ".csv");
   {
     std::FILE* f = std::fopen(path.c_str(), "wb");
     ASSERT_NE(f, nullptr);

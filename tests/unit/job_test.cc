@@ -4,6 +4,8 @@
 // and the checks prepare() makes against the data.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -136,7 +138,7 @@ TEST(JobParse, ExampleJobParses) {
 }
 
 TEST(JobParse, PathsResolveRelativeToTheJobFile) {
-  const auto dir = std::filesystem::temp_directory_path() / "deid_job_test_paths";
+  const auto dir = std::filesystem::temp_directory_path() / ("deid_job_test_paths-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir / "sub");
   const auto file = dir / "sub" / "job.yaml";
   {
