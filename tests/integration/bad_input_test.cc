@@ -191,6 +191,8 @@ class BadInputBase : public ::testing::TestWithParam<Case> {
       fs::remove_all(dir);
       fs::remove(out);
       fs::remove(err);
+      std::error_code ec;
+      fs::remove(root, ec);  // when empty
     }
   }
 };
