@@ -1368,9 +1368,6 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
       s.column = ctx.name(sub["column"], "subset.column");
       s.value = ctx.str(sub["value"], "subset.value");
     }
-    if (job.input.postgres)
-      ctx.fail(sub, "a research subset needs the input's records one by one: it is not supported yet with a "
-                    "PostgreSQL input");
     job.subset = std::move(s);
   }
   // The models that compare the research subset with its population need

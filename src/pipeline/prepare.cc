@@ -125,7 +125,8 @@ static void set_constraints(const Job& job, Problem& pr) {
   }
 }
 
-// What a research subset cannot be combined with yet: microaggregation.
+// What a research subset cannot be combined with yet: microaggregation, and
+// an input grouped in its database (pushdown).
 // Every quality model and every privacy model but differential privacy
 // (which draws its own subset, below) takes a research subset, as in ARX:
 // t-closeness, δ-disclosure and β-likeness compare a class with the
@@ -134,8 +135,12 @@ static void set_constraints(const Job& job, Problem& pr) {
 // (HashGroupifyDistribution reads each class's count, skipping classes
 // without subset records); the quality models read what
 // docs/quality-models.md lists.
-static void check_subset_job(const Job& job, const Problem& pr) {
+static void check_subset_job(const Job& job, const Problem& pr, const Dataset& ds) {
   const Location at{job.path, job.subset->line, 0, {}};
+  if (ds.grouped())
+    throw JobError(at, "a research subset needs the input's records one by one, which a table grouped in its "
+                       "database does not hold: with a PostgreSQL input set pushdown: false (a release written to a "
+                       "file streams the rows anyway)");
   if (!pr.microaggregated.empty())
     throw JobError(at, fmt::format("attribute '{}' is microaggregated, which cannot be combined yet with a research "
                                    "subset",
@@ -390,7 +395,7 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
                                  ds.source));
 
   if (job.subset) {
-    check_subset_job(job, pr);
+    check_subset_job(job, pr, ds);
     pr.subset = research_subset(job, ds);
   }
   // Differential privacy's sample is the research subset (ARX's
