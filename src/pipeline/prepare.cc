@@ -125,8 +125,8 @@ static void set_constraints(const Job& job, Problem& pr) {
   }
 }
 
-// What a research subset cannot be combined with yet: microaggregation, and
-// an input grouped in its database (pushdown).
+// What a research subset cannot be combined with yet: an input grouped in
+// its database (pushdown).
 // Every quality model and every privacy model but differential privacy
 // (which draws its own subset, below) takes a research subset, as in ARX:
 // t-closeness, δ-disclosure and β-likeness compare a class with the
@@ -134,17 +134,16 @@ static void set_constraints(const Job& job, Problem& pr) {
 // rows), the risk-based models judge the subset's class sizes
 // (HashGroupifyDistribution reads each class's count, skipping classes
 // without subset records); the quality models read what
-// docs/quality-models.md lists.
-static void check_subset_job(const Job& job, const Problem& pr, const Dataset& ds) {
+// docs/quality-models.md lists. A microaggregated attribute is aggregated
+// over the subset's records of a class (HashGroupify.addFromBuffer adds
+// only their values to the class's distributions, which
+// performMicroaggregation and MetricMDNMLoss read).
+static void check_subset_job(const Job& job, const Dataset& ds) {
   const Location at{job.path, job.subset->line, 0, {}};
   if (ds.grouped())
     throw JobError(at, "a research subset needs the input's records one by one, which a table grouped in its "
                        "database does not hold: with a PostgreSQL input set pushdown: false (a release written to a "
                        "file streams the rows anyway)");
-  if (!pr.microaggregated.empty())
-    throw JobError(at, fmt::format("attribute '{}' is microaggregated, which cannot be combined yet with a research "
-                                   "subset",
-                                   pr.microaggregated[0].name));
 }
 
 // Differential privacy (privacy/differential_privacy.h): its sample is the
@@ -395,7 +394,7 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
                                  ds.source));
 
   if (job.subset) {
-    check_subset_job(job, pr, ds);
+    check_subset_job(job, ds);
     pr.subset = research_subset(job, ds);
   }
   // Differential privacy's sample is the research subset (ARX's
@@ -406,7 +405,7 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
   pr.histogram = build_histogram(ds, pr.qi_columns, distribution_columns, pr.subset.empty() ? nullptr : &pr.subset);
   for (MicroaggregatedAttribute& m : pr.microaggregated) {
     microaggregation::check_values(m, ds);
-    if (!m.generalized()) microaggregation::index_entries(m, pr.histogram);
+    if (!m.generalized()) microaggregation::index_entries(m, pr.histogram, pr.subset);
   }
   pr.population_rows = ds.records();
   pr.rows = ds.records();

@@ -33,7 +33,7 @@ void write_output(const PreparedJob& p, const Transformation& t, const Classes& 
   // Each microaggregated attribute's label per class.
   std::vector<std::vector<std::string>> aggregates;
   for (const MicroaggregatedAttribute& m : pr.microaggregated)
-    aggregates.push_back(microaggregation::class_labels(m, pr.histogram, classes));
+    aggregates.push_back(microaggregation::class_labels(m, pr.histogram, classes, pr.subset));
 
   // With output.escape-formulas, a cell a spreadsheet would run as a
   // formula gets a leading "'" (docs/reliability.md); otherwise every value

@@ -158,11 +158,13 @@ std::string aggregate(const MicroaggregatedAttribute& a, const Numbers& num,
 
 }  // namespace
 
-void index_entries(MicroaggregatedAttribute& a, const Histogram& h) {
-  // Distinct (entry, code) pairs, entry-major.
-  std::vector<std::uint64_t> pairs(h.row_entry.size());
+void index_entries(MicroaggregatedAttribute& a, const Histogram& h, const std::vector<std::uint8_t>& subset) {
+  // Distinct (entry, code) pairs, entry-major, of the subset's rows.
+  std::vector<std::uint64_t> pairs;
+  pairs.reserve(h.row_entry.size());
   for (std::size_t r = 0; r < h.row_entry.size(); ++r)
-    pairs[r] = (static_cast<std::uint64_t>(h.row_entry[r]) << 32) | a.data->codes[r];
+    if (subset.empty() || subset[r])
+      pairs.push_back((static_cast<std::uint64_t>(h.row_entry[r]) << 32) | a.data->codes[r]);
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
   a.offsets.assign(h.size() + 1, 0);
@@ -231,12 +233,15 @@ std::vector<double> dimension_sums(const Problem& problem, const Transformation&
 }
 
 std::vector<std::string> class_labels(const MicroaggregatedAttribute& a, const Histogram& histogram,
-                                      const Classes& classes) {
+                                      const Classes& classes, const std::vector<std::uint8_t>& subset) {
   const Numbers num = numbers_of(*a.data);
-  // Per class, the (code, count) pairs of its records.
-  std::vector<std::uint64_t> pairs(histogram.row_entry.size());
-  for (std::size_t r = 0; r < pairs.size(); ++r)
-    pairs[r] = (static_cast<std::uint64_t>(classes.entry_class[histogram.row_entry[r]]) << 32) | a.data->codes[r];
+  // Per class, the (code, count) pairs of its records in the subset.
+  std::vector<std::uint64_t> pairs;
+  pairs.reserve(histogram.row_entry.size());
+  for (std::size_t r = 0; r < histogram.row_entry.size(); ++r)
+    if (subset.empty() || subset[r])
+      pairs.push_back((static_cast<std::uint64_t>(classes.entry_class[histogram.row_entry[r]]) << 32) |
+                      a.data->codes[r]);
   std::sort(pairs.begin(), pairs.end());
   std::vector<std::string> labels(classes.size());
   std::vector<std::pair<std::uint32_t, std::uint64_t>> values;

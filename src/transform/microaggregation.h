@@ -27,6 +27,10 @@
 // value (a suppressed class: c when s = 1); the dimension's value is the
 // sum over classes divided by the records. Lower bounds take 0 for it (ARX
 // computes none), which keeps them below the value.
+//
+// With a research subset (Problem::subset) c, d and the aggregates count
+// the class's subset records only; D stays the column's distinct values in
+// the whole input (ARX's dictionary).
 #pragma once
 
 #include <cstdint>
@@ -39,8 +43,12 @@
 
 namespace deid::microaggregation {
 
-// Fills `attribute.offsets` and `.codes` from the histogram's rows.
-void index_entries(MicroaggregatedAttribute& attribute, const Histogram& histogram);
+// Fills `attribute.offsets` and `.codes` from the histogram's rows; with a
+// research subset (`subset`: one flag per row, empty for none) from the
+// subset's rows only, as ARX's HashGroupify.addFromBuffer adds a record's
+// value to its class's distribution only when the record is in the subset.
+void index_entries(MicroaggregatedAttribute& attribute, const Histogram& histogram,
+                   const std::vector<std::uint8_t>& subset);
 
 // Throws InputError at the first value of the column (its line) that the
 // function cannot aggregate: one that is not a number, for every function
@@ -55,8 +63,12 @@ std::vector<double> dimension_sums(const Problem& problem, const Transformation&
                                    double s);
 
 // The released label of each class of `classes` (entry_class filled) for
-// `attribute`; suppressed classes get "" (the writer prints "*").
+// `attribute`; suppressed classes get "" (the writer prints "*"). With a
+// research subset (`subset`: one flag per row, empty for none) the
+// aggregate is the subset's records' (ARX's HashGroupify distributions hold
+// only them, and performMicroaggregation aggregates those); the records
+// outside it are suppressed in the release.
 std::vector<std::string> class_labels(const MicroaggregatedAttribute& attribute, const Histogram& histogram,
-                                      const Classes& classes);
+                                      const Classes& classes, const std::vector<std::uint8_t>& subset);
 
 }  // namespace deid::microaggregation

@@ -609,8 +609,11 @@ Report check_tables(const Options& options, const Table& input, const Table& out
             std::to_string(options.suppression_limit) + " * " + std::to_string(judged) + ") = " +
             std::to_string(report.max_suppressed));
 
-  // Microaggregated columns: '*' in suppressed records, elsewhere the
-  // aggregate of the input values of the record's class. A column
+  // Microaggregated columns: '*' in suppressed records (and in those outside
+  // the research subset), elsewhere the aggregate of the input values of
+  // the record's class; with a subset, of the class's records in the
+  // subset (ARX aggregates only those: HashGroupify.addFromBuffer adds a
+  // value to a class's distribution only for a record of the subset). A column
   // generalized before aggregation joins the class at one level of its
   // hierarchy: the first combination of levels at which every record is
   // right, else the one with the fewest wrong records.
@@ -626,7 +629,7 @@ Report check_tables(const Options& options, const Table& input, const Table& out
       for (std::size_t r = 0; r < rows; ++r) {
         in_values[m].push_back(input.rows[r][static_cast<std::size_t>(ic)]);
         released[m].push_back(output.rows[r][static_cast<std::size_t>(micro_out[m])]);
-        if (suppressed[r] && released[m][r] != "*" && not_star++ == 0) first = r;
+        if ((suppressed[r] || outside(r)) && released[m][r] != "*" && not_star++ == 0) first = r;
       }
       if (not_star)
         add(Kind::wrong_aggregate, micro[m].name, first + 1, not_star,
@@ -643,6 +646,9 @@ Report check_tables(const Options& options, const Table& input, const Table& out
       heights_of[m] = static_cast<int>(aggregated_hierarchies[m].rows.front().size());
       for (const auto& row : aggregated_hierarchies[m].rows) rows_of[m].emplace(row[0], &row);
     }
+    // The records aggregated: neither suppressed nor outside the subset.
+    std::vector<char> left_out = suppressed;
+    for (std::size_t r = 0; r < rows; ++r) left_out[r] = left_out[r] || outside(r);
     std::vector<std::string> base(rows);
     for (std::size_t r = 0; r < rows; ++r) base[r] = class_key(output.rows[r], qi_out);
     std::vector<int> level(generalized.size(), 0);
@@ -661,7 +667,7 @@ Report check_tables(const Options& options, const Table& input, const Table& out
       std::uint64_t wrong = 0;
       for (std::size_t m = 0; m < micro.size(); ++m) {
         if (micro_out[m] < 0) continue;
-        errors[m] = check_aggregates(micro[m], in_values[m], released[m], group, suppressed);
+        errors[m] = check_aggregates(micro[m], in_values[m], released[m], group, left_out);
         wrong += errors[m].wrong;
       }
       if (wrong < best_wrong) {

@@ -47,8 +47,9 @@
 //    (`sample_uniqueness`); with a k-map requirement every class not
 //    suppressed has at least the derived k' records (`k_map`);
 //  - a microaggregated column (Options::microaggregated) is '*' in every
-//    suppressed record and elsewhere the aggregate of the input values of
-//    the record's class (`wrong_aggregate`, verify_microaggregation.h); its
+//    suppressed record (and every record outside the research subset) and
+//    elsewhere the aggregate of the input values of the record's class's
+//    records in the subset (`wrong_aggregate`, verify_microaggregation.h); its
 //    class is the record's quasi-identifier values, with, for a column
 //    generalized before aggregation, its input value generalized to one
 //    level of its hierarchy (the first level at which every record is

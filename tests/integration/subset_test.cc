@@ -22,6 +22,7 @@
 
 #include "deid/check.h"
 #include "deid/error.h"
+#include "deid/output.h"
 #include "deid/pipeline.h"
 #include "support/reference.h"
 
@@ -96,6 +97,17 @@ void expect_arx_release(const nlohmann::json& run, MakeJob make_job, std::string
                   result["subset"]["suppressed_outside"].get<std::uint64_t>(),
               run["suppressed_records"].get<std::uint64_t>());
     EXPECT_EQ(output_sha256(result), run["output_sha256"]);
+  }
+  if (run.contains("output_subset_rows_sha256")) {
+    // The header and the subset's rows of the release (write_subset's
+    // rows), which are ARX's also where ARX releases the records outside.
+    std::istringstream released(slurp(out));
+    std::string kept, line;
+    std::getline(released, line);
+    kept += line + '\n';
+    for (std::size_t i = 0; std::getline(released, line); ++i)
+      if (i % 10 == 3) kept += line + '\n';
+    EXPECT_EQ(deid::sha256_hex(kept), run["output_subset_rows_sha256"].get<std::string>());
   }
   // ARX's descriptions of the privacy models (ARX lists Inclusion for a
   // subset that no model takes).
@@ -187,6 +199,58 @@ INSTANTIATE_TEST_SUITE_P(Runs, ArxSubsetPrivacy, ::testing::Range<std::size_t>(0
                          });
 
 TEST(ArxSubsetPrivacyReference, HasEighteenRuns) { EXPECT_EQ(privacy_runs().size(), 18u); }
+
+// Microaggregation with a research subset: ARX aggregates a class's
+// subset records only (HashGroupify.addFromBuffer adds a record's value to
+// its class's distribution only when the record is in the subset;
+// performMicroaggregation and MetricMDNMLoss/MetricMDNMPrecision read those
+// distributions), and the records outside the subset are suppressed. Against
+// ARX 3.9.2 (tests/testdata/reference/arx-subset-microaggregation.json: adult
+// with age microaggregated, generalized before or not), and `deid verify`
+// re-checks every released aggregate over the subset's records.
+const std::vector<nlohmann::json>& microaggregation_runs() {
+  return deid::testing::reference_runs("arx-subset-microaggregation.json");
+}
+
+// The run's job: its quasi-identifiers with their hierarchies and age
+// microaggregated as `attributes.age` says.
+std::string microaggregation_job_text(const nlohmann::json& run, const std::string& subset) {
+  std::string text = job_text(run, subset);
+  std::string age = "  age: {role: quasi-identifying";
+  const nlohmann::json& spec = run["attributes"]["age"];
+  if (spec.value("generalize-before", false))
+    age += ", hierarchy: '" + (reference_dataset_dir(run) / "hierarchies" / "age.csv").string() + "'";
+  for (const auto& [key, value] : spec.items()) age += ", " + key + ": " + (value.is_string() ? value.get<std::string>() : value.dump());
+  age += "}\n";
+  const std::size_t at = text.find("  age: ");
+  if (at != std::string::npos) {
+    text.replace(at, text.find('\n', at) + 1 - at, age);
+  } else {
+    text.insert(text.find("attributes:\n") + 12, age);
+  }
+  return text;
+}
+
+class ArxSubsetMicroaggregation : public ::testing::TestWithParam<std::size_t> {};
+
+TEST_P(ArxSubsetMicroaggregation, OptimumLossAndReleaseAreArxs) {
+  const nlohmann::json& run = microaggregation_runs()[GetParam()];
+  std::string table;
+  expect_arx_release(run, [&](const std::string& subset) { return microaggregation_job_text(run, subset); }, &table);
+  if (table.empty()) return;  // skipped, or the release failed above
+  // The verifier re-checked the aggregates: its microaggregation line is ok.
+  const std::size_t at = table.find("microaggregation");
+  ASSERT_NE(at, std::string::npos) << table;
+  const std::string row = table.substr(at, table.find('\n', at) - at);
+  EXPECT_NE(row.find(" ok "), std::string::npos) << row;
+}
+
+INSTANTIATE_TEST_SUITE_P(Runs, ArxSubsetMicroaggregation, ::testing::Range<std::size_t>(0, 7),
+                         [](const ::testing::TestParamInfo<std::size_t>& info) {
+                           return microaggregation_runs()[info.param]["name"].get<std::string>();
+                         });
+
+TEST(ArxSubsetMicroaggregationReference, HasSevenRuns) { EXPECT_EQ(microaggregation_runs().size(), 7u); }
 
 // δ-presence is not monotonic with suppression: exhaustive search finds the
 // optimum the optimal search finds. So it does with the lower bounds of
@@ -338,6 +402,48 @@ TEST_F(SubsetByHand, QualityModelsCountTheSubsetsRecords) {
   const std::string cls = "{model: classification, response-variables: [zip], gs-factor: 0.8}";
   EXPECT_NEAR(loss(cls, 1), 0.7 / 3.0, 1e-15);
   EXPECT_NEAR(loss(cls, 0), 0.4 / 3.0, 1e-15);  // s = 0 at level 0
+}
+
+// Microaggregation with a subset, by hand: a class's mean is its subset
+// records' (ARX's HashGroupify distributions hold only them), not its
+// population's, and the records outside the subset show '*'. Subset
+// (in = y): 1301 with ages 20 and 30 (mean 25; with the outside 70: 40),
+// 1401 with 40 and 50 (mean 45; with the outside 90: 60). Loss's age
+// dimension: each class has 2 of the column's 6 distinct values, 2 * 2/6
+// twice over the subset's 4 records: 1/3 (the population's records would
+// give 3 * 3/6 twice over 6: 1). The verifier checks the subset's means and
+// fails the population's.
+TEST(SubsetMicroaggregationByHand, AggregatesTheSubsetsRecords) {
+  const TempDir dir("subset-microaggregation-hand");
+  std::ofstream(dir / "data.csv") << "id,zip,age,in\n1,1301,20,y\n2,1301,30,y\n3,1301,70,n\n"
+                                     "4,1401,40,y\n5,1401,90,n\n6,1401,50,y\n";
+  std::ofstream(dir / "zip.csv") << "1301;130*;*\n1401;14**;*\n";
+  const std::string job = dir / "job.yaml", out = dir / "out.csv", res = dir / "result.json";
+  std::ofstream(job) << "input: {path: '" + (dir / "data.csv") + "'}\nattributes:\n  id: {role: identifying}\n"
+                        "  in: {role: identifying}\n  zip: {role: quasi-identifying, hierarchy: '" + (dir / "zip.csv") +
+                        "'}\n  age: {role: quasi-identifying, transformation: microaggregation, function: mean}\n"
+                        "privacy:\n  - k-anonymity: {k: 2}\nquality: {model: loss}\n"
+                        "subset: {column: in, value: y}\noutput: {utility: false}\n";
+  ASSERT_EQ(run_deid("-q anonymize '" + job + "' --output '" + out + "' --result '" + res + "'", dir / "so.txt",
+                     dir / "se.txt"),
+            0)
+      << slurp(dir / "se.txt");
+  EXPECT_EQ(slurp(out), "zip,age\n1301,25\n1301,25\n*,*\n1401,45\n*,*\n1401,45\n");
+  const nlohmann::json result = nlohmann::json::parse(slurp(res));
+  EXPECT_EQ(result["transformation"]["zip"], 0);
+  EXPECT_NEAR(result["information_loss_per_attribute"]["age"].get<double>(), 1.0 / 3.0, 1e-9);
+  EXPECT_EQ(run_deid("verify '" + job + "' --output '" + out + "' --result '" + res + "'", dir / "v.txt", dir / "v.err"),
+            0)
+      << slurp(dir / "v.txt") << slurp(dir / "v.err");
+  // The population's means: the verifier's microaggregation check fails.
+  std::ofstream(out) << "zip,age\n1301,40\n1301,40\n*,*\n1401,60\n*,*\n1401,60\n";
+  EXPECT_NE(run_deid("verify '" + job + "' --output '" + out + "'", dir / "w.txt", dir / "w.err"), 0);
+  EXPECT_NE(slurp(dir / "w.txt").find("do not show their class's mean"), std::string::npos)
+      << slurp(dir / "w.txt") << slurp(dir / "w.err");
+  // A record outside the subset that shows an aggregate fails too.
+  std::ofstream(out) << "zip,age\n1301,25\n1301,25\n*,40\n1401,45\n*,*\n1401,45\n";
+  EXPECT_NE(run_deid("verify '" + job + "' --output '" + out + "'", dir / "x.txt", dir / "x.err"), 0);
+  EXPECT_NE(slurp(dir / "x.txt").find("instead of '*'"), std::string::npos) << slurp(dir / "x.txt") << slurp(dir / "x.err");
 }
 
 // The search prunes with lower_bound(t) (docs/quality-models.md, "Lower
