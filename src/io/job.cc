@@ -904,8 +904,7 @@ PostgresTable parse_postgres(const Ctx& ctx, const YAML::Node& n, bool input) {
 
 // What (epsilon, delta)-differential privacy cannot be combined with: what
 // ARX refuses (ARXAnonymizer.checkBeforeAnonymizing,
-// ARXConfiguration.addPrivacyModel: a second differential-privacy model, a
-// model with a research subset of its own (delta-presence, k-map with the
+// ARXConfiguration.addPrivacyModel: a model with a research subset of its own (delta-presence, k-map with the
 // population table, the journalist's profitability), microaggregation, a
 // quality model without a score function, an optimal search) and what deid
 // does not support with it (a suppression limit: the model suppresses every
@@ -930,8 +929,6 @@ void check_differential_privacy(const Ctx& ctx, const YAML::Node& root, Job& job
   for (std::size_t i = 0; i < job.privacy.size(); ++i) {
     const PrivacySpec& p = job.privacy[i];
     const auto& other = root["privacy"][i];
-    if (i != index && std::holds_alternative<DifferentialPrivacySpec>(p))
-      ctx.fail(other, "differential-privacy is listed twice; a job has at most one (ARX refuses a second one too)");
     // ARX: "Combining differential privacy with a research subset is not
     // supported" (ARXConfiguration.addPrivacyModel).
     const char* with_subset = nullptr;
