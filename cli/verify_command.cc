@@ -134,6 +134,8 @@ struct Mapped {
   verify::Options options;
   std::vector<verify::Table> hierarchies;  // per quasi-identifier
   std::vector<verify::Table> aggregated_hierarchies;  // per microaggregated column (empty: not generalized)
+  // Models of the job the table cannot show (reported as skipped).
+  std::vector<verify::CheckLine> unchecked;
 };
 
 // The job as verifier options (anonymization).
@@ -176,10 +178,39 @@ Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies
     m.hierarchies.push_back(hierarchies.of(a));
   }
   o.suppression_limit = job.suppression_limit;
+  // With differential privacy every model is judged on its sample, which
+  // is secret. The released classes hold sampled records only, so what a
+  // model judges class by class (l-diversity, k-anonymity, profitability)
+  // and the risk models (which read the released classes' sizes and
+  // records, ARX's HashGroupifyDistribution) can be checked; t-closeness,
+  // delta-disclosure and beta-likeness compare a class with the sample's
+  // distribution and cannot (docs/verify.md).
+  const bool sampled = std::any_of(job.privacy.begin(), job.privacy.end(), [](const PrivacySpec& p) {
+    return std::holds_alternative<DifferentialPrivacySpec>(p);
+  });
+  const auto unchecked = [&](std::string name) {
+    verify::CheckLine l;
+    l.name = std::move(name);
+    l.status = verify::CheckLine::Status::skipped;
+    l.detail = "judged against the distribution of differential privacy's sample, which is secret; the table "
+               "cannot show it";
+    m.unchecked.push_back(std::move(l));
+  };
   for (const auto& spec : job.privacy) {
     std::visit(
         [&](const auto& p) {
           using P = std::decay_t<decltype(p)>;
+          if constexpr (std::is_same_v<P, TClosenessSpec> || std::is_same_v<P, DeltaDisclosureSpec> ||
+                        std::is_same_v<P, BetaLikenessSpec>) {
+            if (sampled) {
+              unchecked(fmt::format("{} ({})",
+                                    std::is_same_v<P, TClosenessSpec>        ? "t-closeness"
+                                    : std::is_same_v<P, DeltaDisclosureSpec> ? "delta-disclosure privacy"
+                                                                             : "beta-likeness",
+                                    p.attribute));
+              return;
+            }
+          }
           if constexpr (std::is_same_v<P, KAnonymitySpec>) {
             o.k = std::max(o.k, p.k);
           } else if constexpr (std::is_same_v<P, LDiversitySpec>) {
@@ -591,6 +622,7 @@ Verification verify_release(Job job, const std::string& input_path, const std::s
           v.kind == verify::Violation::Kind::bad_hierarchy)
         throw JobError(Location{job.path, 0, 0, {}}, fmt::format("the job does not fit the data: {}", v.message));
     lines = verify::summarize(m.options, report);
+    lines.insert(lines.end(), m.unchecked.begin(), m.unchecked.end());
     if (!result_path.empty()) {
       const auto more = verify::check_result(read_claims(result_path, false), m.options, report, files);
       lines.insert(lines.end(), more.begin(), more.end());

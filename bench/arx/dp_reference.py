@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Produces tests/testdata/reference/arx-differential-privacy.json: ARX 3.9.2 runs of
 (epsilon, delta)-differential privacy (EDDifferentialPrivacy in deterministic mode) on examples/adult,
-through bench/arx/ArxRun.java (--dp, --dp-budget, --dp-steps, --dp-generalization, --output).
+through bench/arx/ArxRun.java (--dp, --dp-budget, --dp-steps, --dp-generalization, --output), alone and
+combined with other privacy models (judged on the sample, ARX's research subset).
 
     javac -nowarn -cp ARX_JAR -d /tmp/arxc bench/arx/ArxRun.java
     python3 bench/arx/dp_reference.py ARX_JAR /tmp/arxc > tests/testdata/reference/arx-differential-privacy.json
@@ -19,7 +20,9 @@ ALL = ["sex", "age", "race", "marital-status", "education", "native-country", "w
        "salary-class"]
 
 # name, quasi-identifiers, the model's settings (as in the job file), quality model (a name, or the job
-# file's quality section)
+# file's quality section)[, the other privacy models: (the job file's entries, ArxRun's options, the sensitive
+# attribute or None)]
+OCC8 = [q for q in ALL if q != "occupation"]
 RUNS = [
     ("dd_loss_e2_d1e-6", ALL, {"epsilon": 2.0, "delta": 1e-6}, "loss"),
     ("dd_loss_e1_d1e-5", ALL, {"epsilon": 1.0, "delta": 1e-5}, "loss"),
@@ -41,13 +44,39 @@ RUNS = [
      {"model": "classification", "response-variables": ["salary-class"]}),
     ("dd_classification_8qi_e1_d1e-5", ALL[:-1], {"epsilon": 1.0, "delta": 1e-5, "steps": 50},
      {"model": "classification", "response-variables": ["salary-class"]}),
+    # Differential privacy with other privacy models (ARXConfiguration.addPrivacyModel allows every model
+    # without a research subset of its own): each judges the sample's records, and the score functions read
+    # the classes that every model keeps (HashGroupifyEntry.isNotOutlier).
+    ("dd_loss_e2_d1e-6_k200", ALL, {"epsilon": 2.0, "delta": 1e-6}, "loss",
+     ([{"k-anonymity": {"k": 200}}], ["--k", "200"], None)),
+    ("dd_loss_e2_d1e-6_ldistinct3_occ", OCC8, {"epsilon": 2.0, "delta": 1e-6}, "loss",
+     ([{"l-diversity": {"attribute": "occupation", "variant": "distinct", "l": 3}}],
+      ["--ldiv", "occupation", "distinct", "3", "-"], "occupation")),
+    ("dd_entropy_e2_d1e-6_teq02_occ", OCC8, {"epsilon": 2.0, "delta": 1e-6}, "entropy",
+     ([{"t-closeness": {"attribute": "occupation", "distance": "equal", "t": 0.2}}],
+      ["--tclose", "occupation", "equal", "0.2"], "occupation")),
+    ("dd_loss_e2_d1e-6_avgrisk001_h0004_r005", ALL, {"epsilon": 2.0, "delta": 1e-6}, "loss",
+     ([{"average-risk": {"threshold": 0.01, "highest-risk": 0.004, "records-at-risk": 0.05}}],
+      ["--avg-risk", "0.01", "0.004", "0.05"], None)),
+    ("di_loss_e2_d1e-6_lentropy2_occ", OCC8, {"epsilon": 2.0, "delta": 1e-6, "generalization": {
+        "sex": 0, "age": 2, "race": 0, "marital-status": 1, "education": 1, "native-country": 1, "workclass": 1,
+        "salary-class": 1}}, "loss",
+     ([{"l-diversity": {"attribute": "occupation", "variant": "entropy", "l": 2}}],
+      ["--ldiv", "occupation", "entropy", "2", "-"], "occupation")),
+    ("dd_aecs_e1_d1e-5_ddisc1_occ", OCC8, {"epsilon": 1.0, "delta": 1e-5}, "aecs",
+     ([{"delta-disclosure": {"attribute": "occupation", "delta": 1.0}}],
+      ["--ddisclosure", "occupation", "1.0"], "occupation")),
+    ("dd_loss_e2_d1e-6_kmap500_p100k", ALL, {"epsilon": 2.0, "delta": 1e-6}, "loss",
+     ([{"k-map": {"k": 500, "population-size": 100000, "significance": 0.01}}],
+      ["--kmap", "500", "0.01", "100000", "poisson"], None)),
 ]
 
 
 def main():
     jar, classes = sys.argv[1], sys.argv[2]
     runs = []
-    for name, qis, dp, quality in RUNS:
+    for name, qis, dp, quality, *rest in RUNS:
+        others, other_args, sensitive = rest[0] if rest else ([], [], None)
         quality = quality if isinstance(quality, dict) else {"model": quality}
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "out.csv")
@@ -64,6 +93,9 @@ def main():
                 args += ["--dp-steps", str(dp["steps"])]
             for q, level in dp.get("generalization", {}).items():
                 args += ["--dp-generalization", q, str(level)]
+            if sensitive:
+                args += ["--sensitive", sensitive]
+            args += other_args
             arx = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
             with open(out, "rb") as f:
                 sha = hashlib.sha256(f.read()).hexdigest()
@@ -72,8 +104,8 @@ def main():
             "name": name,
             "dataset": "adult",
             "quasi_identifiers": qis,
-            "sensitive": None,
-            "privacy": [model],
+            "sensitive": sensitive,
+            "privacy": [model] + others,
             "suppression_limit": 1.0,
             "quality": quality,
             "arx_privacy_models": arx["privacy_models"],

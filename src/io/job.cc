@@ -904,10 +904,12 @@ PostgresTable parse_postgres(const Ctx& ctx, const YAML::Node& n, bool input) {
 
 // What (epsilon, delta)-differential privacy cannot be combined with: what
 // ARX refuses (ARXAnonymizer.checkBeforeAnonymizing,
-// ARXConfiguration.addPrivacyModel: microaggregation, a quality model
-// without a score function, an optimal search) and what deid does not
-// support with it (other privacy models, a suppression limit: the model
-// suppresses every class with fewer than k sampled records).
+// ARXConfiguration.addPrivacyModel: a model with a research subset of its own (delta-presence, k-map with the
+// population table, the journalist's profitability), microaggregation, a
+// quality model without a score function, an optimal search) and what deid
+// does not support with it (a suppression limit: the model suppresses every
+// class with fewer than k sampled records). Every other privacy model is
+// judged on the sample, as ARX judges it (its research subset).
 void check_differential_privacy(const Ctx& ctx, const YAML::Node& root, Job& job) {
   const DifferentialPrivacySpec* dp = nullptr;
   std::size_t index = 0;
@@ -924,9 +926,23 @@ void check_differential_privacy(const Ctx& ctx, const YAML::Node& root, Job& job
     return;
   }
   const auto& entry = root["privacy"][index];
-  if (job.privacy.size() > 1)
-    ctx.fail(entry, "differential-privacy cannot be combined with other privacy models in deid (it guarantees "
-                    "more than they do; list it alone)");
+  for (std::size_t i = 0; i < job.privacy.size(); ++i) {
+    const PrivacySpec& p = job.privacy[i];
+    const auto& other = root["privacy"][i];
+    // ARX: "Combining differential privacy with a research subset is not
+    // supported" (ARXConfiguration.addPrivacyModel).
+    const char* with_subset = nullptr;
+    if (std::holds_alternative<DeltaPresenceSpec>(p))
+      with_subset = "delta-presence";
+    else if (const auto* km = std::get_if<KMapSpec>(&p); km && km->population_size == 0)
+      with_subset = "k-map with the population table";
+    else if (const auto* pr = std::get_if<ProfitabilitySpec>(&p); pr && pr->journalist)
+      with_subset = "the journalist's profitability";
+    if (with_subset)
+      ctx.fail(other, fmt::format("{} needs a research subset, and differential privacy's sample is its release's "
+                                  "research subset: they cannot be combined (ARX refuses it too)",
+                                  with_subset));
+  }
   if (root["suppression-limit"] && job.suppression_limit != 1)
     ctx.fail(root["suppression-limit"], "differential-privacy sets the suppression limit to 1 (ARX: 100 %): it "
                                         "suppresses every class with fewer than k sampled records and every record "
@@ -1370,6 +1386,8 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
     }
     job.subset = std::move(s);
   }
+  // (First: differential privacy refuses those models whatever the subset.)
+  check_differential_privacy(ctx, root, job);
   // The models that compare the research subset with its population need
   // one.
   if (!job.subset) {
@@ -1391,7 +1409,6 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
       ctx.fail(root["quality"]["attacker"], "publisher-payout with attacker: journalist needs a research subset: "
                                             "give the job a 'subset' section");
   }
-  check_differential_privacy(ctx, root, job);
   // The profitability model and the publisher payout read `cost-benefit`.
   for (PrivacySpec& p : job.privacy)
     if (auto* s = std::get_if<ProfitabilitySpec>(&p)) s->cost_benefit = job.cost_benefit;

@@ -67,7 +67,11 @@ nlohmann::json KMap::to_json() const {
 std::unique_ptr<PrivacyModel> make_k_map(const KMapSpec& spec, const Problem& problem) {
   if (spec.population_size == 0) return std::make_unique<KMap>(spec, problem.rows);
   check_population_size(problem, spec.population_size, "k-map");
-  return std::make_unique<KMap>(spec, problem.rows);
+  // ARX derives k' from the sampling fraction of the whole input, also
+  // with a research subset or differential privacy's sample (KMap.initialize
+  // reads DataManager.getDataGeneralized().getDataLength(); "TODO: consider
+  // subset/inclusion").
+  return std::make_unique<KMap>(spec, problem.population_rows);
 }
 
 }  // namespace deid

@@ -205,10 +205,19 @@ class SafePubSearch final : public SearchAlgorithm {
  private:
   // The score of `t`: its classes grouped from the histogram, each with
   // its sampled and all records. The whole table's records are the
-  // population's (ARX's getScore reads the input's length).
+  // population's (ARX's getScore reads the input's length). A class is
+  // released when it has k sampled records and the job's other privacy
+  // models keep it too: ARX's score functions read HashGroupifyEntry's
+  // isNotOutlier, which HashGroupify.analyzeAll sets from every model
+  // (class-based ones and the sample-based risk models), judged on the
+  // sample; suppression is unlimited.
   static ExactFraction score(const Problem& pr, Checker& grouper, const Transformation& t, std::uint64_t k) {
     Classes classes;
-    grouper.group(t, classes);
+    const bool others = pr.privacy.size() > 1;
+    if (others)
+      grouper.check(t, &classes);
+    else
+      grouper.group(t, classes);
     std::vector<std::uint64_t> count(classes.size(), 0), population(classes.size(), 0);
     for (std::size_t e = 0; e < classes.entry_class.size(); ++e) {
       count[classes.entry_class[e]] += pr.histogram.counts[e];
@@ -216,7 +225,8 @@ class SafePubSearch final : public SearchAlgorithm {
     }
     std::vector<ScoreClass> sc(classes.size());
     for (std::size_t c = 0; c < classes.size(); ++c)
-      sc[c] = {{classes.keys.data() + c * classes.width, classes.width}, count[c], population[c], count[c] >= k};
+      sc[c] = {{classes.keys.data() + c * classes.width, classes.width}, count[c], population[c],
+               count[c] >= k && !(others && classes.suppressed[c])};
     return dp_score(pr.quality->name(), pr, t, sc, pr.population_rows, k, classes.entry_class);
   }
 
