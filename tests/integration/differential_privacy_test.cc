@@ -7,6 +7,7 @@
 // suppressed records and released table byte for byte. Also: a seed gives
 // the same release for any thread count, and the job's errors.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 #include <openssl/sha.h>
@@ -210,7 +211,7 @@ TEST(DifferentialPrivacy, WithoutSeedRunsUnseeded) {
 
 // What the job refuses, each at its line.
 TEST(DifferentialPrivacyJobErrors, RefusedAtTheirLine) {
-  const std::string head = deid::testing::write_adult_job((fs::temp_directory_path() / "dp-head.yaml").string(), "");
+  const std::string head = deid::testing::write_adult_job((fs::temp_directory_path() / ("dp-head-" + std::to_string(::getpid()) + ".yaml")).string(), "");
   const std::string base = slurp(head);
   struct Case {
     std::string rest;
