@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Produces tests/testdata/reference/arx-differential-privacy.json: ARX 3.9.2 runs of
-(epsilon, delta)-differential privacy (EDDifferentialPrivacy in deterministic mode) on examples/adult,
+(epsilon, delta)-differential privacy (EDDifferentialPrivacy in deterministic mode) on examples/adult (and on
+cup from ../shared/data/cup, for the runs whose name starts with cup_),
 through bench/arx/ArxRun.java (--dp, --dp-budget, --dp-steps, --dp-generalization, --output), alone and
 combined with other privacy models (judged on the sample, ARX's research subset).
 
     javac -nowarn -cp ARX_JAR -d /tmp/arxc bench/arx/ArxRun.java
     python3 bench/arx/dp_reference.py ARX_JAR /tmp/arxc > tests/testdata/reference/arx-differential-privacy.json
+    python3 bench/arx/dp_reference.py ARX_JAR /tmp/arxc --only NAME     # one run's entry
 """
 import hashlib
 import json
@@ -16,6 +18,8 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ADULT = os.path.join(ROOT, "examples", "adult")
+CUP = os.path.join(ROOT, "..", "shared", "data", "cup")
+CUP_ALL = ["ZIP", "AGE", "GENDER", "INCOME", "STATE", "RAMNTALL", "NGIFTALL", "MINRAMNT"]
 ALL = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation",
        "salary-class"]
 
@@ -69,24 +73,31 @@ RUNS = [
     ("dd_loss_e2_d1e-6_kmap500_p100k", ALL, {"epsilon": 2.0, "delta": 1e-6}, "loss",
      ([{"k-map": {"k": 500, "population-size": 100000, "significance": 0.01}}],
       ["--kmap", "500", "0.01", "100000", "poisson"], None)),
+    # cup (63,441 records, eight quasi-identifiers).
+    ("cup_dd_loss_e2_d1e-6", CUP_ALL, {"epsilon": 2.0, "delta": 1e-6}, "loss"),
 ]
 
 
 def main():
     jar, classes = sys.argv[1], sys.argv[2]
+    only = sys.argv[4] if len(sys.argv) > 4 and sys.argv[3] == "--only" else None
     runs = []
     for name, qis, dp, quality, *rest in RUNS:
+        if only and name != only:
+            continue
+        dataset = "cup" if name.startswith("cup_") else "adult"
+        data_dir, data_file = (CUP, "cup.csv") if dataset == "cup" else (ADULT, "adult.csv")
         others, other_args, sensitive = rest[0] if rest else ([], [], None)
         quality = quality if isinstance(quality, dict) else {"model": quality}
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "out.csv")
-            args = ["java", "-cp", jar + ":" + classes, "ArxRun", "--data", os.path.join(ADULT, "adult.csv"),
+            args = ["java", "-cp", jar + ":" + classes, "ArxRun", "--data", os.path.join(data_dir, data_file),
                     "--runs", "1", "--warmup", "0", "--quality", quality["model"], "--output", out,
                     "--dp", repr(dp["epsilon"]), repr(dp["delta"])]
             for r in quality.get("response-variables", []):
                 args += ["--response", r]
             for q in qis:
-                args += ["--qi", q, os.path.join(ADULT, "hierarchies", q + ".csv")]
+                args += ["--qi", q, os.path.join(data_dir, "hierarchies", q + ".csv")]
             if "search-budget" in dp:
                 args += ["--dp-budget", repr(dp["search-budget"])]
             if "steps" in dp:
@@ -102,7 +113,7 @@ def main():
         model = {"differential-privacy": dict(dp, seed="arx")}
         runs.append({
             "name": name,
-            "dataset": "adult",
+            "dataset": dataset,
             "quasi_identifiers": qis,
             "sensitive": sensitive,
             "privacy": [model] + others,
@@ -134,7 +145,7 @@ def main():
                 "(ARX reports it as the information loss of the data-dependent variant). output_sha256: ARX's "
                 "released table (DataHandle.save, ';').",
         "runs": runs,
-    }, indent=1))
+    }, indent=1) if not only else json.dumps(runs[0], indent=1))
 
 
 if __name__ == "__main__":
