@@ -8,6 +8,7 @@ and hierarchies/); without it they are left out.
 
     javac -nowarn -cp ARX_JAR -d /tmp/arxc bench/arx/ArxRun.java
     python3 bench/arx/subset_privacy_reference.py ARX_JAR /tmp/arxc [CUP_DIR] > tests/testdata/reference/arx-subset-privacy.json
+    ONLY=NAME python3 bench/arx/subset_privacy_reference.py ...     # that run only
 """
 import hashlib
 import json
@@ -54,6 +55,8 @@ RUNS = [
   ('adult_subset_pu_dankar001', 'adult', None, [{'population-uniqueness': {'threshold': 0.01, 'population-size': 318900000, 'estimator': 'dankar'}}], ['--pu', '0.01', '318900000', 'dankar'], 1.0),
   ('adult_subset_pu_zayatz001', 'adult', None, [{'population-uniqueness': {'threshold': 0.01, 'population-size': 318900000, 'estimator': 'zayatz'}}], ['--pu', '0.01', '318900000', 'zayatz'], 1.0),
   ('adult_subset_dpresence_avgrisk005', 'adult', None, [{'delta-presence': {'min': 0.0, 'max': 0.3}}, {'average-risk': {'threshold': 0.05}}], ['--dpresence', '0', '0.3', '--avg-risk', '0.05', '-', '-'], 0.05),
+  # k-map with an estimator derives k' from the whole input's size (KMap.initialize), not the subset's.
+  ('adult_subset_kmap3_p100k', 'adult', None, [{'k-map': {'k': 3, 'population-size': 100000, 'significance': 0.01}}], ['--kmap', '3', '0.01', '100000', 'poisson'], 0.05),
   ('cup_subset_avgrisk01_s5', 'cup', None, [{'average-risk': {'threshold': 0.1}}], ['--avg-risk', '0.1', '-', '-'], 0.05),
   ('cup_subset_k5_benh1_income', 'cup', 'INCOME', [{'k-anonymity': {'k': 5}}, {'beta-likeness': {'attribute': 'INCOME', 'variant': 'enhanced', 'beta': 1}}], ['--k', '5', '--blikeness', 'INCOME', 'enhanced', '1'], 0.05),
 ]
@@ -61,6 +64,8 @@ RUNS = [
 out = []
 with tempfile.TemporaryDirectory() as tmp:
     for name, ds, sens, privacy, arx, supp in RUNS:
+        if os.environ.get("ONLY") and name != os.environ["ONLY"]:
+            continue
         if DIRS[ds] is None or not os.path.isdir(DIRS[ds]):
             continue
         released = os.path.join(tmp, name + ".csv")
