@@ -267,7 +267,7 @@ Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies
             // k-anonymous for ARX's k (the sample itself is secret, so that
             // is all a table can show; docs/privacy-models.md). Suppression
             // is unlimited.
-            o.k = std::max(o.k, dp_parameters(p).k);
+            o.k = std::max(o.k, job_dp_parameters(p, job.path).k);
             o.suppression_limit = 1;
           } else if constexpr (std::is_same_v<P, ProfitabilitySpec>) {
             // Without attack: k-anonymity with k derived from gain / cost

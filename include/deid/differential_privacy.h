@@ -61,4 +61,9 @@ double dp_epsilon_per_step(double search_budget, std::uint64_t steps);
 // k and beta of a job's model: dp_parameters of its anonymization budget.
 DpParameters dp_parameters(const DifferentialPrivacySpec& spec);
 
+// The same for the job file `job_path`: an undecidable comparison
+// (IntervalArithmeticError) or the work limit (DpComputationLimitError) is
+// a JobError at the model's line that names epsilon, delta and the way out.
+DpParameters job_dp_parameters(const DifferentialPrivacySpec& spec, const std::string& job_path);
+
 }  // namespace deid

@@ -163,27 +163,7 @@ static std::vector<std::uint8_t> differential_privacy_sample(const Job& job, con
     if (ds.grouped())
       throw JobError(at, "differential privacy samples the input's rows, which a table grouped in its database does "
                          "not hold: with a PostgreSQL input set pushdown: false");
-    DpParameters parameters;
-    try {
-      parameters = dp_parameters(*spec);
-    } catch (const IntervalArithmeticError& e) {
-      throw JobError(at, fmt::format("differential-privacy: k and beta cannot be computed reliably for epsilon {} "
-                                     "and delta {} ({}); ARX fails on them too",
-                                     spec->epsilon, spec->delta, e.what()));
-    } catch (const DpComputationLimitError& e) {
-      const double anonymization =
-          dp_anonymization_epsilon(spec->epsilon, spec->data_dependent() ? spec->search_budget : 0);
-      throw JobError(at, fmt::format("differential-privacy: computing k for epsilon {}{} and delta {} takes {} (one "
-                                     "to two minutes), and deid stops there: the work grows without bound as epsilon "
-                                     "nears 0 or exceeds about 5 and as delta nears 0 (ARX's computation takes as "
-                                     "long); epsilon 0.01 to 5 with delta 1e-6 takes seconds",
-                                     anonymization,
-                                     anonymization == spec->epsilon
-                                         ? std::string()
-                                         : fmt::format(" (epsilon {} less the search budget {})", spec->epsilon,
-                                                       spec->search_budget),
-                                     spec->delta, e.what()));
-    }
+    const DpParameters parameters = job_dp_parameters(*spec, job.path);
     DpRandom random(spec->seed);
     return dp_sample(ds.records(), parameters.beta, random);
   }

@@ -354,21 +354,33 @@ nlohmann::json DifferentialPrivacyModel::to_json() const {
   return j;
 }
 
+DpParameters job_dp_parameters(const DifferentialPrivacySpec& spec, const std::string& job_path) {
+  const Location at{job_path, spec.line, spec.column, {}};
+  try {
+    return dp_parameters(spec);
+  } catch (const IntervalArithmeticError& e) {
+    throw JobError(at, fmt::format("differential-privacy: k and beta cannot be computed reliably for epsilon {} and "
+                                   "delta {} ({}); ARX fails on them too",
+                                   spec.epsilon, spec.delta, e.what()));
+  } catch (const DpComputationLimitError& e) {
+    const double anonymization = dp_anonymization_epsilon(spec.epsilon, spec.data_dependent() ? spec.search_budget : 0);
+    throw JobError(at, fmt::format("differential-privacy: computing k for epsilon {}{} and delta {} takes {} (one "
+                                   "to two minutes), and deid stops there: the work grows without bound as epsilon "
+                                   "nears 0 or exceeds about 5 and as delta nears 0 (ARX's computation takes as "
+                                   "long); epsilon 0.01 to 5 with delta 1e-6 takes seconds",
+                                   anonymization,
+                                   anonymization == spec.epsilon
+                                       ? std::string()
+                                       : fmt::format(" (epsilon {} less the search budget {})", spec.epsilon,
+                                                     spec.search_budget),
+                                   spec.delta, e.what()));
+  }
+}
+
 std::unique_ptr<PrivacyModel> make_differential_privacy(const DifferentialPrivacySpec& spec, const Problem& problem) {
   (void)problem;
-  try {
-    // ARX computes k and beta from the anonymization's share of epsilon.
-    return std::make_unique<DifferentialPrivacyModel>(spec, dp_parameters(spec));
-  } catch (const IntervalArithmeticError& e) {
-    throw JobError(Location{}, fmt::format("differential-privacy: k and beta cannot be computed reliably for epsilon "
-                                           "{} and delta {} ({}); ARX fails on them too",
-                                           spec.epsilon, spec.delta, e.what()));
-  } catch (const DpComputationLimitError& e) {
-    throw JobError(Location{{}, spec.line, spec.column, {}},
-                   fmt::format("differential-privacy: computing k for epsilon {} and delta {} takes {}, and deid "
-                               "stops there (docs/privacy-models.md)",
-                               spec.epsilon, spec.delta, e.what()));
-  }
+  // ARX computes k and beta from the anonymization's share of epsilon.
+  return std::make_unique<DifferentialPrivacyModel>(spec, job_dp_parameters(spec, {}));
 }
 
 }  // namespace deid
