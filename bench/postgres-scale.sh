@@ -120,6 +120,8 @@ print(json.dumps({
     "export_wall_s": float(sys.argv[7]), "export_peak_rss": int(sys.argv[8]),
     "table_bytes": int(sys.argv[9]),
     "time_ms": r["time_ms"], "histogram_entries": r["check"]["histogram_entries"],
+    "histogram_bytes": r["check"]["histogram_bytes"], "memory": r["check"]["memory"],
+    "rss_over_histogram": round(int(sys.argv[6]) / max(1, r["check"]["histogram_bytes"]), 2),
     "checks": r["search"]["transformations_checked"], "transformation": r["transformation"],
     "information_loss": r["information_loss"], "suppressed_records": r["suppressed_records"]}))
 PY

@@ -40,6 +40,16 @@ struct Histogram {
   std::span<const std::uint32_t> key(std::size_t entry) const {
     return {keys.data() + entry * width, width};
   }
+  // The histogram's size: its keys, counts, distributions and population
+  // counts (not row_entry, which is the rows', not the histogram's).
+  std::uint64_t bytes() const {
+    std::uint64_t b = keys.size() * sizeof(std::uint32_t) + counts.size() * sizeof(std::uint64_t) +
+                      population.size() * sizeof(std::uint64_t);
+    for (const Sensitive& s : sensitive)
+      b += s.offsets.size() * sizeof(std::uint64_t) + s.codes.size() * sizeof(std::uint32_t) +
+           s.counts.size() * sizeof(std::uint64_t);
+    return b;
+  }
 };
 
 // Builds the histogram of `columns` (indices into `data`). Entries are

@@ -256,6 +256,13 @@ struct SearchSpec {
   Algorithm algorithm = Algorithm::automatic;
   std::optional<double> time_limit_seconds;
   std::optional<std::uint64_t> max_checks;  // budget of transformations to check
+  // The checker's working memory (docs/databases.md, "Memory"): bounded
+  // keeps it within half the histogram's size plus a constant; fast spends
+  // more for speed (sorted copies of the histogram, radix-partitioned
+  // grouping); automatic is bounded for histograms over
+  // kBoundedMemoryHistogramBytes (problem.h).
+  enum class Memory { automatic, bounded, fast };
+  Memory memory = Memory::automatic;
   // A transformation to release instead of searching (search.transformation
   // or `deid anonymize --transformation`): each quasi-identifier with its
   // level, in the order given. Empty: search.

@@ -59,6 +59,10 @@ struct ResponseVariable {
   std::uint32_t domain = 0;  // its codes are below this (the column's dictionary size)
 };
 
+// search.memory: auto bounds the checker's memory (Problem::bounded_memory)
+// for histograms of more than this many bytes (histogram_bytes).
+constexpr std::uint64_t kBoundedMemoryHistogramBytes = std::uint64_t{32} << 20;
+
 struct Problem {
   std::vector<std::string> qi_names;
   std::vector<int> qi_columns;                 // in the dataset
@@ -102,6 +106,13 @@ struct Problem {
   std::vector<std::string> dimension_names() const;
   // The microaggregated attributes that are not generalized.
   std::size_t aggregated_dimensions() const;
+
+  // The checker keeps its working memory within half the histogram's size
+  // plus a constant (Job's search.memory; docs/databases.md, "Memory"):
+  // the sorted order of the histogram as a permutation instead of a copy,
+  // no radix-partitioned grouping of the whole histogram, the classes'
+  // keys written only when read.
+  bool bounded_memory = false;
 
   // The lattice within the generalization constraints.
   Lattice lattice() const;

@@ -365,14 +365,18 @@ void Checker::prefetch(std::span<const Transformation> ts) {
     const std::size_t size = from ? from->counts.size() : entries;
     // Ranged checks group sequentially.
     const bool ranged = !from && sh.ranged_models && best_lead(sh.leads, t);
-    (size < check_internal::kPartitionMinSource || ranged ? small : large).push_back({next.size() - 1, from});
+    // With bounded memory all in lane 0: a second lane's tables and classes
+    // cost a third of the survey table's peak, and bought it little time.
+    const bool concurrent = (size < check_internal::kPartitionMinSource || ranged) && !problem_.bounded_memory;
+    (concurrent ? small : large).push_back({next.size() - 1, from});
   }
   for (Pending& p : sh.pending) recycle(sh, p.snapshot);
   sh.pending = std::move(next);
   stats_.speculative += small.size() + large.size();
-  // Small sources concurrently, a lane per running check; large ones one
-  // after the other in lane 0, their grouping being parallel itself (and a
-  // second lane sized for them would cost their buffers twice).
+  // Small sources concurrently, a lane per running check; large ones (and
+  // all with bounded memory) one after the other in lane 0, their grouping
+  // being parallel itself (and a second lane sized for them would cost
+  // their buffers twice).
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, small.size(), 1), [&](const tbb::blocked_range<std::size_t>& r) {
     HashState* lane = sh.acquire_lane();
     for (std::size_t i = r.begin(); i != r.end(); ++i) {

@@ -25,7 +25,7 @@ namespace {
 // used[c]; member[i] (when not null) receives the class of source member
 // i. Returns the classes. REQUIRES: room for n classes in out_keys and
 // out_counts.
-template <int W, bool Dense, class Key>
+template <int W, bool Dense, class Key, bool Indexed>
 std::uint32_t group_slots(const GroupArgs& a) {
   const std::uint32_t width = W > 0 ? static_cast<std::uint32_t>(W) : a.w;
   const Key* const keys = [&] {
@@ -42,14 +42,34 @@ std::uint32_t group_slots(const GroupArgs& a) {
   std::uint64_t* const used = a.used;
   std::uint32_t* const member = a.member;
   std::uint64_t* const sums = a.out_counts;
+  const std::uint32_t* const index = a.index;
+  std::uint32_t* const out_rep = a.out_rep;
   std::uint32_t* out_key = a.out_keys;
+  // Source member i's entry: i, or index[i] when the order is a permutation.
+  const auto entry = [&](std::size_t i) -> std::size_t {
+    if constexpr (Indexed) {
+      return index[i];
+    } else {
+      return i;
+    }
+  };
   std::uint32_t classes = 0;
   std::uint64_t slot[kBlock];
   std::size_t cell[kBlock];
   for (std::size_t first = 0; first < a.n; first += kBlock) {
     const std::size_t m = std::min(kBlock, a.n - first);
-    const Key* key = keys + first * width;
-    for (std::size_t j = 0; j < m; ++j, key += width) {
+    if constexpr (Indexed) {
+      // The next block's entries are scattered over the histogram: their
+      // keys and counts are fetched while this block is grouped.
+      constexpr std::size_t kAhead = 4 * kBlock;
+      const std::size_t next = std::min(kBlock, a.n - std::min(a.n, first + kAhead));
+      for (std::size_t j = 0; j < next; ++j) {
+        __builtin_prefetch(keys + entry(first + kAhead + j) * width);
+        __builtin_prefetch(a.counts + entry(first + kAhead + j));
+      }
+    }
+    for (std::size_t j = 0; j < m; ++j) {
+      const Key* key = keys + entry(first + j) * width;
       std::uint64_t s = 0;
       for (std::uint32_t q = 0; q < width; ++q) s += tab[q][key[q]];
       slot[j] = s;
@@ -67,8 +87,8 @@ std::uint32_t group_slots(const GroupArgs& a) {
         for (std::size_t j = 0; j < m; ++j) cell[j] = table->cell_of(slot[j]);
       }
     }
-    key = keys + first * width;
-    for (std::size_t j = 0; j < m; ++j, key += width) {
+    for (std::size_t j = 0; j < m; ++j) {
+      const std::size_t e = entry(first + j);
       std::uint32_t cls;
       bool inserted;
       std::uint64_t where = slot[j];
@@ -83,22 +103,109 @@ std::uint32_t group_slots(const GroupArgs& a) {
       if (inserted) {
         used[classes] = where;
         sums[classes] = 0;
-        for (std::uint32_t q = 0; q < width; ++q) out_key[q] = codes[q][key[q]];
-        out_key += width;
+        if (out_key) {
+          const Key* key = keys + e * width;
+          for (std::uint32_t q = 0; q < width; ++q) out_key[q] = codes[q][key[q]];
+          out_key += width;
+        } else {
+          out_rep[classes] = static_cast<std::uint32_t>(e);
+        }
         ++classes;
       }
-      sums[cls] += a.counts[first + j];
+      sums[cls] += a.counts[e];
       if (member) member[first + j] = cls;
     }
   }
   return classes;
 }
 
-template <bool Dense, class Key = std::uint32_t>
+// The grouping loop over a packed copy (PackedKeys): as group_slots, each
+// code unpacked from the entry's word; new classes record their position.
+template <int W, bool Dense>
+std::uint32_t group_packed(const GroupArgs& a) {
+  const std::uint32_t width = W > 0 ? static_cast<std::uint32_t>(W) : a.w;
+  const PackedKeys& pk = *a.packed;
+  const std::uint64_t* const words = pk.words.data() + a.packed_first;
+  const std::uint32_t* const counts = pk.counts.data() + a.packed_first;
+  const std::uint32_t* const shift = pk.shift.data();
+  const std::uint64_t* const mask = pk.mask.data();
+  const std::uint64_t* const* tab = a.tab;
+  std::uint32_t* const dense = a.dense;
+  SlotTable* const table = a.table;
+  std::uint64_t* const used = a.used;
+  std::uint64_t* const sums = a.out_counts;
+  std::uint32_t* const out_rep = a.out_rep;
+  std::uint32_t classes = 0;
+  std::uint64_t slot[kBlock];
+  std::size_t cell[kBlock];
+  for (std::size_t first = 0; first < a.n; first += kBlock) {
+    const std::size_t m = std::min(kBlock, a.n - first);
+    for (std::size_t j = 0; j < m; ++j) {
+      const std::uint64_t word = words[first + j];
+      std::uint64_t s = 0;
+      for (std::uint32_t q = 0; q < width; ++q) s += tab[q][(word >> shift[q]) & mask[q]];
+      slot[j] = s;
+      if constexpr (Dense) {
+        __builtin_prefetch(dense + s);
+      } else {
+        cell[j] = table->cell_of(s);
+        table->prefetch(cell[j]);
+      }
+    }
+    if constexpr (!Dense) {
+      if (2 * (std::size_t{classes} + m) > table->cells()) {
+        table->grow(used, classes);
+        for (std::size_t j = 0; j < m; ++j) cell[j] = table->cell_of(slot[j]);
+      }
+    }
+    for (std::size_t j = 0; j < m; ++j) {
+      std::uint32_t cls;
+      bool inserted;
+      std::uint64_t where = slot[j];
+      if constexpr (Dense) {
+        cls = dense[where];
+        inserted = cls == kMissing;
+        if (inserted) cls = dense[where] = classes;
+      } else {
+        inserted = false;
+        cls = table->find_or_insert(slot[j], cell[j], classes, inserted, where);
+      }
+      if (inserted) {
+        used[classes] = where;
+        sums[classes] = 0;
+        out_rep[classes] = static_cast<std::uint32_t>(a.packed_first + first + j);
+        ++classes;
+      }
+      sums[cls] += counts[first + j];
+    }
+  }
+  return classes;
+}
+
+template <bool Dense>
+std::uint32_t group_packed_any(const GroupArgs& a) {
+  switch (a.w) {
+    case 1: return group_packed<1, Dense>(a);
+    case 2: return group_packed<2, Dense>(a);
+    case 3: return group_packed<3, Dense>(a);
+    case 4: return group_packed<4, Dense>(a);
+    case 5: return group_packed<5, Dense>(a);
+    case 6: return group_packed<6, Dense>(a);
+    case 7: return group_packed<7, Dense>(a);
+    case 8: return group_packed<8, Dense>(a);
+    case 9: return group_packed<9, Dense>(a);
+    case 10: return group_packed<10, Dense>(a);
+    case 11: return group_packed<11, Dense>(a);
+    case 12: return group_packed<12, Dense>(a);
+    default: return group_packed<0, Dense>(a);
+  }
+}
+
+template <bool Dense, class Key = std::uint32_t, bool Indexed = false>
 std::uint32_t group_slots_any(const GroupArgs& a) {
 #define DEID_GROUP_CASE(N) \
   case N:                  \
-    return group_slots<N, Dense, Key>(a);
+    return group_slots<N, Dense, Key, Indexed>(a);
   switch (a.w) {
     DEID_GROUP_CASE(1)
     DEID_GROUP_CASE(2)
@@ -117,14 +224,33 @@ std::uint32_t group_slots_any(const GroupArgs& a) {
     DEID_GROUP_CASE(15)
     DEID_GROUP_CASE(16)
     default:
-      return group_slots<0, Dense, Key>(a);
+      return group_slots<0, Dense, Key, Indexed>(a);
   }
 #undef DEID_GROUP_CASE
 }
 
 }  // namespace
 
+bool PackedKeys::layout(const Problem& problem) {
+  const Histogram& hist = problem.histogram;
+  shift.clear();
+  mask.clear();
+  std::uint32_t bits = 0;
+  for (const Generalization& g : problem.hierarchies) {
+    const std::size_t domain = g.map(0).size();
+    const auto b = static_cast<std::uint32_t>(std::bit_width(domain > 1 ? domain - 1 : 1));
+    shift.push_back(bits);
+    mask.push_back(b >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << b) - 1);
+    bits += b;
+  }
+  if (bits > 64) return false;
+  return std::all_of(hist.counts.begin(), hist.counts.end(), [](std::uint64_t c) { return c <= UINT32_MAX; });
+}
+
 std::uint32_t group_sequential(const GroupArgs& a, bool dense) {
+  if (a.packed) return dense ? group_packed_any<true>(a) : group_packed_any<false>(a);
+  if (a.index)
+    return dense ? group_slots_any<true, std::uint32_t, true>(a) : group_slots_any<false, std::uint32_t, true>(a);
   if (a.keys16) return dense ? group_slots_any<true, std::uint16_t>(a) : group_slots_any<false, std::uint16_t>(a);
   return dense ? group_slots_any<true>(a) : group_slots_any<false>(a);
 }
@@ -194,7 +320,6 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
                   Classes& out, bool want_members, bool ordered) {
   const std::uint32_t w = problem.histogram.width;
   reset_classes(out, w);
-  hs.member.resize(src.size);
   hs.partitions.keys_pending = false;
 
   std::vector<const std::uint32_t*> maps;
@@ -203,15 +328,21 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
   const std::uint64_t slots = st.slots;
   std::vector<const std::uint64_t*>& tables = st.tab;
   std::vector<const std::uint32_t*>& codes = st.codes;
+  if (want_members || !fits) hs.member.resize(src.size);
   if (fits) {
     // Sequential for any source size (see check.h: the parallel chunked
     // grouping below cost 3 times the CPU on the survey table).
     hs.reserve(src.size);
-    const bool partitioned = !ordered && slots > kDenseSlots && src.size >= kPartitionMinSource;
+    const bool large = !ordered && slots > kDenseSlots && src.size >= kPartitionMinSource;
+    // With bounded memory the histogram is grouped in passes instead (its
+    // partitioned grouping takes 40 bytes per entry); the snapshots, a
+    // tenth of it at most, still partitioned.
+    const bool passes = large && problem.bounded_memory && !src.levels;
+    const bool partitioned = large && !passes;
     // Keys are written straight into the output (uninitialized room for
     // every member its own class, trimmed afterwards); the partitioned
     // path writes them later, when needed (materialize_keys).
-    if (!partitioned) {
+    if (!partitioned && !passes) {
       util::reserve_huge(out.keys, src.size * w);
       out.keys.resize(src.size * w);
     }
@@ -226,10 +357,17 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
                    &hs.slot_table,
                    hs.used.data(),
                    want_members ? hs.member.data() : nullptr,
-                   partitioned ? nullptr : out.keys.data(),
+                   partitioned || passes ? nullptr : out.keys.data(),
                    hs.count_buffer.get()};
     std::uint32_t classes;
-    if (partitioned) {
+    if (passes) {
+      // The tables may take a quarter of the histogram's size (at least
+      // kBoundedTableBytes); the classes are guessed as below.
+      const std::size_t guess = std::min<std::size_t>(src.size, std::max(hs.last_classes, src.size / 4));
+      const std::uint64_t table_bytes = std::max<std::uint64_t>(kBoundedTableBytes, problem.histogram.bytes() / 4);
+      classes = group_passes(args, hs.partitions, grouping_passes(guess, table_bytes), out.counts);
+      hs.last_classes = classes;
+    } else if (partitioned) {
       classes = group_partitioned(args, hs.partitions);
     } else if (slots <= kDenseSlots) {
       ensure_dense(hs.dense, slots);
@@ -246,8 +384,8 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
       hs.slot_table.reset(hs.used.data(), classes);
       hs.last_classes = classes;
     }
-    if (!partitioned) out.keys.resize(std::size_t{classes} * w);
-    out.counts.assign(hs.count_buffer.get(), hs.count_buffer.get() + classes);
+    if (!partitioned && !passes) out.keys.resize(std::size_t{classes} * w);
+    if (!passes) out.counts.assign(hs.count_buffer.get(), hs.count_buffer.get() + classes);
   } else {
     auto& index = hs.wide_index;
     index.clear();

@@ -105,6 +105,25 @@ class SlotTable {
   int shift_ = 60;
 };
 
+// Bounded memory (Problem::bounded_memory): a copy of the histogram's keys
+// in one 64-bit word per entry, each attribute's level-0 code in the bits
+// its domain needs, and the counts in 32 bits (on the survey table 12
+// bytes per entry instead of the histogram's 44; a permutation of the
+// histogram took 4 bytes per entry but made its ranged checks four times
+// slower, every key a cache miss).
+struct PackedKeys {
+  std::vector<std::uint64_t> words;
+  std::vector<std::uint32_t> counts;
+  std::vector<std::uint32_t> shift;  // per attribute
+  std::vector<std::uint64_t> mask;   // per attribute, before the shift
+  std::uint32_t code(std::size_t i, std::uint32_t q) const {
+    return static_cast<std::uint32_t>((words[i] >> shift[q]) & mask[q]);
+  }
+  // Sets shift and mask for the level-0 domains of `problem`. Returns false
+  // when they need more than 64 bits or a count more than 32.
+  bool layout(const Problem& problem);
+};
+
 // The arguments of a grouping loop (group_slots in grouping.cc, the
 // sequential path; group_partitioned in partitioned.h): the n source members
 // with their keys and counts, the per-attribute tables of this check, the
@@ -123,6 +142,16 @@ struct GroupArgs {
   std::uint32_t* member;
   std::uint32_t* out_keys;     // room for n * w codes; null for group_partitioned (keys come later)
   std::uint64_t* out_counts;   // room for n counts
+  // Bounded memory (Problem::bounded_memory): member i of the source is
+  // source entry index[i] (a sorted order kept as a permutation instead of
+  // a copy), and, with out_keys null, each new class's first source entry
+  // goes to out_rep instead of its key (keys written later, when read).
+  const std::uint32_t* index = nullptr;
+  std::uint32_t* out_rep = nullptr;
+  // Or the source is positions [packed_first, packed_first + n) of a packed
+  // copy (keys, keys16, counts and index unused); out_rep receives positions.
+  const PackedKeys* packed = nullptr;
+  std::size_t packed_first = 0;
 };
 
 // Entries are taken in blocks: the slots (and hash cells) of a block are

@@ -170,6 +170,8 @@ std::uint32_t group_partitioned(const GroupArgs& a, PartitionScratch& ps) {
   });
   // The keys are written later, and only when someone reads them.
   ps.keys_pending = true;
+  ps.linear = false;
+  ps.packed = nullptr;
   ps.source_keys = a.keys;
   ps.width = w;
   ps.codes.assign(a.codes, a.codes + w);
@@ -184,10 +186,30 @@ namespace {
 // class; checks that are no solution and whose classes are not cached never
 // need it (on the 1.2 M-row survey table this loop was a quarter of the
 // check's time when it ran for every check).
-void partitioned_keys(PartitionScratch& ps, std::uint32_t* out) {
+void partitioned_keys(PartitionScratch& ps, std::uint32_t* out, std::size_t classes) {
   const std::uint32_t w = ps.width;
   const std::uint32_t* const keys = ps.source_keys;
   const std::uint32_t* const* codes = ps.codes.data();
+  constexpr std::uint32_t kAhead = 16;
+  if (ps.linear && ps.packed) {
+    const PackedKeys& pk = *ps.packed;
+    for (std::size_t c = 0; c < classes; ++c) {
+      for (std::uint32_t q = 0; q < w; ++q) out[q] = codes[q][pk.code(ps.rep[c], q)];
+      out += w;
+    }
+    ps.keys_pending = false;
+    return;
+  }
+  if (ps.linear) {
+    for (std::size_t c = 0; c < classes; ++c) {
+      if (c + kAhead < classes) __builtin_prefetch(keys + std::size_t{ps.rep[c + kAhead]} * w);
+      const std::uint32_t* key = keys + std::size_t{ps.rep[c]} * w;
+      for (std::uint32_t q = 0; q < w; ++q) out[q] = codes[q][key[q]];
+      out += w;
+    }
+    ps.keys_pending = false;
+    return;
+  }
   const std::size_t partitions = ps.partitions;
   for_each_index(partitions, [&](std::size_t p) {
     const std::uint32_t first = ps.start[p], offset = ps.classes[p];
@@ -195,7 +217,6 @@ void partitioned_keys(PartitionScratch& ps, std::uint32_t* out) {
     std::uint32_t* out_key = out + std::size_t{offset} * w;
     // Prefetch ahead (without it this loop was 42 % of the survey's check
     // time).
-    constexpr std::uint32_t kAhead = 16;
     for (std::uint32_t c = 0; c < k; ++c) {
       if (c + kAhead < k) __builtin_prefetch(keys + std::size_t{ps.rep[first + c + kAhead]} * w);
       const std::uint32_t* key = keys + std::size_t{ps.rep[first + c]} * w;
@@ -214,7 +235,89 @@ void materialize_keys(PartitionScratch& ps, Classes& cls) {
   cls.keys.clear();
   util::reserve_huge(cls.keys, words);
   cls.keys.resize(words);
-  partitioned_keys(ps, cls.keys.data());
+  partitioned_keys(ps, cls.keys.data(), cls.size());
+}
+
+void keys_from_representatives(PartitionScratch& ps, const std::uint32_t* keys, std::uint32_t width,
+                               const std::vector<const std::uint32_t*>& codes) {
+  ps.keys_pending = true;
+  ps.linear = true;
+  ps.packed = nullptr;
+  ps.source_keys = keys;
+  ps.width = width;
+  ps.codes = codes;
+}
+
+void keys_from_representatives(PartitionScratch& ps, const PackedKeys& packed,
+                               const std::vector<const std::uint32_t*>& codes) {
+  keys_from_representatives(ps, nullptr, static_cast<std::uint32_t>(codes.size()), codes);
+  ps.packed = &packed;
+}
+
+std::size_t grouping_passes(std::size_t classes, std::uint64_t table_bytes) {
+  // A pass's table holds at most 4 cells per class (it doubles at load
+  // 1/2), 12 bytes each.
+  constexpr std::uint64_t kBytesPerClass = 4 * (sizeof(std::uint64_t) + sizeof(std::uint32_t));
+  const std::uint64_t need = std::uint64_t{classes} * kBytesPerClass;
+  return static_cast<std::size_t>(std::clamp<std::uint64_t>((need + table_bytes - 1) / std::max<std::uint64_t>(table_bytes, 1), 1, 64));
+}
+
+std::uint32_t group_passes(const GroupArgs& a, PartitionScratch& ps, std::size_t passes,
+                           std::vector<std::uint64_t>& counts) {
+  const std::uint32_t w = a.w;
+  const std::size_t n = a.n;
+  SlotTable& table = *a.table;
+  std::uint64_t* const used = a.used;  // cells of the pass's classes
+  ps.rep.clear();
+  counts.clear();
+  std::uint32_t total = 0;
+  // The pass of a slot: the top bits of another multiply than the table's
+  // (whose top bits pick the cell), scaled to [0, passes).
+  const auto pass_of = [passes](std::uint64_t slot) {
+    return static_cast<std::size_t>((((slot * 0xD6E8FEB86659FD93ull) >> 32) * passes) >> 32);
+  };
+  for (std::size_t pass = 0; pass < passes; ++pass) {
+    table.prepare(std::max<std::size_t>(1, n / (4 * passes)));
+    std::uint32_t classes = 0;
+    std::uint64_t slot[kBlock];
+    std::size_t cell[kBlock], member[kBlock];
+    for (std::size_t first = 0; first < n; first += kBlock) {
+      const std::size_t end = std::min(n, first + kBlock);
+      std::size_t m = 0;
+      for (std::size_t i = first; i < end; ++i) {
+        const std::uint32_t* key = a.keys + i * w;
+        std::uint64_t s = 0;
+        for (std::uint32_t q = 0; q < w; ++q) s += a.tab[q][key[q]];
+        if (pass_of(s) != pass) continue;
+        slot[m] = s;
+        member[m] = i;
+        cell[m] = table.cell_of(s);
+        table.prefetch(cell[m]);
+        ++m;
+      }
+      if (2 * (std::size_t{classes} + m) > table.cells()) {
+        table.grow(used, classes);
+        for (std::size_t j = 0; j < m; ++j) cell[j] = table.cell_of(slot[j]);
+      }
+      for (std::size_t j = 0; j < m; ++j) {
+        bool inserted = false;
+        std::uint64_t where = 0;
+        const std::uint32_t c = table.find_or_insert(slot[j], cell[j], classes, inserted, where);
+        if (inserted) {
+          used[classes] = where;
+          counts.push_back(0);
+          ps.rep.push_back(static_cast<std::uint32_t>(member[j]));
+          ++classes;
+        }
+        counts[total + c] += a.counts[member[j]];
+        if (a.member) a.member[member[j]] = total + c;
+      }
+    }
+    table.reset(used, classes);
+    total += classes;
+  }
+  keys_from_representatives(ps, a.keys, w, std::vector<const std::uint32_t*>(a.codes, a.codes + w));
+  return total;
 }
 
 }  // namespace deid::check_internal

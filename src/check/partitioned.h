@@ -29,6 +29,10 @@ namespace deid::check_internal {
 // of first appearance; see group_source).
 constexpr std::size_t kPartitionMinSource = std::size_t{1} << 15;
 
+// Bounded memory: the tables of a grouping in passes may take at least this
+// many bytes (else a quarter of the histogram's size).
+constexpr std::uint64_t kBoundedTableBytes = std::uint64_t{1} << 20;
+
 // What a partitioned grouping keeps between checks (its arrays, the
 // per-thread tables) and until its keys are written.
 struct PartitionScratch {
@@ -44,8 +48,12 @@ struct PartitionScratch {
   std::vector<std::uint64_t> sum;               // per class of the partition layout: count
   tbb::enumerable_thread_specific<SlotTable> tables;
   // Keys not yet written (see materialize_keys): the source's keys and the
-  // per-attribute code maps of the last partitioned grouping.
+  // per-attribute code maps of the last partitioned grouping. `linear`:
+  // class c's first member is rep[c] (group_passes, ranged grouping of a
+  // permutation), else rep is in the partition layout above.
   bool keys_pending = false;
+  bool linear = false;
+  const PackedKeys* packed = nullptr;  // linear: rep[c] is a position of this copy, not a source member
   const std::uint32_t* source_keys = nullptr;
   std::uint32_t width = 0;
   std::vector<const std::uint32_t*> codes;
@@ -56,8 +64,33 @@ struct PartitionScratch {
 // materialize_keys().
 std::uint32_t group_partitioned(const GroupArgs& a, PartitionScratch& ps);
 
+// Bounded memory (Problem::bounded_memory): groups a.n members (the whole
+// histogram) in `passes` passes, each over the classes whose slot hashes to
+// it, with a table sized to that pass's classes instead of the whole
+// grouping's, and without the partitioned path's per-member arrays. Classes
+// are numbered pass by pass in first appearance (the same for any number
+// of threads: one thread runs it). Fills `counts` (instead of
+// a.out_counts, whose room for every member would be touched) and (when
+// not null) a.member; the keys are left to materialize_keys (ps.rep[c] is class c's
+// first member). a.table and a.used (room for a.n) are its scratch.
+std::uint32_t group_passes(const GroupArgs& a, PartitionScratch& ps, std::size_t passes,
+                           std::vector<std::uint64_t>& counts);
+
+// The passes for a grouping of `members` expected to make about `classes`
+// classes when the tables may take `table_bytes`.
+std::size_t grouping_passes(std::size_t classes, std::uint64_t table_bytes);
+
+// Leaves the keys of the last grouping for materialize_keys: class c's key
+// is its first member's (ps.rep[c], an entry of `keys`, `width` codes)
+// generalized by `codes`.
+void keys_from_representatives(PartitionScratch& ps, const std::uint32_t* keys, std::uint32_t width,
+                               const std::vector<const std::uint32_t*>& codes);
+// The same for a grouping of a packed copy: ps.rep[c] is a position in `packed`.
+void keys_from_representatives(PartitionScratch& ps, const PackedKeys& packed,
+                               const std::vector<const std::uint32_t*>& codes);
+
 // Writes the keys of `cls` when its grouping (the last one that used `ps`)
-// was partitioned and left them for later; otherwise does nothing.
+// left them for later; otherwise does nothing.
 void materialize_keys(PartitionScratch& ps, Classes& cls);
 
 }  // namespace deid::check_internal

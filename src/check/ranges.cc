@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "check/checker_state.h"
+#include "check/partitioned.h"
 
 namespace deid::check_internal {
 namespace {
@@ -35,7 +36,7 @@ std::vector<std::uint8_t> seen_codes(const Histogram& hist, std::uint32_t q, std
 
 }  // namespace
 
-void LeadOrder::build(const Problem& problem, std::uint32_t q, const std::vector<std::uint8_t>& seen) {
+void LeadOrder::build(const Problem& problem, std::uint32_t q, const std::vector<std::uint8_t>& seen, bool copy) {
   const Histogram& hist = problem.histogram;
   const std::size_t n = hist.size();
   const std::uint32_t w = hist.width;
@@ -66,7 +67,7 @@ void LeadOrder::build(const Problem& problem, std::uint32_t q, const std::vector
   std::vector<std::uint32_t> start(domain + 1, 0);
   for (std::size_t e = 0; e < n; ++e) ++start[rank[hist.keys[e * w + q]] + 1];
   std::partial_sum(start.begin(), start.end(), start.begin());
-  std::vector<std::uint32_t> entry(n);  // position → histogram entry
+  entry.assign(n, 0);  // position → histogram entry
   for (std::size_t e = 0; e < n; ++e) entry[start[rank[hist.keys[e * w + q]]]++] = static_cast<std::uint32_t>(e);
 
   starts.clear();
@@ -90,6 +91,23 @@ void LeadOrder::build(const Problem& problem, std::uint32_t q, const std::vector
   // memory of the histogram's own keys), else four.
   keys.clear();
   keys16.clear();
+  counts.clear();
+  packed.words.clear();
+  packed.counts.clear();
+  if (!copy) {
+    if (!packed.layout(problem)) return;
+    packed.words.resize(n);
+    packed.counts.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t* key = hist.keys.data() + std::size_t{entry[i]} * w;
+      std::uint64_t word = 0;
+      for (std::uint32_t a = 0; a < w; ++a) word |= std::uint64_t{key[a]} << packed.shift[a];
+      packed.words[i] = word;
+      packed.counts[i] = static_cast<std::uint32_t>(hist.counts[entry[i]]);
+    }
+    entry = {};
+    return;
+  }
   if (narrow_keys(problem)) {
     keys16.resize(n * w);
     for (std::size_t i = 0; i < n; ++i)
@@ -102,6 +120,7 @@ void LeadOrder::build(const Problem& problem, std::uint32_t q, const std::vector
   }
   counts.resize(n);
   for (std::size_t i = 0; i < n; ++i) counts[i] = hist.counts[entry[i]];
+  entry = {};
 }
 
 bool LeadOrder::narrow_keys(const Problem& problem) {
@@ -147,9 +166,11 @@ std::vector<LeadOrder> build_leads(const Problem& problem) {
   std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   const std::size_t copy_bytes = n * (w * (LeadOrder::narrow_keys(problem) ? 2 : 4) + sizeof(std::uint64_t));
   for (const auto& [score, q] : scored) {
+    // The same leads with bounded memory (so that checks stop early at the
+    // same ranges), each packed: at most as large as the copies here.
     if (!leads.empty() && (leads.size() + 1) * copy_bytes > kExtraLeadBytes) break;
     leads.emplace_back();
-    leads.back().build(problem, q, seen_by[q]);
+    leads.back().build(problem, q, seen_by[q], !problem.bounded_memory);
   }
   return leads;
 }
@@ -164,7 +185,11 @@ const LeadOrder* best_lead(const std::vector<LeadOrder>& leads, const Transforma
 std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs, const LeadOrder& order, const Transformation& t,
                   Classes& out, const EarlyStop* stop, std::uint64_t& grouped) {
   const std::uint32_t w = problem.histogram.width;
-  const std::size_t n = order.counts.size();
+  const Histogram& hist = problem.histogram;
+  // A permutation of the histogram (bounded memory) or a sorted copy.
+  const bool indexed = !order.entry.empty();
+  const bool packed = !order.packed.words.empty();
+  const std::size_t n = indexed ? order.entry.size() : packed ? order.packed.words.size() : order.counts.size();
   std::vector<const std::uint32_t*> maps;
   SlotTables st;
   if (!slot_tables(problem, hs, nullptr, t, maps, st)) return std::nullopt;
@@ -182,36 +207,57 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
   const std::vector<std::uint32_t>& sequence = order.visit[static_cast<std::size_t>(t[order.lead])];
   for (std::size_t i = 0; i < sequence.size(); ++i) {
     const std::uint32_t first = starts[sequence[i]], last = starts[sequence[i] + 1];
+    // Bounded memory: the counts go straight to `out` and the cells of a
+    // range's classes (for the table's reset) start over at each range, so
+    // that nothing is touched per member of the histogram.
+    const bool lean = indexed || packed;
+    if (lean && out.counts.size() < std::size_t{classes} + (last - first))
+      out.counts.resize(std::max(std::size_t{classes} + (last - first), std::min(n, 2 * out.counts.size())));
     // Room for every member of the range its own class (uninitialized, see
     // Classes::keys); the classes of all ranges are often far fewer than
     // the entries, so the room grows with them (a table of 925 k entries
     // would take 30 MB of keys at once).
-    const std::size_t room = (std::size_t{classes} + (last - first)) * w;
-    if (out.keys.size() < room) out.keys.resize(std::max(room, std::min(n * w, 2 * out.keys.size())));
-    GroupArgs args{order.keys16.empty() ? order.keys.data() + std::size_t{first} * w : nullptr,
-                   order.keys16.empty() ? nullptr : order.keys16.data() + std::size_t{first} * w,
-                   order.counts.data() + first,
+    // With a permutation, each class's first entry instead (its key is
+    // written only when read, materialize_keys).
+    std::vector<std::uint32_t>& rep = hs.partitions.rep;
+    if (indexed || packed) {
+      const std::size_t need = std::size_t{classes} + (last - first);
+      if (rep.size() < need) rep.resize(std::max(need, std::min(n, 2 * rep.size())));
+    } else {
+      const std::size_t room = (std::size_t{classes} + (last - first)) * w;
+      if (out.keys.size() < room) out.keys.resize(std::max(room, std::min(n * w, 2 * out.keys.size())));
+    }
+    GroupArgs args{indexed                ? hist.keys.data()
+                   : order.keys16.empty() ? order.keys.data() + std::size_t{first} * w
+                                          : nullptr,
+                   order.keys16.empty() || indexed ? nullptr : order.keys16.data() + std::size_t{first} * w,
+                   indexed ? hist.counts.data() : order.counts.data() + first,
                    last - first,
                    w,
                    st.tab.data(),
                    st.codes.data(),
                    dense ? hs.dense.data() : nullptr,
                    &hs.slot_table,
-                   hs.used.data() + classes,
+                   hs.used.data() + (lean ? 0 : classes),
                    nullptr,
-                   out.keys.data() + std::size_t{classes} * w,
-                   hs.count_buffer.get() + classes};
+                   indexed || packed ? nullptr : out.keys.data() + std::size_t{classes} * w,
+                   (lean ? out.counts.data() : hs.count_buffer.get()) + classes,
+                   indexed ? order.entry.data() + first : nullptr,
+                   indexed || packed ? rep.data() + classes : nullptr,
+                   packed ? &order.packed : nullptr,
+                   first};
     if (!dense) hs.slot_table.prepare(last - first, 64);
     const std::uint32_t k = group_sequential(args, dense);
+    std::uint64_t* const cells = args.used;
     if (dense) {
-      for (std::uint32_t c = classes; c < classes + k; ++c) hs.dense[hs.used[c]] = kMissing;
+      for (std::uint32_t c = 0; c < k; ++c) hs.dense[cells[c]] = kMissing;
     } else {
-      hs.slot_table.reset(hs.used.data() + classes, k);
+      hs.slot_table.reset(cells, k);
     }
     grouped += last - first;
     if (stop) {
-      for (std::uint32_t c = classes; c < classes + k; ++c)
-        if (!stop->holds(hs.count_buffer[c])) violating += hs.count_buffer[c];
+      for (std::uint32_t c = 0; c < k; ++c)
+        if (!stop->holds(args.out_counts[c])) violating += args.out_counts[c];
     }
     classes += k;
     if (stop && violating > stop->max_suppressed && i + 1 < sequence.size()) {
@@ -219,8 +265,16 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
       break;
     }
   }
-  out.keys.resize(std::size_t{classes} * w);
-  out.counts.assign(hs.count_buffer.get(), hs.count_buffer.get() + classes);
+  if (indexed)
+    keys_from_representatives(hs.partitions, hist.keys.data(), w, st.codes);
+  else if (packed)
+    keys_from_representatives(hs.partitions, order.packed, st.codes);
+  else
+    out.keys.resize(std::size_t{classes} * w);
+  if (indexed || packed)
+    out.counts.resize(classes);
+  else
+    out.counts.assign(hs.count_buffer.get(), hs.count_buffer.get() + classes);
   out.suppressed.assign(classes, 0);
   return complete;
 }

@@ -38,6 +38,11 @@ struct LeadOrder {
   std::vector<std::uint32_t> keys;     // the histogram's keys, in this order (row-major) ...
   std::vector<std::uint16_t> keys16;   // ... or in two bytes per code, when every domain fits
   std::vector<std::uint64_t> counts;   // in this order
+  // With bounded memory (Problem::bounded_memory) keys, keys16 and counts
+  // are empty: the copy is packed (PackedKeys) when the codes fit a word,
+  // else only the order is kept, position → histogram entry.
+  PackedKeys packed;
+  std::vector<std::uint32_t> entry;
   // Per level L of the lead: the first position of each range of equal
   // level-L values, then the number of entries.
   std::vector<std::vector<std::uint32_t>> starts;
@@ -50,15 +55,16 @@ struct LeadOrder {
   std::vector<std::vector<std::uint32_t>> visit;
 
   // Builds the copy sorted by attribute q, whose level-0 codes that occur
-  // in the histogram are those with seen[code] set.
-  void build(const Problem& problem, std::uint32_t q, const std::vector<std::uint8_t>& seen);
+  // in the histogram are those with seen[code] set; with `copy` false, the
+  // packed copy or the permutation (`entry`) instead.
+  void build(const Problem& problem, std::uint32_t q, const std::vector<std::uint8_t>& seen, bool copy);
   std::size_t ranges(int level) const { return starts[static_cast<std::size_t>(level)].size() - 1; }
   // Whether checks of `t` from the histogram may group by this lead's ranges.
   bool usable(const Transformation& t) const { return ranges(t[lead]) >= kMinRanges; }
   // Memory held by the copy.
   std::size_t bytes() const {
-    return keys.size() * sizeof(std::uint32_t) + keys16.size() * sizeof(std::uint16_t) +
-           counts.size() * sizeof(std::uint64_t);
+    return (keys.size() + entry.size() + packed.counts.size()) * sizeof(std::uint32_t) +
+           keys16.size() * sizeof(std::uint16_t) + (counts.size() + packed.words.size()) * sizeof(std::uint64_t);
   }
   // Whether every level-0 domain fits two bytes.
   static bool narrow_keys(const Problem& problem);
@@ -66,7 +72,8 @@ struct LeadOrder {
 
 // The leads of `problem` (see kExtraLeadBytes): attributes ranked by how
 // finely their levels below the top split the histogram; none when no
-// attribute has a level of kMinRanges ranges.
+// attribute has a level of kMinRanges ranges. With bounded memory the same
+// leads, packed (LeadOrder::packed) or as permutations (LeadOrder::entry).
 std::vector<LeadOrder> build_leads(const Problem& problem);
 
 // The lead whose largest range at t's level is smallest (a check that

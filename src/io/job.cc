@@ -1275,7 +1275,7 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
 
   if (root["search"]) {
     const auto& s = root["search"];
-    ctx.keys(s, "search", {"algorithm", "time-limit", "max-checks", "transformation"});
+    ctx.keys(s, "search", {"algorithm", "time-limit", "max-checks", "transformation", "memory"});
     if (s["algorithm"])
       job.search.algorithm = ctx.choice<SearchSpec::Algorithm>(s["algorithm"], "search.algorithm",
                                                                {{"auto", SearchSpec::Algorithm::automatic},
@@ -1285,6 +1285,11 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
                                                                 {"safepub", SearchSpec::Algorithm::safepub}});
     if (s["time-limit"]) job.search.time_limit_seconds = ctx.duration(s["time-limit"]);
     if (s["max-checks"]) job.search.max_checks = ctx.integer(s["max-checks"], "max-checks", 1);
+    if (s["memory"])
+      job.search.memory = ctx.choice<SearchSpec::Memory>(s["memory"], "search.memory",
+                                                         {{"auto", SearchSpec::Memory::automatic},
+                                                          {"bounded", SearchSpec::Memory::bounded},
+                                                          {"fast", SearchSpec::Memory::fast}});
     if (const auto& t = s["transformation"]) {
       if (!t.IsMap() || t.size() == 0)
         ctx.fail(t, "search.transformation must map each quasi-identifier to a level, e.g. {age: 2, sex: 0}");

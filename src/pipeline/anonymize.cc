@@ -112,13 +112,19 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
   if (options.phase) options.phase(Phase::search);
   const auto t0 = std::chrono::steady_clock::now();
   SearchLimits limits{job.search.time_limit_seconds, job.search.max_checks};
-  Evaluator ev(pr, limits, options.progress);
+  auto ev = std::make_unique<Evaluator>(pr, limits, options.progress);
   auto algo = job.search.transformation.empty() ? make_search(job.search.algorithm, pr)
                                                  : make_given_search(given_transformation(job, pr));
-  a.search = algo->run(ev);
+  a.search = algo->run(*ev);
   a.timings.search = ms_since(t0);
-  a.check_statistics = ev.check_statistics();
+  a.check_statistics = ev->check_statistics();
   a.found = a.search.best.has_value();
+  // What the result reports of the search, then the search's checker goes
+  // (its grouping tables and sorted copies would otherwise stay beside the
+  // final check's: docs/databases.md, "Memory").
+  const std::vector<CheckResult> best_solutions = ev->best_solutions();
+  const std::vector<FrontierPoint> frontier = ev->frontier();
+  ev.reset();
 
   const Lattice lattice = pr.lattice();
   nlohmann::json& r = a.result;
@@ -198,7 +204,7 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
   // The best solutions the search checked, best first (the chosen one first
   // when the search found one): how the choice compares with its rivals.
   nlohmann::json sols = nlohmann::json::array();
-  for (const CheckResult& c : ev.best_solutions()) {
+  for (const CheckResult& c : best_solutions) {
     sols.push_back({{"transformation", levels_of(c.transformation)},
                     {"information_loss", c.quality.value},
                     {"suppressed_records", c.suppressed_records}});
@@ -207,7 +213,6 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
   // The risk-utility frontier of the checked solutions, by increasing loss;
   // at most kFrontierPoints of them, evenly spaced, both ends kept.
   constexpr std::size_t kFrontierPoints = 100;
-  const std::vector<FrontierPoint>& frontier = ev.frontier();
   nlohmann::json front = nlohmann::json::array();
   const std::size_t shown = std::min(frontier.size(), kFrontierPoints);
   for (std::size_t i = 0; i < shown; ++i) {
@@ -233,7 +238,9 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
                 {"largest_cache_bytes", cs.largest_cache_words * sizeof(std::uint32_t)},
                 {"speculative", cs.speculative},
                 {"speculative_used", cs.speculative_used},
-                {"histogram_entries", pr.histogram.size()}};
+                {"histogram_entries", pr.histogram.size()},
+                {"histogram_bytes", pr.histogram.bytes()},
+                {"memory", pr.bounded_memory ? "bounded" : "fast"}};
   return a;
 }
 

@@ -401,6 +401,9 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
     pr.histogram.sensitive.push_back(std::move(population));
     pr.rows = static_cast<std::uint64_t>(std::count(pr.subset.begin(), pr.subset.end(), 1));
   }
+  pr.bounded_memory = job.search.memory == SearchSpec::Memory::bounded ||
+                     (job.search.memory == SearchSpec::Memory::automatic &&
+                      pr.histogram.bytes() > kBoundedMemoryHistogramBytes);
   // ARX: at most floor(limit * rows) records may be suppressed.
   pr.max_suppressed = static_cast<std::uint64_t>(job.suppression_limit * static_cast<double>(pr.rows) + 1e-9);
   pr.quality = make_quality_model(job.quality);

@@ -73,6 +73,7 @@ TEST(JobParse, MinimalJobGetsArxDefaults) {
   EXPECT_EQ(job.search.algorithm, SearchSpec::Algorithm::automatic);
   EXPECT_FALSE(job.search.time_limit_seconds.has_value());
   EXPECT_FALSE(job.search.max_checks.has_value());
+  EXPECT_EQ(job.search.memory, SearchSpec::Memory::automatic);
   EXPECT_TRUE(job.output.path.empty());
   EXPECT_TRUE(job.output.result.empty());
 }
@@ -95,7 +96,7 @@ TEST(JobParse, EveryKeyIsRead) {
       "  - population-uniqueness: {threshold: 0.01, population-size: 318.9e6, estimator: pitman}\n"
       "suppression-limit: 0.05\n"
       "quality: {model: loss, aggregate: arithmetic-mean, gs-factor: 0.25}\n"
-      "search: {algorithm: best-first, time-limit: 2m, max-checks: 1000}\n"
+      "search: {algorithm: best-first, time-limit: 2m, max-checks: 1000, memory: bounded}\n"
       "output: {path: out/d.csv, result: out/d.json, delimiter: '\\t'}\n");
   EXPECT_EQ(job.input.path, "/base/in/data.csv");
   EXPECT_EQ(job.input.delimiter, ';');
@@ -125,6 +126,7 @@ TEST(JobParse, EveryKeyIsRead) {
   EXPECT_EQ(job.search.algorithm, SearchSpec::Algorithm::best_first);
   EXPECT_EQ(job.search.time_limit_seconds, 120.0);
   EXPECT_EQ(job.search.max_checks, 1000u);
+  EXPECT_EQ(job.search.memory, SearchSpec::Memory::bounded);
   EXPECT_EQ(job.output.path, "/base/out/d.csv");
   EXPECT_EQ(job.output.result, "/base/out/d.json");
   EXPECT_EQ(job.output.delimiter, '\t');
