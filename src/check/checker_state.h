@@ -44,7 +44,8 @@ struct Checker::HashState {
   // Direct-addressed grouping (see group_source): slot → class, all unused
   // slots kMissing; `used` lists the slots to reset after a check.
   std::vector<std::uint32_t> dense;
-  std::vector<std::uint64_t> used;
+  std::unique_ptr<std::uint64_t[]> used;  // room for used_size, uninitialized
+  std::size_t used_size = 0;
   std::vector<std::vector<std::uint64_t>> scaled;  // per attribute: code → slot contribution
   std::vector<std::vector<std::uint32_t>> codes;   // per attribute: the identity on codes
   std::unique_ptr<std::uint64_t[]> count_buffer;   // grouping output, room for buffer_classes
@@ -58,7 +59,10 @@ struct Checker::HashState {
   // own class at worst), uninitialized (a zero-filled vector of that size
   // cost a memset per check).
   void reserve(std::size_t n) {
-    if (used.size() < n) used.resize(n);
+    if (used_size < n) {
+      used.reset(new std::uint64_t[n]);
+      used_size = n;
+    }
     if (buffer_classes < n) {
       count_buffer.reset(new std::uint64_t[n]);
       buffer_classes = n;

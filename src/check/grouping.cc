@@ -355,7 +355,7 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
                    codes.data(),
                    nullptr,
                    &hs.slot_table,
-                   hs.used.data(),
+                   hs.used.get(),
                    want_members ? hs.member.data() : nullptr,
                    partitioned || passes ? nullptr : out.keys.data(),
                    hs.count_buffer.get()};
@@ -381,7 +381,7 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
       // doubling was 9 % of the synthetic 15-attribute best-first search.)
       hs.slot_table.prepare(std::min<std::size_t>(src.size, std::max(hs.last_classes, src.size / 4)));
       classes = group_slots_any<false>(args);
-      hs.slot_table.reset(hs.used.data(), classes);
+      hs.slot_table.reset(hs.used.get(), classes);
       hs.last_classes = classes;
     }
     if (!partitioned && !passes) out.keys.resize(std::size_t{classes} * w);

@@ -212,7 +212,7 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
     // that nothing is touched per member of the histogram.
     const bool lean = indexed || packed;
     if (lean && out.counts.size() < std::size_t{classes} + (last - first))
-      out.counts.resize(std::max(std::size_t{classes} + (last - first), std::min(n, 2 * out.counts.size())));
+      out.counts.resize(std::size_t{classes} + (last - first));
     // Room for every member of the range its own class (uninitialized, see
     // Classes::keys); the classes of all ranges are often far fewer than
     // the entries, so the room grows with them (a table of 925 k entries
@@ -222,7 +222,7 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
     std::vector<std::uint32_t>& rep = hs.partitions.rep;
     if (indexed || packed) {
       const std::size_t need = std::size_t{classes} + (last - first);
-      if (rep.size() < need) rep.resize(std::max(need, std::min(n, 2 * rep.size())));
+      if (rep.size() < need) rep.resize(need);
     } else {
       const std::size_t room = (std::size_t{classes} + (last - first)) * w;
       if (out.keys.size() < room) out.keys.resize(std::max(room, std::min(n * w, 2 * out.keys.size())));
@@ -238,7 +238,7 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
                    st.codes.data(),
                    dense ? hs.dense.data() : nullptr,
                    &hs.slot_table,
-                   hs.used.data() + (lean ? 0 : classes),
+                   hs.used.get() + (lean ? 0 : classes),
                    nullptr,
                    indexed || packed ? nullptr : out.keys.data() + std::size_t{classes} * w,
                    (lean ? out.counts.data() : hs.count_buffer.get()) + classes,
