@@ -141,10 +141,18 @@ struct Dataset {
   // the same entries and counts as the records'), but its rows cannot be
   // written out one per record: the database writes the release.
   std::vector<std::uint64_t> weights;
+  // Of a grouped table: its records (the sum of the weights), 0 otherwise.
+  // It stays when release_grouped_rows() has freed the weights and codes.
+  std::uint64_t grouped_records = 0;
 
-  bool grouped() const { return !weights.empty(); }
+  bool grouped() const { return grouped_records > 0; }
   // The number of records: rows, or the sum of the weights.
-  std::uint64_t records() const;
+  std::uint64_t records() const { return grouped() ? grouped_records : rows; }
+  // Of a grouped table, once its histogram is built (pushdown): frees the
+  // rows' codes and weights, which nothing reads afterwards (the database
+  // writes the release), so that the search's memory is the histogram's
+  // (docs/databases.md, "Memory"). The dictionaries stay.
+  void release_grouped_rows();
   // Index of the column named `name`, or -1.
   int column_index(std::string_view name) const;
 };

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -16,7 +17,7 @@ struct Histogram {
   std::uint32_t width = 0;                // number of quasi-identifiers
   std::vector<std::uint32_t> keys;        // entry-major: entry e occupies [e*width, (e+1)*width)
   std::vector<std::uint64_t> counts;      // records per entry
-  std::vector<std::uint32_t> row_entry;   // row → entry
+  std::vector<std::uint32_t> row_entry;   // row → entry; empty of a table grouped in its database
 
   // Per sensitive attribute s (and per insensitive response variable of
   // the classification model, Problem::responses, after them): entry-major
@@ -60,5 +61,15 @@ struct Histogram {
 Histogram build_histogram(const Dataset& data, const std::vector<int>& columns,
                           const std::vector<int>& sensitive_columns = {},
                           const std::vector<std::uint8_t>* subset = nullptr);
+
+// The histogram of a table grouped in its database by exactly `columns`
+// (pushdown without sensitive attributes: its rows are the entries, in
+// order), built by taking its rows: the counts are its weights, and each
+// column's codes are freed once copied, so that the peak is the histogram
+// and the grouped codes (docs/databases.md, "Memory"). The table keeps its
+// dictionaries and its records(). nullopt, taking nothing, when the table
+// is not so grouped; build_histogram gives the same histogram without
+// taking.
+std::optional<Histogram> take_grouped_histogram(Dataset& data, const std::vector<int>& columns);
 
 }  // namespace deid

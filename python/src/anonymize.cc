@@ -181,7 +181,7 @@ void bind_anonymize(py::module_& m) {
                              })
       .def_property_readonly("rows", [](const Run& r) { return r.prepared->data.rows; })
       .def_property_readonly(
-          "grouped", [](const Run& r) { return !r.prepared->data.weights.empty(); },
+          "grouped", [](const Run& r) { return r.prepared->data.grouped(); },
           "Whether the database grouped the input (pushdown): the run holds no rows.")
       .def_property_readonly("qi_columns", [](const Run& r) { return r.prepared->problem.qi_columns; })
       .def("released_column", &released_column, py::arg("q"))

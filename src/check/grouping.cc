@@ -126,7 +126,9 @@ std::uint32_t group_packed(const GroupArgs& a) {
   const std::uint32_t width = W > 0 ? static_cast<std::uint32_t>(W) : a.w;
   const PackedKeys& pk = *a.packed;
   const std::uint64_t* const words = pk.words.data() + a.packed_first;
-  const std::uint32_t* const counts = pk.counts.data() + a.packed_first;
+  // The counts beside the words, or (null) in their top bits.
+  const std::uint32_t* const counts = pk.counts_in_words() ? nullptr : pk.counts.data() + a.packed_first;
+  const std::uint32_t count_shift = pk.count_shift;
   const std::uint32_t* const shift = pk.shift.data();
   const std::uint64_t* const mask = pk.mask.data();
   const std::uint64_t* const* tab = a.tab;
@@ -176,7 +178,7 @@ std::uint32_t group_packed(const GroupArgs& a) {
         out_rep[classes] = static_cast<std::uint32_t>(a.packed_first + first + j);
         ++classes;
       }
-      sums[cls] += counts[first + j];
+      sums[cls] += counts ? counts[first + j] : words[first + j] >> count_shift;
     }
   }
   return classes;
@@ -244,7 +246,9 @@ bool PackedKeys::layout(const Problem& problem) {
     bits += b;
   }
   if (bits > 64) return false;
-  return std::all_of(hist.counts.begin(), hist.counts.end(), [](std::uint64_t c) { return c <= UINT32_MAX; });
+  const std::uint64_t most = hist.counts.empty() ? 0 : *std::max_element(hist.counts.begin(), hist.counts.end());
+  count_shift = bits + std::bit_width(most) <= 64 ? bits : 64;
+  return most <= UINT32_MAX;
 }
 
 std::uint32_t group_sequential(const GroupArgs& a, bool dense) {
@@ -339,10 +343,20 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
     // tenth of it at most, still partitioned.
     const bool passes = large && problem.bounded_memory && !src.levels;
     const bool partitioned = large && !passes;
+    // Bounded memory, direct addressing: the classes' first entries instead
+    // of their keys, as in the other paths (keys for every class of a
+    // check are as large as the histogram when each entry is its own).
+    const bool lean_dense = problem.bounded_memory && !ordered && !src.levels && slots <= kDenseSlots;
     // Keys are written straight into the output (uninitialized room for
     // every member its own class, trimmed afterwards); the partitioned
     // path writes them later, when needed (materialize_keys).
-    if (!partitioned && !passes) {
+    if (lean_dense) {
+      const std::size_t most = std::min<std::size_t>(src.size, slots);  // classes at most
+      if (hs.partitions.rep.size() < most) {
+        hs.partitions.rep.clear();  // nothing of an earlier check to keep: no copy
+        hs.partitions.rep.resize(most);
+      }
+    } else if (!partitioned && !passes) {
       util::reserve_huge(out.keys, src.size * w);
       out.keys.resize(src.size * w);
     }
@@ -357,8 +371,10 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
                    &hs.slot_table,
                    hs.used.get(),
                    want_members ? hs.member.data() : nullptr,
-                   partitioned || passes ? nullptr : out.keys.data(),
-                   hs.count_buffer.get()};
+                   partitioned || passes || lean_dense ? nullptr : out.keys.data(),
+                   hs.count_buffer.get(),
+                   nullptr,
+                   lean_dense ? hs.partitions.rep.data() : nullptr};
     std::uint32_t classes;
     if (passes) {
       // The tables may take a quarter of the histogram's size (at least
@@ -374,6 +390,7 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
       args.dense = hs.dense.data();
       classes = group_slots_any<true>(args);
       for (std::uint32_t c = 0; c < classes; ++c) hs.dense[hs.used[c]] = kMissing;
+      if (lean_dense) keys_from_representatives(hs.partitions, src.keys, w, codes);
     } else {
       // The guess: the previous check's classes (consecutive checks of a
       // search are often alike), at least a quarter of the source; a wrong
@@ -384,7 +401,7 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
       hs.slot_table.reset(hs.used.get(), classes);
       hs.last_classes = classes;
     }
-    if (!partitioned && !passes) out.keys.resize(std::size_t{classes} * w);
+    if (!partitioned && !passes && !lean_dense) out.keys.resize(std::size_t{classes} * w);
     if (!passes) out.counts.assign(hs.count_buffer.get(), hs.count_buffer.get() + classes);
   } else {
     auto& index = hs.wide_index;

@@ -72,7 +72,8 @@ std::uint32_t group_partitioned(const GroupArgs& a, PartitionScratch& ps) {
     v.resize(n);
   };
   for (auto* v : {&ps.slot, &ps.pslot, &ps.pcount, &ps.sum}) room(*v);
-  for (auto* v : {&ps.pindex, &ps.rep}) room(*v);
+  room(ps.pindex);
+  room(ps.rep);
   ps.chunk_counts.assign(chunks * partitions, 0);
   // Pass 1: slots and per-chunk partition sizes.
   for_each_index(chunks, [&](std::size_t c) {

@@ -44,7 +44,10 @@ struct PartitionScratch {
   std::size_t partitions = 0;                   // of the last grouping
   std::vector<std::uint32_t> start;             // partition p: [start[p], start[p + 1])
   std::vector<std::uint32_t> classes;           // classes of partition p, then their offsets
-  std::vector<std::uint32_t> rep;               // per class of the partition layout: first member
+  // Per class of the partition layout: its first member. Uninitialized
+  // when grown (CodeVector): the bounded paths size it to the source once
+  // and touch only the classes they write.
+  CodeVector rep;
   std::vector<std::uint64_t> sum;               // per class of the partition layout: count
   tbb::enumerable_thread_specific<SlotTable> tables;
   // Keys not yet written (see materialize_keys): the source's keys and the

@@ -8,6 +8,7 @@
 
 #include "check/checker_state.h"
 #include "check/partitioned.h"
+#include "util/release.h"
 
 namespace deid::check_internal {
 namespace {
@@ -97,15 +98,18 @@ void LeadOrder::build(const Problem& problem, std::uint32_t q, const std::vector
   if (!copy) {
     if (!packed.layout(problem)) return;
     packed.words.resize(n);
-    packed.counts.resize(n);
+    if (!packed.counts_in_words()) packed.counts.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint32_t* key = hist.keys.data() + std::size_t{entry[i]} * w;
       std::uint64_t word = 0;
       for (std::uint32_t a = 0; a < w; ++a) word |= std::uint64_t{key[a]} << packed.shift[a];
+      if (packed.counts_in_words())
+        word |= hist.counts[entry[i]] << packed.count_shift;
+      else
+        packed.counts[i] = static_cast<std::uint32_t>(hist.counts[entry[i]]);
       packed.words[i] = word;
-      packed.counts[i] = static_cast<std::uint32_t>(hist.counts[entry[i]]);
     }
-    entry = {};
+    util::release(entry);
     return;
   }
   if (narrow_keys(problem)) {
@@ -120,7 +124,7 @@ void LeadOrder::build(const Problem& problem, std::uint32_t q, const std::vector
   }
   counts.resize(n);
   for (std::size_t i = 0; i < n; ++i) counts[i] = hist.counts[entry[i]];
-  entry = {};
+  util::release(entry);
 }
 
 bool LeadOrder::narrow_keys(const Problem& problem) {
@@ -207,22 +211,24 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
   const std::vector<std::uint32_t>& sequence = order.visit[static_cast<std::size_t>(t[order.lead])];
   for (std::size_t i = 0; i < sequence.size(); ++i) {
     const std::uint32_t first = starts[sequence[i]], last = starts[sequence[i] + 1];
-    // Bounded memory: the counts go straight to `out` and the cells of a
-    // range's classes (for the table's reset) start over at each range, so
-    // that nothing is touched per member of the histogram.
+    // Bounded memory: the cells of a range's classes (for the table's
+    // reset) start over at each range, and the buffers of the counts and
+    // representatives are uninitialized room for the whole histogram, of
+    // which only the classes written are touched (resizing `out.counts` and
+    // `rep` by each range zero-filled them: 0.3 of the histogram's size).
     const bool lean = indexed || packed;
-    if (lean && out.counts.size() < std::size_t{classes} + (last - first))
-      out.counts.resize(std::size_t{classes} + (last - first));
     // Room for every member of the range its own class (uninitialized, see
     // Classes::keys); the classes of all ranges are often far fewer than
     // the entries, so the room grows with them (a table of 925 k entries
     // would take 30 MB of keys at once).
     // With a permutation, each class's first entry instead (its key is
     // written only when read, materialize_keys).
-    std::vector<std::uint32_t>& rep = hs.partitions.rep;
-    if (indexed || packed) {
-      const std::size_t need = std::size_t{classes} + (last - first);
-      if (rep.size() < need) rep.resize(need);
+    CodeVector& rep = hs.partitions.rep;
+    if (lean) {
+      if (rep.size() < n) {
+        rep.clear();  // nothing of an earlier check to keep: no copy
+        rep.resize(n);
+      }
     } else {
       const std::size_t room = (std::size_t{classes} + (last - first)) * w;
       if (out.keys.size() < room) out.keys.resize(std::max(room, std::min(n * w, 2 * out.keys.size())));
@@ -241,12 +247,15 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
                    hs.used.get() + (lean ? 0 : classes),
                    nullptr,
                    indexed || packed ? nullptr : out.keys.data() + std::size_t{classes} * w,
-                   (lean ? out.counts.data() : hs.count_buffer.get()) + classes,
+                   hs.count_buffer.get() + classes,
                    indexed ? order.entry.data() + first : nullptr,
                    indexed || packed ? rep.data() + classes : nullptr,
                    packed ? &order.packed : nullptr,
                    first};
-    if (!dense) hs.slot_table.prepare(last - first, 64);
+    // With bounded memory the table starts at a sixteenth of the range and
+    // grows with its classes (a table for every entry of a large range its
+    // own class was a tenth of the survey table's peak).
+    if (!dense) hs.slot_table.prepare(lean ? (last - first) / 16 : last - first, 64);
     const std::uint32_t k = group_sequential(args, dense);
     std::uint64_t* const cells = args.used;
     if (dense) {
@@ -271,10 +280,7 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
     keys_from_representatives(hs.partitions, order.packed, st.codes);
   else
     out.keys.resize(std::size_t{classes} * w);
-  if (indexed || packed)
-    out.counts.resize(classes);
-  else
-    out.counts.assign(hs.count_buffer.get(), hs.count_buffer.get() + classes);
+  out.counts.assign(hs.count_buffer.get(), hs.count_buffer.get() + classes);
   out.suppressed.assign(classes, 0);
   return complete;
 }

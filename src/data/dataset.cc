@@ -19,6 +19,7 @@
 #include "deid/error.h"
 #include "deid/output.h"
 #include "io/csv_parse.h"
+#include "util/release.h"
 
 namespace deid {
 
@@ -121,11 +122,10 @@ std::vector<std::uint32_t> Codes::to_vector() const {
 
 // --- Dataset -----------------------------------------------------------------
 
-std::uint64_t Dataset::records() const {
-  if (weights.empty()) return rows;
-  std::uint64_t n = 0;
-  for (const std::uint64_t w : weights) n += w;
-  return n;
+void Dataset::release_grouped_rows() {
+  if (!grouped()) return;
+  for (Column& c : columns) c.codes = Codes{};
+  util::release(weights);
 }
 
 int Dataset::column_index(std::string_view name) const {

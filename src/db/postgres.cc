@@ -351,7 +351,7 @@ Dataset PostgresPushdown::read(const std::vector<bool>& grouped, const std::vect
   d.bytes = g.bytes;
   d.weights.resize(g.rows);
   counts.codes.visit([&](auto codes) {
-    for (std::uint64_t r = 0; r < g.rows; ++r) d.weights[r] = count_of[codes[r]];
+    for (std::uint64_t r = 0; r < g.rows; ++r) d.grouped_records += d.weights[r] = count_of[codes[r]];
   });
   d.columns.resize(s.columns.size());
   for (std::size_t c = 0; c < s.columns.size(); ++c) d.columns[c].name = s.columns[c].name;

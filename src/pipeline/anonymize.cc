@@ -1,3 +1,4 @@
+#include <malloc.h>
 #include <sys/resource.h>
 
 #include <fmt/format.h>
@@ -105,11 +106,76 @@ std::uint64_t peak_rss_bytes() {
   return static_cast<std::uint64_t>(ru.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
+namespace {
+
+// Bounded memory (Problem::bounded_memory): each row's quasi-identifier
+// codes are its histogram entry's key, so the dataset's copies leave it for
+// the search and are written back from the histogram after it (the same
+// codes, in the same width). Not with microaggregation or differential
+// privacy, whose searches read the dataset.
+class CodesSetAside {
+ public:
+  explicit CodesSetAside(PreparedJob& p) : p_(p) {
+    const Problem& pr = p.problem;
+    const bool dp = std::any_of(p.job.privacy.begin(), p.job.privacy.end(), [](const PrivacySpec& m) {
+      return std::holds_alternative<DifferentialPrivacySpec>(m);
+    });
+    if (!pr.bounded_memory || dp || !pr.microaggregated.empty() || pr.histogram.row_entry.size() != p.data.rows) return;
+    for (std::size_t q = 0; q < pr.qi_columns.size(); ++q) {
+      Codes& codes = p.data.columns[static_cast<std::size_t>(pr.qi_columns[q])].codes;
+      if (codes.size() != p.data.rows) continue;
+      aside_.push_back({q, codes.width()});
+      codes = Codes{};
+    }
+  }
+  ~CodesSetAside() {
+    try {
+      restore();
+    } catch (...) {
+      // Out of memory while unwinding: the error in flight is reported.
+    }
+  }
+  CodesSetAside(const CodesSetAside&) = delete;
+  CodesSetAside& operator=(const CodesSetAside&) = delete;
+
+  void restore() {
+    const Histogram& h = p_.problem.histogram;
+    for (const auto& [q, width] : aside_) {
+      Codes codes(p_.data.rows, width);
+      codes.visit_mut([&](auto out) {
+        using T = typename decltype(out)::value_type;
+        for (std::size_t r = 0; r < out.size(); ++r)
+          out[r] = static_cast<T>(h.keys[std::size_t{h.row_entry[r]} * h.width + q]);
+      });
+      p_.data.columns[static_cast<std::size_t>(p_.problem.qi_columns[q])].codes = std::move(codes);
+    }
+    aside_.clear();
+  }
+
+ private:
+  PreparedJob& p_;
+  std::vector<std::pair<std::size_t, unsigned>> aside_;  // quasi-identifier, code width
+};
+
+}  // namespace
+
 Anonymization run_search(PreparedJob& p, const RunOptions& options) {
   const Problem& pr = p.problem;
   const Job& job = p.job;
   Anonymization a;
   if (options.phase) options.phase(Phase::search);
+  CodesSetAside aside(p);
+  if (pr.bounded_memory) {
+    // Bounded memory: buffers of 1 MiB and more are mapped on their own and
+    // go back to the system when freed. glibc otherwise raises this
+    // threshold as such buffers are freed (up to 32 MiB), after which the
+    // checks' buffers come from its heap and stay there, freed but
+    // resident: 0.2 of the survey table's histogram at 16x, the search no
+    // slower (docs/databases.md, "Memory"). The setting stays for the rest
+    // of the process. And what reading and preparing freed goes back now.
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    malloc_trim(0);
+  }
   const auto t0 = std::chrono::steady_clock::now();
   SearchLimits limits{job.search.time_limit_seconds, job.search.max_checks};
   auto ev = std::make_unique<Evaluator>(pr, limits, options.progress);
@@ -125,6 +191,7 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
   const std::vector<CheckResult> best_solutions = ev->best_solutions();
   const std::vector<FrontierPoint> frontier = ev->frontier();
   ev.reset();
+  aside.restore();
 
   const Lattice lattice = pr.lattice();
   nlohmann::json& r = a.result;
@@ -261,6 +328,7 @@ Anonymization anonymize(const Job& job, const RunOptions& options, std::unique_p
     Dataset data = read_grouped(job, *pushdown);
     timings.read = ms_since(tr);
     prepared = prepare(job, std::move(data), &timings, options.phase);
+    prepared->data.release_grouped_rows();
   } else {
     prepared = prepare(job, &timings, options.phase);
   }

@@ -306,6 +306,12 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
     throw JobError(Location{job.path, job.attribute(pr.microaggregated[0].name)->line, 0, {}},
                    "every quasi-identifier is microaggregated without generalization, so nothing forms the "
                    "equivalence classes: generalize at least one (a hierarchy, or generalize-before: true)");
+  // KL divergence sums over the records one by one, in input order (ARX's
+  // order, and so its bits), which a grouped table does not hold.
+  if (job.quality.model == "kl-divergence" && ds.grouped())
+    throw JobError(Location{job.path, 0, 0, {}},
+                   "quality model kl-divergence sums over the input's records one by one, which a table grouped in "
+                   "its database does not hold: with a PostgreSQL input set pushdown: false");
   if (!pr.microaggregated.empty() && ds.grouped())
     throw JobError(Location{job.path, job.attribute(pr.microaggregated[0].name)->line, 0, {}},
                    fmt::format("attribute '{}' is microaggregated, which needs the input's rows: with a PostgreSQL "
@@ -382,7 +388,12 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
   // record outside it is suppressed in the release.
   if (std::vector<std::uint8_t> sample = differential_privacy_sample(job, ds); !sample.empty())
     pr.subset = std::move(sample);
-  pr.histogram = build_histogram(ds, pr.qi_columns, distribution_columns, pr.subset.empty() ? nullptr : &pr.subset);
+  // A table grouped in its database by exactly the quasi-identifiers gives
+  // its rows to the histogram (docs/databases.md, "Memory").
+  std::optional<Histogram> taken;
+  if (distribution_columns.empty() && pr.subset.empty()) taken = take_grouped_histogram(p->data, pr.qi_columns);
+  pr.histogram = taken ? std::move(*taken)
+                       : build_histogram(ds, pr.qi_columns, distribution_columns, pr.subset.empty() ? nullptr : &pr.subset);
   for (MicroaggregatedAttribute& m : pr.microaggregated) {
     microaggregation::check_values(m, ds);
     if (!m.generalized()) microaggregation::index_entries(m, pr.histogram, pr.subset);

@@ -22,6 +22,7 @@
 #include "deid/output.h"
 #include "deid/pipeline.h"
 #include "deid/sampling.h"
+#include "util/release.h"
 
 namespace deid {
 namespace {
@@ -407,7 +408,7 @@ CellSuppressionRun run(const Job& job, Dataset data, Clock::time_point t_start, 
     if (b.roles[c] == Role::identifying) {
       Column& col = b.data.columns[c];
       col.codes = {};
-      col.first_line = {};
+      util::release(col.first_line);
       col.dictionary = Dictionary();
     }
   const double encode_ms = ms_since(t0);

@@ -240,6 +240,51 @@ TEST_P(ReferenceFromTable, SameResultAndRowsAsTheCsvFile) {
   fs::remove(csv_out);
 }
 
+// `job` reading the adult table `in` of the test cluster (in its file's
+// line order) and writing the table `out` there, with pushdown.
+deid::Job adult_table_job(deid::Job job, const std::string& in, const std::string& out) {
+  job.input.path.clear();
+  job.input.delimiter.reset();
+  job.input.postgres = PostgresTable{};
+  job.input.postgres->connection = conninfo();
+  job.input.postgres->query = std::string("SELECT ") + kAdultColumns + " FROM " + q(in) + " ORDER BY line";
+  job.output.path.clear();
+  job.output.postgres = PostgresTable{};
+  job.output.postgres->connection = conninfo();
+  job.output.postgres->table = out;
+  return job;
+}
+
+// KL divergence sums over the records in input order (ARX's bits): with
+// pushdown the job is refused before any table is written, naming the way
+// out; streamed, it gives the CSV path's result.
+TEST(Postgres, KlDivergenceNeedsTheRows) {
+  REQUIRE_CLUSTER();
+  Db db;
+  const std::string in = unique("adult"), out = unique("released");
+  load_adult(db, in);
+  deid::Job csv_job = deid::testing::arx_adult_job(deid::testing::arx_adult_run("adult_k5_loss"));
+  csv_job.quality.model = "kl-divergence";
+  csv_job.quality.aggregate.reset();
+  csv_job.search.max_checks = 40;
+  const deid::Anonymization from_csv = deid::anonymize(csv_job);
+
+  deid::Job pg_job = adult_table_job(csv_job, in, out);
+  try {
+    deid::anonymize(pg_job);
+    ADD_FAILURE() << "kl-divergence with pushdown was accepted";
+  } catch (const deid::JobError& e) {
+    EXPECT_NE(std::string(e.what()).find("kl-divergence"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("pushdown: false"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(db.value("SELECT to_regclass('" + q(out) + "') IS NULL"), "t");
+
+  pg_job.input.postgres->pushdown = false;
+  const deid::Anonymization from_pg = deid::anonymize(pg_job);
+  EXPECT_EQ(from_pg.result["information_loss"], from_csv.result["information_loss"]);
+  EXPECT_EQ(from_pg.result["transformation"], from_csv.result["transformation"]);
+}
+
 // A research subset (docs/privacy-models.md) needs the rows: read from a
 // table and streamed, the release (to a table) is the CSV path's; with
 // pushdown the job is refused at its `subset` line, naming the way out.
@@ -260,16 +305,7 @@ TEST(Postgres, ResearchSubsetStreamsTheRows) {
   ASSERT_TRUE(from_csv.found);
   ASSERT_TRUE(from_csv.result.contains("subset"));
 
-  deid::Job pg_job = csv_job;
-  pg_job.input.path.clear();
-  pg_job.input.delimiter.reset();
-  pg_job.input.postgres = PostgresTable{};
-  pg_job.input.postgres->connection = conninfo();
-  pg_job.input.postgres->query = std::string("SELECT ") + kAdultColumns + " FROM " + q(in) + " ORDER BY line";
-  pg_job.output.path.clear();
-  pg_job.output.postgres = PostgresTable{};
-  pg_job.output.postgres->connection = conninfo();
-  pg_job.output.postgres->table = out;
+  deid::Job pg_job = adult_table_job(csv_job, in, out);
   try {
     deid::anonymize(pg_job);
     ADD_FAILURE() << "a subset with pushdown was accepted";

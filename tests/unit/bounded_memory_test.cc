@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "check/ranges.h"
 #include "deid/check.h"
 #include "deid/pipeline.h"
 
@@ -145,6 +146,48 @@ TEST(BoundedMemory, ChecksEqualTheFastModesOnLargeHistograms) {
       EXPECT_GT(b_early.statistics().stopped_early, 0u) << "the test must exercise early stops";
     }
     EXPECT_EQ(b_full.statistics().grouped, f_full.statistics().grouped);
+    fs::remove_all(table.dir);
+  }
+}
+
+// The packed lead holds each entry's count in its word's spare bits when
+// the largest count fits there, else in 32 bits beside it; either way every
+// check equals the fast mode's.
+TEST(BoundedMemory, PackedLeadHoldsTheCountInItsWordWhenItFits) {
+  for (const bool repeated : {false, true}) {
+    // Ten codes of 6 bits leave 4 bits: a record repeated 20 times needs 5.
+    Table table = make_table(91, 10, 40000, 64, 3);
+    const std::size_t second = table.csv.find('\n') + 1;
+    const std::string row = table.csv.substr(second, table.csv.find('\n', second) + 1 - second);
+    if (repeated)
+      for (int i = 0; i < 20; ++i) table.csv += row;
+    auto bounded = prepare(job_of(table, false, SearchSpec::Memory::bounded),
+                           read_dataset_text(table.csv, "random.csv", CsvOptions{','}));
+    auto fast = prepare(job_of(table, false, SearchSpec::Memory::fast),
+                        read_dataset_text(table.csv, "random.csv", CsvOptions{','}));
+    const Problem& pb = bounded->problem;
+    const std::vector<check_internal::LeadOrder> leads = check_internal::build_leads(pb);
+    ASSERT_FALSE(leads.empty());
+    const check_internal::PackedKeys& packed = leads[0].packed;
+    ASSERT_EQ(packed.words.size(), pb.histogram.size());
+    EXPECT_EQ(packed.counts_in_words(), !repeated);
+    EXPECT_EQ(packed.counts.empty(), !repeated);
+    std::uint64_t records = 0;
+    for (std::size_t i = 0; i < packed.words.size(); ++i) records += packed.count(i);
+    EXPECT_EQ(records, pb.rows);
+    EXPECT_TRUE(leads[0].entry.empty()) << "the permutation is freed once packed";
+    EXPECT_EQ(leads[0].entry.capacity(), 0u);
+
+    Checker b(pb), f(fast->problem);
+    b.set_stop_early(true);
+    f.set_stop_early(true);
+    const Lattice lattice = pb.lattice();
+    std::mt19937_64 rng(repeated ? 3 : 4);
+    for (int round = 0; round < 40; ++round) {
+      const Transformation t = lattice.at(static_cast<LatticeIndex>(rng() % lattice.size()));
+      expect_same(b.check(t), f.check(t));
+    }
+    EXPECT_GT(b.statistics().ranged, 0u) << "the test must exercise ranged grouping";
     fs::remove_all(table.dir);
   }
 }

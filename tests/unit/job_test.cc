@@ -226,7 +226,7 @@ TEST(JobErrors, UnknownKeysAreRejectedWithNameAndLineAtEveryLevel) {
 
 TEST(JobErrors, UnknownKeyMessageListsTheAllowedKeys) {
   const JobError e = job_error(kHead + "search: {algoritm: auto}\n");
-  EXPECT_EQ(e.problem(), "unknown key 'algoritm' in search (allowed: algorithm, time-limit, max-checks, transformation)");
+  EXPECT_EQ(e.problem(), "unknown key 'algoritm' in search (allowed: algorithm, time-limit, max-checks, transformation, memory)");
   EXPECT_EQ(e.where().column, 10u);
 }
 
