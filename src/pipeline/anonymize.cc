@@ -140,7 +140,8 @@ class CodesSetAside {
 
   void restore() {
     const Histogram& h = p_.problem.histogram;
-    for (const auto& [q, width] : aside_) {
+    for (const auto& [column, width] : aside_) {
+      const std::size_t q = column;  // a lambda may not capture a structured binding (clang 14)
       Codes codes(p_.data.rows, width);
       codes.visit_mut([&](auto out) {
         using T = typename decltype(out)::value_type;
