@@ -148,7 +148,7 @@ struct Dataset {
   bool grouped() const { return grouped_records > 0; }
   // The number of records: rows, or the sum of the weights.
   std::uint64_t records() const { return grouped() ? grouped_records : rows; }
-  // Of a grouped table, once its histogram is built (pushdown): frees the
+  // Of a grouped table, once its histogram is built (prepare): frees the
   // rows' codes and weights, which nothing reads afterwards (the database
   // writes the release), so that the search's memory is the histogram's
   // (docs/databases.md, "Memory"). The dictionaries stay.

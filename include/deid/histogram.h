@@ -68,8 +68,8 @@ Histogram build_histogram(const Dataset& data, const std::vector<int>& columns,
 // column's codes are freed once copied, so that the peak is the histogram
 // and the grouped codes (docs/databases.md, "Memory"). The table keeps its
 // dictionaries and its records(). nullopt, taking nothing, when the table
-// is not so grouped; build_histogram gives the same histogram without
-// taking.
+// is not so grouped; build_histogram gives the same histogram by hashing,
+// without taking.
 std::optional<Histogram> take_grouped_histogram(Dataset& data, const std::vector<int>& columns);
 
 }  // namespace deid

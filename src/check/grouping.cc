@@ -351,11 +351,7 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
     // every member its own class, trimmed afterwards); the partitioned
     // path writes them later, when needed (materialize_keys).
     if (lean_dense) {
-      const std::size_t most = std::min<std::size_t>(src.size, slots);  // classes at most
-      if (hs.partitions.rep.size() < most) {
-        hs.partitions.rep.clear();  // nothing of an earlier check to keep: no copy
-        hs.partitions.rep.resize(most);
-      }
+      hs.partitions.rep_room(std::min<std::size_t>(src.size, slots));  // classes at most
     } else if (!partitioned && !passes) {
       util::reserve_huge(out.keys, src.size * w);
       out.keys.resize(src.size * w);

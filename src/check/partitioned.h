@@ -48,6 +48,13 @@ struct PartitionScratch {
   // when grown (CodeVector): the bounded paths size it to the source once
   // and touch only the classes they write.
   CodeVector rep;
+  // Room in `rep` for n classes, uninitialized; an earlier check's are not
+  // kept, so growing copies nothing.
+  void rep_room(std::size_t n) {
+    if (rep.size() >= n) return;
+    rep.clear();
+    rep.resize(n);
+  }
   std::vector<std::uint64_t> sum;               // per class of the partition layout: count
   tbb::enumerable_thread_specific<SlotTable> tables;
   // Keys not yet written (see materialize_keys): the source's keys and the

@@ -202,6 +202,14 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
   hs.reserve(n);
   const bool dense = st.slots <= kDenseSlots;
   if (dense) ensure_dense(hs.dense, st.slots);
+  // Bounded memory: the cells of a range's classes (for the table's reset)
+  // start over at each range, and the buffers of the counts and
+  // representatives are uninitialized room for the whole histogram, of
+  // which only the classes written are touched (resizing `out.counts` and
+  // `rep` by each range zero-filled them: 0.3 of the histogram's size).
+  const bool lean = indexed || packed;
+  CodeVector& rep = hs.partitions.rep;
+  if (lean) hs.partitions.rep_room(n);
 
   const std::vector<std::uint32_t>& starts = order.starts[static_cast<std::size_t>(t[order.lead])];
   std::uint32_t classes = 0;
@@ -211,25 +219,13 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
   const std::vector<std::uint32_t>& sequence = order.visit[static_cast<std::size_t>(t[order.lead])];
   for (std::size_t i = 0; i < sequence.size(); ++i) {
     const std::uint32_t first = starts[sequence[i]], last = starts[sequence[i] + 1];
-    // Bounded memory: the cells of a range's classes (for the table's
-    // reset) start over at each range, and the buffers of the counts and
-    // representatives are uninitialized room for the whole histogram, of
-    // which only the classes written are touched (resizing `out.counts` and
-    // `rep` by each range zero-filled them: 0.3 of the histogram's size).
-    const bool lean = indexed || packed;
     // Room for every member of the range its own class (uninitialized, see
     // Classes::keys); the classes of all ranges are often far fewer than
     // the entries, so the room grows with them (a table of 925 k entries
-    // would take 30 MB of keys at once).
-    // With a permutation, each class's first entry instead (its key is
-    // written only when read, materialize_keys).
-    CodeVector& rep = hs.partitions.rep;
-    if (lean) {
-      if (rep.size() < n) {
-        rep.clear();  // nothing of an earlier check to keep: no copy
-        rep.resize(n);
-      }
-    } else {
+    // would take 30 MB of keys at once). With bounded memory each class's
+    // first entry instead, in `rep` (its key is written only when read,
+    // materialize_keys).
+    if (!lean) {
       const std::size_t room = (std::size_t{classes} + (last - first)) * w;
       if (out.keys.size() < room) out.keys.resize(std::max(room, std::min(n * w, 2 * out.keys.size())));
     }
@@ -246,10 +242,10 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
                    &hs.slot_table,
                    hs.used.get() + (lean ? 0 : classes),
                    nullptr,
-                   indexed || packed ? nullptr : out.keys.data() + std::size_t{classes} * w,
+                   lean ? nullptr : out.keys.data() + std::size_t{classes} * w,
                    hs.count_buffer.get() + classes,
                    indexed ? order.entry.data() + first : nullptr,
-                   indexed || packed ? rep.data() + classes : nullptr,
+                   lean ? rep.data() + classes : nullptr,
                    packed ? &order.packed : nullptr,
                    first};
     // With bounded memory the table starts at a sixteenth of the range and

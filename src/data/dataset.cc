@@ -124,7 +124,7 @@ std::vector<std::uint32_t> Codes::to_vector() const {
 
 void Dataset::release_grouped_rows() {
   if (!grouped()) return;
-  for (Column& c : columns) c.codes = Codes{};
+  for (Column& c : columns) c.codes.clear();
   util::release(weights);
 }
 

@@ -155,12 +155,10 @@ void build_wide(const Dataset& data, const std::vector<int>& columns, Histogram&
   }
 }
 
-// A table grouped in its database by exactly these columns (pushdown
-// without sensitive attributes, docs/databases.md): its rows are distinct
-// combinations, in the order of their first record, so row r is entry r.
-// No hashing, and no memory beyond the histogram's own: this is what keeps
-// a pushdown's peak within the histogram's size (docs/databases.md,
-// "Memory"), where the hashed build's temporaries took 1.5 times it.
+// Whether `data` is a table grouped in its database by exactly these
+// columns (pushdown without sensitive attributes, docs/databases.md): its
+// rows are then distinct combinations, in the order of their first record,
+// so row r is entry r.
 bool grouped_by_columns(const Dataset& data, const std::vector<int>& columns) {
   if (!data.grouped()) return false;
   std::vector<bool> in(data.columns.size(), false);
@@ -173,28 +171,24 @@ bool grouped_by_columns(const Dataset& data, const std::vector<int>& columns) {
   return true;
 }
 
-// The keys of such a table, column by column; done(c) after column c's.
-template <class Done>
-void keys_from_groups(const Dataset& data, const std::vector<int>& columns, Histogram& h, Done done) {
-  const std::uint32_t w = h.width;
-  util::reserve_huge(h.keys, data.rows * w);
-  h.keys.resize(data.rows * w);
-  for (std::uint32_t q = 0; q < w; ++q) {
-    const auto c = static_cast<std::size_t>(columns[q]);
-    data.columns[c].codes.visit([&](auto codes) {
-      for (std::uint64_t r = 0; r < data.rows; ++r) h.keys[r * w + q] = codes[r];
-    });
-    done(c);
-  }
-}
-
 }  // namespace
 
+// No hashing, and no memory beyond the histogram's own: this is what keeps
+// a pushdown's peak within the histogram's size (docs/databases.md,
+// "Memory"), where the hashed build's temporaries took 1.5 times it.
 std::optional<Histogram> take_grouped_histogram(Dataset& data, const std::vector<int>& columns) {
   if (!grouped_by_columns(data, columns)) return std::nullopt;
   Histogram h;
-  h.width = static_cast<std::uint32_t>(columns.size());
-  keys_from_groups(data, columns, h, [&](std::size_t c) { data.columns[c].codes.clear(); });
+  const std::uint32_t w = h.width = static_cast<std::uint32_t>(columns.size());
+  util::reserve_huge(h.keys, data.rows * w);
+  h.keys.resize(data.rows * w);
+  for (std::uint32_t q = 0; q < w; ++q) {
+    Codes& codes = data.columns[static_cast<std::size_t>(columns[q])].codes;
+    codes.visit([&](auto column) {
+      for (std::uint64_t r = 0; r < data.rows; ++r) h.keys[r * w + q] = column[r];
+    });
+    codes.clear();
+  }
   h.counts = std::move(data.weights);
   util::release(data.weights);
   return h;
@@ -211,10 +205,7 @@ Histogram build_histogram(const Dataset& data, const std::vector<int>& columns,
     bits.push_back(std::max(1, static_cast<int>(std::bit_width(data.columns[c].dictionary.size()))));
     total += bits.back();
   }
-  if (!subset && sensitive_columns.empty() && grouped_by_columns(data, columns)) {
-    keys_from_groups(data, columns, h, [](std::size_t) {});
-    h.counts = data.weights;
-  } else if (total <= 64)
+  if (total <= 64)
     build_packed(data, columns, shift, bits, h);
   else
     build_wide(data, columns, h);

@@ -329,7 +329,6 @@ Anonymization anonymize(const Job& job, const RunOptions& options, std::unique_p
     Dataset data = read_grouped(job, *pushdown);
     timings.read = ms_since(tr);
     prepared = prepare(job, std::move(data), &timings, options.phase);
-    prepared->data.release_grouped_rows();
   } else {
     prepared = prepare(job, &timings, options.phase);
   }

@@ -388,12 +388,14 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
   // record outside it is suppressed in the release.
   if (std::vector<std::uint8_t> sample = differential_privacy_sample(job, ds); !sample.empty())
     pr.subset = std::move(sample);
-  // A table grouped in its database by exactly the quasi-identifiers gives
-  // its rows to the histogram (docs/databases.md, "Memory").
+  // A table grouped in its database gives its rows to the histogram: taken
+  // when grouped by exactly the quasi-identifiers, else freed once it is
+  // built; nothing reads them afterwards (docs/databases.md, "Memory").
   std::optional<Histogram> taken;
   if (distribution_columns.empty() && pr.subset.empty()) taken = take_grouped_histogram(p->data, pr.qi_columns);
   pr.histogram = taken ? std::move(*taken)
                        : build_histogram(ds, pr.qi_columns, distribution_columns, pr.subset.empty() ? nullptr : &pr.subset);
+  p->data.release_grouped_rows();
   for (MicroaggregatedAttribute& m : pr.microaggregated) {
     microaggregation::check_values(m, ds);
     if (!m.generalized()) microaggregation::index_entries(m, pr.histogram, pr.subset);

@@ -23,6 +23,7 @@
 #include "deid/database.h"
 #include "deid/histogram.h"
 #include "deid/pipeline.h"
+#include "support/histogram.h"
 #include "support/reference.h"
 
 namespace {
@@ -447,15 +448,8 @@ TEST(Postgres, PushdownGroupsAsTheRowsDo) {
   EXPECT_EQ(g.columns[7].dictionary.size(), 0u);  // no formula-like value
   EXPECT_TRUE(g.columns[7].codes.empty());
   const std::vector<int> qis = {0, 1, 2, 3, 4}, sensitive = {5, 6};
-  const deid::Histogram a = deid::build_histogram(rows, qis, sensitive), b = deid::build_histogram(g, qis, sensitive);
-  EXPECT_EQ(a.keys, b.keys);
-  EXPECT_EQ(a.counts, b.counts);
-  ASSERT_EQ(a.sensitive.size(), b.sensitive.size());
-  for (std::size_t s = 0; s < a.sensitive.size(); ++s) {
-    EXPECT_EQ(a.sensitive[s].offsets, b.sensitive[s].offsets);
-    EXPECT_EQ(a.sensitive[s].codes, b.sensitive[s].codes);
-    EXPECT_EQ(a.sensitive[s].counts, b.sensitive[s].counts);
-  }
+  deid::testing::expect_same_histogram(deid::build_histogram(rows, qis, sensitive),
+                                       deid::build_histogram(g, qis, sensitive));
 }
 
 // A table (not a query) is grouped by its rows' positions (in parallel on
@@ -477,7 +471,7 @@ TEST(Postgres, PushdownOfATableReadsWhatCopyReads) {
   src.table = t;
   const deid::Dataset rows = deid::read_postgres(src);
   deid::PostgresPushdown pd(src);
-  const deid::Dataset g = pd.read({true, true, true}, {false, false, false});
+  deid::Dataset g = pd.read({true, true, true}, {false, false, false});
   ASSERT_TRUE(g.grouped());
   EXPECT_EQ(g.records(), rows.rows);
   for (std::size_t c = 0; c < 3; ++c) {
@@ -486,9 +480,12 @@ TEST(Postgres, PushdownOfATableReadsWhatCopyReads) {
       EXPECT_EQ(g.columns[c].dictionary.value(v), rows.columns[c].dictionary.value(v)) << c;
   }
   EXPECT_EQ(rows.columns[0].dictionary.find("99"), -1);
-  const deid::Histogram a = deid::build_histogram(rows, {0, 1, 2}), b = deid::build_histogram(g, {0, 1, 2});
-  EXPECT_EQ(a.keys, b.keys);
-  EXPECT_EQ(a.counts, b.counts);
+  const deid::Histogram want = deid::build_histogram(rows, {0, 1, 2});
+  deid::testing::expect_same_histogram(want, deid::build_histogram(g, {0, 1, 2}));
+  // As prepare takes it: the grouped rows, row for entry.
+  const std::optional<deid::Histogram> taken = deid::take_grouped_histogram(g, {0, 1, 2});
+  ASSERT_TRUE(taken.has_value());
+  deid::testing::expect_same_histogram(want, *taken);
 }
 
 deid::Job adult_job(const std::string& in, const std::string& out, PostgresTable::Mode mode);

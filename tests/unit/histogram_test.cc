@@ -1,8 +1,9 @@
-// build_histogram of a table grouped in its database (docs/databases.md,
+// The histogram of a table grouped in its database (docs/databases.md,
 // "Pushdown" and "Memory"): the grouped rows, in the order of their first
 // record, must give the histogram of the records themselves, whether the
-// table was grouped by exactly the histogram's columns (row r is entry r,
-// no hashing) or by more (sensitive columns: hashed, with distributions).
+// table was grouped by exactly the histogram's columns (hashed by
+// build_histogram, or taken row for entry by take_grouped_histogram) or by
+// more (sensitive columns: hashed, with distributions).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,6 +13,7 @@
 
 #include "deid/dataset.h"
 #include "deid/histogram.h"
+#include "support/histogram.h"
 #include "util/release.h"
 
 namespace deid {
@@ -65,30 +67,22 @@ Dataset grouped(const Dataset& records, const std::vector<int>& by) {
   return g;
 }
 
-void expect_same(const Histogram& a, const Histogram& b) {
-  EXPECT_EQ(a.width, b.width);
-  EXPECT_EQ(a.keys, b.keys);
-  EXPECT_EQ(a.counts, b.counts);
-  ASSERT_EQ(a.sensitive.size(), b.sensitive.size());
-  for (std::size_t s = 0; s < a.sensitive.size(); ++s) {
-    EXPECT_EQ(a.sensitive[s].offsets, b.sensitive[s].offsets);
-    EXPECT_EQ(a.sensitive[s].codes, b.sensitive[s].codes);
-    EXPECT_EQ(a.sensitive[s].counts, b.sensitive[s].counts);
-  }
-}
-
 TEST(GroupedHistogram, GroupedByItsColumnsIsTheRecordsHistogram) {
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     const Dataset records = random_records(seed, 3000 + 700 * seed, 4, 6 + static_cast<std::uint32_t>(seed));
     const std::vector<int> qis = {0, 2, 3};
-    const Dataset g = grouped(records, qis);
+    Dataset g = grouped(records, qis);
     ASSERT_LT(g.rows, records.rows) << "records must repeat for the test to mean something";
     const Histogram want = build_histogram(records, qis), got = build_histogram(g, qis);
-    expect_same(want, got);
+    testing::expect_same_histogram(want, got);
     // Row r of the grouped table is entry r; its rows are not records.
     EXPECT_EQ(got.size(), g.rows);
     EXPECT_TRUE(got.row_entry.empty());
     EXPECT_EQ(want.row_entry.size(), records.rows);
+    const std::optional<Histogram> taken = take_grouped_histogram(g, qis);
+    ASSERT_TRUE(taken.has_value());
+    testing::expect_same_histogram(want, *taken);
+    EXPECT_TRUE(taken->row_entry.empty());
   }
 }
 
@@ -101,7 +95,7 @@ TEST(GroupedHistogram, TakingTheRowsGivesTheSameHistogram) {
   const Histogram want = build_histogram(g, qis);
   std::optional<Histogram> got = take_grouped_histogram(g, qis);
   ASSERT_TRUE(got.has_value());
-  expect_same(want, *got);
+  testing::expect_same_histogram(want, *got);
   EXPECT_TRUE(g.grouped());
   EXPECT_EQ(g.records(), 5000u);
   EXPECT_EQ(g.weights.capacity(), 0u);
@@ -127,11 +121,11 @@ TEST(GroupedHistogram, GroupedByMoreColumnsIsHashedWithDistributions) {
     const Dataset g = grouped(records, {0, 1, 3});
     const Histogram want = build_histogram(records, qis, sensitive), got = build_histogram(g, qis, sensitive);
     ASSERT_LT(got.size(), g.rows);
-    expect_same(want, got);
+    testing::expect_same_histogram(want, got);
     EXPECT_TRUE(got.row_entry.empty());
     // Without the sensitive column, column 3's codes make the rows more than
     // the entries: hashed too, never taken row for entry.
-    expect_same(build_histogram(records, qis), build_histogram(g, qis));
+    testing::expect_same_histogram(build_histogram(records, qis), build_histogram(g, qis));
   }
 }
 
