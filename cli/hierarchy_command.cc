@@ -96,7 +96,7 @@ std::vector<std::string> values_of(const Source& s) {
   return out;
 }
 
-int emit(const Source& s, const HierarchyTable& t) {
+int emit(const Source& s, const OutputTarget& target, const HierarchyTable& t) {
   const std::string csv = hierarchy_to_csv(t);
   if (s.output.empty()) {
     std::cout << csv;
@@ -104,7 +104,7 @@ int emit(const Source& s, const HierarchyTable& t) {
     if (!std::cout) throw IoError(Location{"<standard output>", 0, 0, {}}, "cannot write the hierarchy");
     return 0;
   }
-  write_file_atomically(s.output, "hierarchy", csv, "hierarchy");
+  write_file_atomically(target, csv, "hierarchy");
   return 0;
 }
 
@@ -164,22 +164,23 @@ Command add_hierarchy_command(CLI::App& app) {
   cmd.run = [st, iv, mk, dt, gr]() -> int {
     // Before reading: the hierarchy must not overwrite the table it is
     // built from, and its directory must take it.
-    check_files({{"input data", st->src.input}}, {{"hierarchy", st->src.output}});
+    const CheckedFiles checked = check_files({{"input data", st->src.input}}, {{"hierarchy", st->src.output}});
+    const OutputTarget& target = checked.output("hierarchy");
     const auto values = values_of(st->src);
     if (*iv) {
       st->interval.widths = st->widths;
-      return emit(st->src, with_option_names([&] { return build_interval_hierarchy(values, st->interval); }));
+      return emit(st->src, target, with_option_names([&] { return build_interval_hierarchy(values, st->interval); }));
     }
     if (*mk) {
       if (st->mask_char.size() != 1) throw JobError(Location{}, "--mask-char must be a single character");
       st->masking.mask_char = st->mask_char[0];
-      return emit(st->src, with_option_names([&] { return build_masking_hierarchy(values, st->masking); }));
+      return emit(st->src, target, with_option_names([&] { return build_masking_hierarchy(values, st->masking); }));
     }
     if (*dt) {
       st->date = DateSpec{!st->no_month, !st->no_year, !st->no_decade};
-      return emit(st->src, build_date_hierarchy(values, st->date));
+      return emit(st->src, target, build_date_hierarchy(values, st->date));
     }
-    return emit(st->src, with_option_names([&] { return build_grouping_hierarchy(values, st->grouping); }));
+    return emit(st->src, target, with_option_names([&] { return build_grouping_hierarchy(values, st->grouping); }));
   };
   return cmd;
 }

@@ -40,6 +40,14 @@ void print_summary(const deid::Job& job, const deid::Anonymization& a) {
                r["suppression_limit_records"].get<std::uint64_t>());
     return;
   }
+  if (!a.found && r["search"].value("stopped_by", nlohmann::json()).is_string()) {
+    // Cut short, the search proved nothing: the job may be satisfiable.
+    fmt::print("The search stopped at search.{} after {} of {} transformations checked, before it found one that "
+               "satisfies the job; the job may still be satisfiable: raise or remove the limit.\n",
+               r["search"]["stopped_by"].get<std::string>(), r["search"]["transformations_checked"].get<std::uint64_t>(),
+               r["search"]["lattice_size"].dump());
+    return;
+  }
   if (!a.found) {
     fmt::print("No transformation satisfies the job ({} transformations checked).\n",
                r["search"]["transformations_checked"].get<std::uint64_t>());
@@ -72,10 +80,16 @@ void print_warnings(const nlohmann::json& result) {
 // SIGINT, SIGTERM, SIGHUP: remove the temporaries of unfinished outputs
 // (the targets are untouched until an output is complete) and exit with
 // 128 + the signal number. Only async-signal-safe calls here.
+// While a run publishes its outputs the signal waits until all are in
+// place (deid::PublishBatch), so the message is true either way.
 extern "C" void on_terminating_signal(int sig) {
+  if (deid::defer_signal_while_publishing(sig)) return;
   deid::discard_unpublished_outputs();
-  static const char msg[] = "\ndeid: interrupted; no output was changed by this run\n";
-  [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, msg, sizeof msg - 1);
+  static const char unchanged[] = "\ndeid: interrupted; no output was changed by this run\n";
+  static const char written[] = "\ndeid: interrupted after this run's outputs were written whole\n";
+  const bool published = deid::outputs_published();
+  [[maybe_unused]] const ssize_t n = published ? ::write(STDERR_FILENO, written, sizeof written - 1)
+                                               : ::write(STDERR_FILENO, unchanged, sizeof unchanged - 1);
   ::_exit(128 + sig);
 }
 
@@ -121,8 +135,12 @@ deid::cli::Command add_risk_command(CLI::App& app, const bool& quiet) {
                                                          *opts->threshold));
     const deid::Job job = deid::read_job(opts->job);
     const std::string input = opts->input.empty() ? job.input.path : opts->input;
-    deid::check_files({{"job file", job.path}, {"input data", input}},
-                      {{"risk JSON", opts->json}, {"HTML risk report", opts->report}});
+    // Every file the job names is a read: no output of deid risk replaces
+    // the job, its input, a hierarchy or a subset table.
+    std::vector<deid::FileUse> reads = deid::job_reads(job);
+    reads.push_back({"table measured", input});
+    const deid::CheckedFiles checked =
+        deid::check_files(reads, {{"risk JSON", opts->json}, {"HTML risk report", opts->report}});
     deid::RiskOptions options = deid::risk_options(job);
     if (opts->threshold) options.threshold = *opts->threshold;
     if (!opts->populations.empty()) {
@@ -146,17 +164,16 @@ deid::cli::Command add_risk_command(CLI::App& app, const bool& quiet) {
     // Both outputs complete before either replaces its target.
     std::optional<deid::OutputFile> json, html;
     if (!opts->json.empty()) {
-      json.emplace(opts->json, "risk JSON");
+      json.emplace(checked.output("risk JSON"));
       json->stream() << deid::to_json(report).dump(2) << '\n';
       json->finish("risk JSON");
     }
     if (!opts->report.empty()) {
-      html.emplace(opts->report, "HTML risk report");
+      html.emplace(checked.output("HTML risk report"));
       html->stream() << deid::render_html_risk_report(report);
       html->finish("report");
     }
-    if (json) json->publish();
-    if (html) html->publish();
+    deid::publish_all({json ? &*json : nullptr, html ? &*html : nullptr});
     if (!quiet) fmt::print("{}", deid::to_text(report));
     return kExitFound;
   };
@@ -216,6 +233,28 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "deid: error: unknown command '{}' (commands: {}; see deid --help)\n", arg, commands);
         return kExitInvalid;
       }
+    }
+    // Likewise for `deid hierarchy bogus`: a command that needs one of its
+    // own subcommands names the word it did not know and its subcommands.
+    for (CLI::App* cmd : app.get_subcommands()) {
+      if (e.get_exit_code() == 0 || cmd->get_require_subcommand_min() == 0 || !cmd->get_subcommands().empty()) continue;
+      std::string kinds;
+      for (const CLI::App* sub : cmd->get_subcommands([](CLI::App*) { return true; }))
+        kinds += (kinds.empty() ? "" : ", ") + sub->get_name();
+      std::string word;
+      bool after = false;
+      for (int i = 1; i < argc && word.empty(); ++i) {
+        const std::string arg = argv[i];
+        if (after && !arg.empty() && arg[0] != '-') word = arg;
+        if (arg == cmd->get_name()) after = true;
+      }
+      if (word.empty())
+        fmt::print(stderr, "deid: error: 'deid {}' needs one of: {} (see deid {} --help)\n", cmd->get_name(), kinds,
+                   cmd->get_name());
+      else
+        fmt::print(stderr, "deid: error: unknown {} kind '{}' (one of: {}; see deid {} --help)\n", cmd->get_name(),
+                   word, kinds, cmd->get_name());
+      return kExitInvalid;
     }
     const int code = app.exit(e);
     return code == 0 ? 0 : kExitInvalid;

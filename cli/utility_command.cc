@@ -47,7 +47,8 @@ Command add_utility_command(CLI::App& app, const bool& quiet) {
     }
     std::vector<FileUse> reads = job_reads(job);
     reads.push_back({"released table", opts->output});
-    check_files(reads, {{"utility JSON", opts->json}, {"HTML utility report", opts->report}});
+    const CheckedFiles checked =
+        check_files(reads, {{"utility JSON", opts->json}, {"HTML utility report", opts->report}});
     const std::unique_ptr<PreparedJob> prepared = prepare(job);
     const Dataset released =
         read_dataset(opts->output, CsvOptions{job.output.delimiter.value_or(prepared->data.delimiter), true});
@@ -63,17 +64,16 @@ Command add_utility_command(CLI::App& app, const bool& quiet) {
     // Both outputs complete before either replaces its target.
     std::optional<OutputFile> json_file, html_file;
     if (!opts->json.empty()) {
-      json_file.emplace(opts->json, "utility JSON");
+      json_file.emplace(checked.output("utility JSON"));
       json_file->stream() << j.dump(2) << '\n';
       json_file->finish("utility JSON");
     }
     if (!opts->report.empty()) {
-      html_file.emplace(opts->report, "HTML utility report");
+      html_file.emplace(checked.output("HTML utility report"));
       html_file->stream() << render_html_utility_report(j, opts->job, input_name(job), opts->output);
       html_file->finish("report");
     }
-    if (json_file) json_file->publish();
-    if (html_file) html_file->publish();
+    publish_all({json_file ? &*json_file : nullptr, html_file ? &*html_file : nullptr});
     if (quiet) return 0;
     fmt::print("Records          {} ({} suppressed)\n", analysis.records, analysis.suppressed_records);
     fmt::print("{:<24} {:>5} {:>10} {:>10} {:>10}\n", "Attribute", "level", "suppressed", "TVD", "JSD");

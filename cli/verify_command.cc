@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -36,6 +37,7 @@
 #include "deid/differential_privacy.h"
 #include "deid/error.h"
 #include "deid/job.h"
+#include "deid/output.h"
 #include "deid/pipeline.h"
 #include "pairing.h"
 #include "sha256.h"
@@ -477,7 +479,23 @@ verify::ResultClaims read_claims(const std::string& path, bool cell_suppression)
                          "an entry of the result's \"files\" lacks \"role\" or \"sha256\": " + f.dump());
       verify::FileClaim claim;
       claim.role = f["role"].get<std::string>();
-      if (f["sha256"].is_string()) claim.sha256 = f["sha256"].get<std::string>();
+      if (f["sha256"].is_string()) {
+        // A digest is 64 hexadecimal digits in either case (sha256sum
+        // writes lower case, other tools upper case): compared as a number.
+        claim.sha256 = f["sha256"].get<std::string>();
+        const bool hex = claim.sha256.size() == 64 &&
+                         std::all_of(claim.sha256.begin(), claim.sha256.end(), [](unsigned char ch) {
+                           return std::isxdigit(ch) != 0;
+                         });
+        if (!hex)
+          throw InputError(Location{path, 0, 0, {}},
+                           fmt::format("the result's \"files\" entry for '{}' has \"sha256\": \"{}\", which is not a "
+                                       "SHA-256 digest (64 hexadecimal digits)",
+                                       claim.role, claim.sha256.size() > 80 ? claim.sha256.substr(0, 77) + "..."
+                                                                              : claim.sha256));
+        std::transform(claim.sha256.begin(), claim.sha256.end(), claim.sha256.begin(),
+                       [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+      }
       if (pushed) claim.pushdown = f["pushdown"].get<std::string>();
       if (f.contains("rows") && f["rows"].is_number_unsigned()) claim.rows = f["rows"].get<std::uint64_t>();
       if (f.contains("path") && f["path"].is_string()) claim.path = f["path"].get<std::string>();
@@ -527,12 +545,6 @@ std::string where(const verify::CheckLine& l, const std::string& output, bool pa
   if (l.row) in = paired ? fmt::format("the row paired with input row {}", l.row) : fmt::format("data row {}", l.row);
   if (!l.column.empty()) in += fmt::format("{}column '{}'", in.empty() ? "" : ", ", l.column);
   return in.empty() ? s : s + " (" + in + ")";
-}
-
-// Whether two paths name the same existing file.
-bool same_file(const std::string& a, const std::string& b) {
-  std::error_code ec;
-  return !a.empty() && !b.empty() && std::filesystem::equivalent(a, b, ec);
 }
 
 }  // namespace
@@ -658,24 +670,19 @@ Command add_verify_command(CLI::App& app, const bool& quiet) {
   cmd.app = sub;
   cmd.run = [opts, &quiet]() -> int {
     Job job = read_job(opts->job);
-    if (!opts->json.empty()) {
-      const std::string output = opts->output.empty() ? job.output.path : opts->output;
-      const std::string input = opts->input.empty() ? job.input.path : opts->input;
-      for (const std::string* read : std::initializer_list<const std::string*>{&input, &output, &opts->result, &opts->job})
-        if (same_file(opts->json, *read))
-          throw JobError(Location{}, fmt::format("--json '{}' is a file verify reads ({}); choose another path",
-                                                 opts->json, *read));
-    }
+    // Every file verify reads (the job, everything it names, the input,
+    // the released table and the result) is safe from --json, which is
+    // written whole or not at all like every other output.
+    std::vector<FileUse> reads = job_reads(job);
+    reads.push_back({"input data", opts->input.empty() ? job.input.path : opts->input});
+    reads.push_back({"released table", opts->output.empty() ? job.output.path : opts->output});
+    reads.push_back({"result", opts->result});
+    const CheckedFiles checked = check_files(reads, {{"table of checks", opts->json}});
     const Verification v = verify_release(std::move(job), opts->input, opts->output, opts->result);
     const std::vector<verify::CheckLine>& lines = v.lines;
     const std::string& output = v.output;
 
-    if (!opts->json.empty()) {
-      std::ofstream out(opts->json, std::ios::binary);
-      out << to_json(v).dump(2) << "\n";
-      out.flush();
-      if (!out) throw IoError(Location{opts->json, 0, 0, {}}, "cannot write the table of checks");
-    }
+    if (!opts->json.empty()) write_file_atomically(checked.output("table of checks"), to_json(v).dump(2) + "\n", "checks");
     print_table(lines, quiet);
     if (verify::all_hold(lines)) return kExitHold;
     const auto first = std::find_if(lines.begin(), lines.end(),

@@ -155,6 +155,11 @@ struct Dataset {
   void release_grouped_rows();
   // Index of the column named `name`, or -1.
   int column_index(std::string_view name) const;
+  // For a message about a name column_index() did not find: "is not a
+  // column of SOURCE", then why: when the header was read as one column
+  // that holds a likely delimiter, that input.delimiter is wrong (and
+  // which to set); else the columns there are (the first 20).
+  std::string not_a_column() const;
 };
 
 // Reads and encodes a CSV file (csv.h) whose first record is a header row of

@@ -34,6 +34,10 @@ HierarchyTable read_hierarchy(const std::string& path, const CsvOptions& options
 HierarchyTable read_hierarchy_text(std::string_view text, const std::string& name,
                                    const CsvOptions& options = {});
 
+// The most levels (columns of a hierarchy table, the original values'
+// included) a hierarchy may have: the lattice keeps a level in one byte.
+inline constexpr std::size_t kMaxHierarchyLevels = 255;
+
 // A hierarchy bound to one column's dictionary. Immutable after build().
 class Generalization {
  public:

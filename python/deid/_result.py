@@ -15,9 +15,10 @@ from . import _core
 from ._frame import categorical
 
 
-def write_json(path: "str | os.PathLike[str]", role: str, text: str) -> None:
-    """Writes JSON text from the core (formatted as the command line's) atomically."""
-    _core.write_file(os.fspath(path), role, text + "\n")
+def write_json(path: "str | os.PathLike[str]", role: str, text: str, job: "Optional[_core.Job]" = None) -> None:
+    """Writes JSON text from the core (formatted as the command line's)
+    atomically, never over a file ``job`` reads."""
+    _core.write_file(os.fspath(path), role, text + "\n", job)
 
 
 #: One column of a released table: the input column it comes from (-1:
@@ -258,7 +259,7 @@ class Result(Released, Reported):
     def save_result(self, path: "str | os.PathLike[str]") -> None:
         """Writes ``info`` as ``deid anonymize`` writes output.result (as the
         CLI formats it; atomically)."""
-        write_json(path, "result", self._run.result_json(2))
+        write_json(path, "result", self._run.result_json(2), self._run.job)
 
     def report_html(self) -> str:
         """The HTML report as a string."""
@@ -268,6 +269,11 @@ class Result(Released, Reported):
     def summary(self) -> str:
         """The summary ``deid anonymize`` prints."""
         r = self.info
+        if not self.found and r["search"].get("stopped_by"):
+            return (f"The search stopped at search.{r['search']['stopped_by']} after "
+                    f"{r['search']['transformations_checked']} of {r['search']['lattice_size']} transformations "
+                    "checked, before it found one that satisfies the job; the job may still be satisfiable: "
+                    "raise or remove the limit.")
         if not self.found:
             return (f"No transformation satisfies the job ({r['search']['transformations_checked']} "
                     "transformations checked).")

@@ -22,8 +22,9 @@ class RiskResult(Reported):
     ``class_sizes`` are its tables as DataFrames.
     """
 
-    def __init__(self, report: "_core.RiskReport") -> None:
+    def __init__(self, report: "_core.RiskReport", job: "Optional[_core.Job]" = None) -> None:
         self._report = report
+        self._job = job
         self.info: Dict[str, Any] = json.loads(report.json())
 
     @property
@@ -55,11 +56,11 @@ class RiskResult(Reported):
 
     def save_report(self, path: "str | os.PathLike[str]") -> None:
         """Writes the HTML report of ``deid risk --report``."""
-        self._report.save_report(os.fspath(path))
+        self._report.save_report(os.fspath(path), self._job)
 
     def save_json(self, path: "str | os.PathLike[str]") -> None:
         """Writes ``info`` as ``deid risk --json`` does (the same bytes)."""
-        write_json(path, "risk JSON", self._report.json(2))
+        write_json(path, "risk JSON", self._report.json(2), self._job)
 
     def report_html(self) -> str:
         return self._report.html()
@@ -87,4 +88,4 @@ def risk(data: Any, job: Any, *, threshold: Optional[float] = None,
     n = _threads(threads)
     parsed, table, _ = job_and_table(job, data, None)
     pops = None if populations is None else [(str(k), float(v)) for k, v in populations.items()]
-    return RiskResult(_core.risk(parsed, table, threshold, pops, n))
+    return RiskResult(_core.risk(parsed, table, threshold, pops, n), parsed)

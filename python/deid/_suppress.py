@@ -63,7 +63,7 @@ class SuppressionResult(Released):
 
     def to_csv(self, path: "str | os.PathLike[str]") -> None:
         """Writes the released table as ``deid suppress`` writes output.path."""
-        _core.write_file(os.fspath(path), "output table", self._table)
+        _core.write_file(os.fspath(path), "output table", self._table, self._job)
 
     def samples_csv(self) -> List[bytes]:
         """The samples as the bytes ``deid suppress`` writes to their files."""
@@ -71,7 +71,7 @@ class SuppressionResult(Released):
 
     def save_result(self, path: "str | os.PathLike[str]") -> None:
         """Writes ``info`` as ``deid suppress`` writes output.result (atomically)."""
-        write_json(path, "result", self._info_text)
+        write_json(path, "result", self._info_text, self._job)
 
     def _verification(self) -> Tuple["_core.Job", Optional[pd.DataFrame]]:
         return self._job, self._frame

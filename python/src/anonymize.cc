@@ -148,12 +148,13 @@ py::tuple released_column(const Run& r, std::size_t q) {
   return py::make_tuple(narrow_codes(codes, static_cast<std::uint32_t>(labels.size())), labels);
 }
 
-// Checks, before any work, that `path` is none of the files the run read.
-void check_target(const Run& r, const std::string& path, const char* role) {
+// Checks, before any work, that `path` is none of the files the run read,
+// and fixes where the output goes (OutputTarget).
+OutputTarget check_target(const Run& r, const std::string& path, const char* role) {
   std::vector<FileUse> reads = job_reads(r.prepared->job);
   // A job given as text or a dict has no file; a table given in memory
   // neither: only files that exist are compared.
-  check_files(reads, {{role, path}});
+  return check_files(reads, {{role, path}}).output(role);
 }
 
 }  // namespace
@@ -218,9 +219,9 @@ void bind_anonymize(py::module_& m) {
           "write_csv",
           [](const Run& r, const std::string& path) {
             const CheckResult& b = best(r);
-            check_target(r, path, "output table");
+            const OutputTarget target = check_target(r, path, "output table");
             py::gil_scoped_release release;
-            OutputFile out(path, "output table");
+            OutputFile out(target);
             write_output(*r.prepared, b.transformation, *r.a.classes, out.stream());
             out.finish("output");
             out.publish();
@@ -234,9 +235,9 @@ void bind_anonymize(py::module_& m) {
       .def(
           "save_report",
           [](const Run& r, const std::string& path) {
-            check_target(r, path, "report");
+            const OutputTarget target = check_target(r, path, "report");
             py::gil_scoped_release release;
-            OutputFile out(path, "report");
+            OutputFile out(target);
             out.stream() << render_html_report(*r.prepared, r.a);
             out.finish("report");
             out.publish();

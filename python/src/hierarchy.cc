@@ -7,6 +7,7 @@
 
 #include "binding.h"
 #include "deid/output.h"
+#include "deid/pipeline.h"
 #include "deid/hierarchy_builder.h"
 
 namespace py = pybind11;
@@ -68,10 +69,16 @@ void bind_hierarchy(py::module_& m) {
       py::arg("rows"), py::arg("delimiter") = ";");
   m.def(
       "write_file",
-      [](const std::string& path, const std::string& role, const std::string& text) {
-        write_file_atomically(path, role, text, role);
+      [](const std::string& path, const std::string& role, const std::string& text,
+         const std::shared_ptr<JobHandle>& job) {
+        // Never over a file the job reads (its input, hierarchies, subset
+        // table, the job file itself), as the command line checks.
+        const std::vector<FileUse> reads = job ? job_reads(job->job) : std::vector<FileUse>{};
+        const CheckedFiles checked = check_files(reads, {{role, path}});
+        write_file_atomically(checked.output(role), text, role);
       },
-      py::arg("path"), py::arg("role"), py::arg("text"), "Writes `text` to `path` atomically.");
+      py::arg("path"), py::arg("role"), py::arg("text"), py::arg("job") = nullptr,
+      "Writes `text` to `path` atomically, never over a file `job` reads.");
 }
 
 }  // namespace deid::python

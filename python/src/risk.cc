@@ -6,6 +6,7 @@
 #include "binding.h"
 #include "deid/error.h"
 #include "deid/output.h"
+#include "deid/pipeline.h"
 #include "deid/report.h"
 #include "deid/risk.h"
 
@@ -25,15 +26,17 @@ void bind_risk(py::module_& m) {
            })
       .def(
           "save_report",
-          [](const RiskReport& r, const std::string& path) {
-            check_files({{"input data", r.input}}, {{"HTML risk report", path}});
+          [](const RiskReport& r, const std::string& path, const std::shared_ptr<JobHandle>& job) {
+            std::vector<FileUse> reads = job ? job_reads(job->job) : std::vector<FileUse>{};
+            reads.push_back({"input data", r.input});
+            const OutputTarget target = check_files(reads, {{"HTML risk report", path}}).output("HTML risk report");
             py::gil_scoped_release release;
-            OutputFile out(path, "HTML risk report");
+            OutputFile out(target);
             out.stream() << render_html_risk_report(r);
             out.finish("report");
             out.publish();
           },
-          py::arg("path"));
+          py::arg("path"), py::arg("job") = nullptr);
 
   m.def(
       "risk",

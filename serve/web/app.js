@@ -757,7 +757,10 @@ async function showAnonymization(id, r, found) {
   const headline = found
     ? `Released: ${levels(r.transformation)}; information loss ${number(r.information_loss)} (${r.quality_model})` +
       `${r.optimal ? ', optimal' : ''}.`
-    : 'No transformation satisfies the job: nothing was released (see the report).';
+    : r.search?.stopped_by
+      ? `The search stopped at search.${r.search.stopped_by} before it found a transformation that satisfies the ` +
+        'job; the job may still be satisfiable: nothing was released.'
+      : 'No transformation satisfies the job: nothing was released (see the report).';
   $('#run-status').textContent =
     `done: ${number(r.search?.transformations_checked)} transformations checked in ` +
     `${number(r.time_ms?.total, 0)} ms. ${headline}`;

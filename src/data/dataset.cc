@@ -134,6 +134,25 @@ int Dataset::column_index(std::string_view name) const {
   return -1;
 }
 
+std::string Dataset::not_a_column() const {
+  std::string out = fmt::format("is not a column of {}", source);
+  if (columns.size() == 1) {
+    const std::string& header = columns.front().name;
+    for (const char d : {';', ',', '\t', '|'})
+      if (d != delimiter && header.find(d) != std::string::npos)
+        return out + fmt::format(": the header was read as one column ('{}') with the delimiter '{}'; set "
+                                 "input.delimiter: '{}'",
+                                 header.size() > 80 ? header.substr(0, 77) + "..." : header,
+                                 delimiter == '\t' ? "\\t" : std::string(1, delimiter),
+                                 d == '\t' ? "\\t" : std::string(1, d));
+  }
+  std::string names;
+  for (std::size_t i = 0; i < columns.size() && i < 20; ++i)
+    names += fmt::format("{}'{}'", i ? ", " : "", columns[i].name);
+  if (columns.size() > 20) names += fmt::format(" and {} more", columns.size() - 20);
+  return out + fmt::format(" (its columns: {})", names);
+}
+
 namespace {
 
 using csv_detail::Failure;
@@ -409,6 +428,10 @@ struct HeaderSink {
   }
 };
 
+// The longest record the reader takes: far beyond any table's row, short of
+// what a binary file without line breaks would make it allocate.
+constexpr std::size_t kMaxRecordBytes = std::size_t{256} << 20;
+
 class Encoder {
  public:
   Encoder(Source& src, const std::string& name, const CsvOptions& options, const detail::ReadTuning& tuning)
@@ -444,6 +467,15 @@ class Encoder {
       cuts_.clear();
       const std::size_t block_end = split_records(text, tuning_.piece_bytes, eof, cuts_);
       if (block_end == 0 && !eof) {  // no complete record yet: read more
+        // What is not text (a NUL byte: a binary file, /dev/zero) or a record
+        // no table has is reported before the buffer grows without bound.
+        if (const std::size_t bad = csv_detail::find_invalid_utf8(text); bad != std::string_view::npos)
+          throw_utf8(text, bad, line_ + 1);
+        if (text.size() >= kMaxRecordBytes)
+          throw InputError(Location{name_, line_ + 1 + csv_detail::count_lines(text), 0, {}},
+                           fmt::format("a record longer than {} MiB: is this a CSV file? (a quoted field whose "
+                                       "closing quote is missing runs to the end of the file)",
+                                       kMaxRecordBytes >> 20));
         if (skip) {
           std::memmove(buf.data(), buf.data() + skip, have - skip);
           have -= skip;

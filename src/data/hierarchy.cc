@@ -89,6 +89,11 @@ Generalization Generalization::build(const HierarchyTable& table, const Column& 
   check_row_lengths(table, fmt::format("attribute '{}': ", column.name));
   const std::size_t height = table.rows.front().size();
   const std::size_t nrows = table.rows.size();
+  // The lattice keeps a level in one byte (lattice.h).
+  if (height > kMaxHierarchyLevels)
+    throw InputError(Location{table.source, line_of(table, 0), 0, {}},
+                     fmt::format("attribute '{}': the hierarchy has {} levels (columns); deid supports at most {}",
+                                 column.name, height, kMaxHierarchyLevels));
 
   Generalization g;
   g.attribute_ = column.name;

@@ -1,6 +1,7 @@
 #include "deid/job.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -75,6 +76,15 @@ const AttributeSpec* Job::attribute(const std::string& name) const {
 }
 
 namespace {
+
+// The message for YAML that yaml-cpp could not load. Its depth guard says
+// only "bad file"; a job nested that deep is no job (a few levels are).
+std::string yaml_problem(const YAML::Exception& e) {
+  if (const auto* deep = dynamic_cast<const YAML::DeepRecursion*>(&e))
+    return fmt::format("invalid YAML: nested more than {} levels deep (a job file needs a few)", deep->depth() - 1);
+  return "invalid YAML: " + e.msg;
+}
+
 
 // The largest count a job may ask for (k, l, max-checks, ...): larger values
 // are typos, and casting them to 64-bit integers would overflow.
@@ -397,7 +407,7 @@ void give_hierarchy(const HierarchyOverride& h, AttributeSpec& a) {
     } catch (const YAML::Exception& e) {
       throw JobError(Location{h.source, static_cast<std::uint64_t>(e.mark.line + 1),
                               static_cast<std::uint64_t>(e.mark.column + 1), {}},
-                     "invalid YAML: " + e.msg);
+                     yaml_problem(e));
     }
     return;
   }
@@ -1468,7 +1478,7 @@ Job parse_job(const std::string& text, const std::string& name, const std::strin
   } catch (const YAML::Exception& e) {
     throw JobError(Location{name, static_cast<std::uint64_t>(e.mark.line + 1),
                             static_cast<std::uint64_t>(e.mark.column + 1), {}},
-                   "invalid YAML: " + e.msg);
+                   yaml_problem(e));
   }
   try {
     return parse(ctx, root);

@@ -262,6 +262,15 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
   s["transformations_checked"] = a.search.checked;
   s["lattice_size"] = lattice_number(lattice.size());
   s["stopped_by_limit"] = a.search.stopped_by_limit;
+  // Which limit (the evaluator tests the budget of checks first): with no
+  // solution found, the job may still be satisfiable, and every front end
+  // says so instead of "no transformation satisfies the job".
+  if (!a.search.stopped_by_limit)
+    s["stopped_by"] = nullptr;
+  else if (job.search.max_checks && a.search.checked >= *job.search.max_checks)
+    s["stopped_by"] = "max-checks";
+  else
+    s["stopped_by"] = "time-limit";
   s["time_to_best_ms"] = a.search.time_to_best_seconds * 1000.0;
   // A transformation as {quasi-identifier: level}.
   const auto levels_of = [&](const Transformation& t) {
@@ -316,7 +325,7 @@ Anonymization anonymize(const Job& job, const RunOptions& options, std::unique_p
   const auto t0 = std::chrono::steady_clock::now();
   // Before any work: no output may be an input or another output, and every
   // output's directory must take it (docs/reliability.md).
-  check_files(job_reads(job), job_writes(job));
+  const CheckedFiles checked = check_files(job_reads(job), job_writes(job));
   // And every database answers, and the output table can be written.
   check_databases(job);
   Timings timings;
@@ -354,7 +363,7 @@ Anonymization anonymize(const Job& job, const RunOptions& options, std::unique_p
   std::optional<OutputFile> table, report, result;
   std::optional<PostgresTableWriter> db_table;
   if (a.found && !job.output.path.empty()) {
-    table.emplace(job.output.path, "output table");
+    table.emplace(checked.output("output table"));
     write_output(*prepared, a.search.best->transformation, *a.classes, table->stream());
     files.push_back(table->finish("output"));
   } else if (a.found && job.output.postgres && pushdown) {
@@ -374,21 +383,24 @@ Anonymization anonymize(const Job& job, const RunOptions& options, std::unique_p
                          {"write", a.timings.write},   {"total", a.timings.total}};
   a.result["peak_rss_bytes"] = peak_rss_bytes();
   if (!job.output.report.empty()) {
-    report.emplace(job.output.report, "report");
+    report.emplace(checked.output("report"));
     report->stream() << render_html_report(*prepared, a);
     files.push_back(report->finish("report"));
   }
   a.result["files"] = to_json(files);
   if (!job.output.result.empty()) {
-    result.emplace(job.output.result, "result");
+    result.emplace(checked.output("result"));
     result->stream() << a.result.dump(2) << '\n';
     result->finish("result");
   }
-  // The table's transaction commits first: when it fails, no file is replaced.
-  if (db_table) db_table->commit();
-  if (pushed) pushdown->commit();
-  for (std::optional<OutputFile>* f : {&table, &report, &result})
-    if (f->has_value()) (*f)->publish();
+  // The table's transaction commits first: when it fails, no file is
+  // replaced. Commit and renames are one step for a terminating signal.
+  {
+    PublishBatch batch;
+    if (db_table) db_table->commit();
+    if (pushed) pushdown->commit();
+    publish_all({table ? &*table : nullptr, report ? &*report : nullptr, result ? &*result : nullptr});
+  }
   if (prepared_out) *prepared_out = std::move(prepared);
   return a;
 }

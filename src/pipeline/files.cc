@@ -12,6 +12,7 @@ std::vector<FileUse> job_reads(const Job& job) {
   reads.push_back({"input data", job.input.path});
   for (const AttributeSpec& a : job.attributes)
     if (!a.hierarchy.empty()) reads.push_back({fmt::format("hierarchy of '{}'", a.name), a.hierarchy});
+  if (job.subset && !job.subset->file.empty()) reads.push_back({"research subset", job.subset->file});
   if (job.cell_suppression && job.cell_suppression->registry)
     reads.push_back({"registry population table", job.cell_suppression->registry->population});
   return reads;

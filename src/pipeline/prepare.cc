@@ -68,7 +68,7 @@ HierarchyTable hierarchy_table(const Job& job, const AttributeSpec& attribute, c
     const int c = data.column_index(attribute.name);
     if (c < 0)
       throw JobError(Location{job.path, attribute.line, 0, {}},
-                     fmt::format("attribute '{}' is not a column of {}", attribute.name, data.source));
+                     fmt::format("attribute '{}' {}", attribute.name, data.not_a_column()));
     return build_inline(job, attribute, data, data.columns[static_cast<std::size_t>(c)]);
   }
   return read_hierarchy(attribute.hierarchy);
@@ -233,7 +233,7 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
   for (const auto& a : job.attributes)
     if (ds.column_index(a.name) < 0)
       throw JobError(Location{job.path, a.line, 0, {}},
-                     fmt::format("attribute '{}' is not a column of {}", a.name, ds.source));
+                     fmt::format("attribute '{}' {}", a.name, ds.not_a_column()));
 
   std::vector<std::string> unassigned;
   Problem& pr = p->problem;

@@ -48,6 +48,10 @@ std::string render_html_report(const PreparedJob& p, const Anonymization& a) {
   if (a.found) {
     html += fmt::format("<span class=\"ok\">A solution was found</span>{}.</p>\n",
                         r.value("optimal", false) ? " and proven optimal" : " (not proven optimal)");
+  } else if (r["search"].value("stopped_by", nlohmann::json()).is_string()) {
+    html += fmt::format("<span class=\"bad\">The search stopped at search.{} before it found a transformation that "
+                        "satisfies the job</span>; the job may still be satisfiable.</p>\n",
+                        esc(r["search"]["stopped_by"].get<std::string>()));
   } else {
     html += "<span class=\"bad\">No transformation satisfies the job.</span></p>\n";
   }

@@ -94,7 +94,7 @@ RiskReport assess_risk(const Job& job, const Dataset& data, const RiskOptions& o
     const int c = data.column_index(a->name);
     if (c < 0)
       throw JobError(Location{job.path, a->line, 0, {}},
-                     fmt::format("quasi-identifier '{}' is not a column of {}", a->name, data.source));
+                     fmt::format("quasi-identifier '{}' {}", a->name, data.not_a_column()));
     columns.push_back(c);
   }
   // Column order of the table, as ARX groups them.

@@ -2,11 +2,15 @@
 // JSON result (docs/cell-suppression.md).
 
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <memory>
 #include <map>
@@ -57,7 +61,7 @@ void bind(const Job& job, Bound& b, std::uint64_t k) {
   Dataset& ds = b.data;
   for (const auto& a : job.attributes)
     if (ds.column_index(a.name) < 0)
-      fail(job, a.line, fmt::format("attribute '{}' is not a column of {}", a.name, ds.source));
+      fail(job, a.line, fmt::format("attribute '{}' {}", a.name, ds.not_a_column()));
   std::vector<std::string> unassigned;
   for (std::size_t c = 0; c < ds.columns.size(); ++c) {
     const AttributeSpec* spec = job.attribute(ds.columns[c].name);
@@ -392,7 +396,7 @@ namespace {
 
 // The run on `data`; `in_memory` as run_cell_suppression(job, data, ...).
 CellSuppressionRun run(const Job& job, Dataset data, Clock::time_point t_start, double read_ms,
-                       CellSuppressionTables* in_memory) {
+                       CellSuppressionTables* in_memory, const CheckedFiles* checked) {
   const Job::CellSuppression& cs = *job.cell_suppression;
   CellSuppressionRun run;
   run.k = cs.k ? *cs.k : k_for_threshold(*cs.tau);
@@ -555,7 +559,7 @@ CellSuppressionRun run(const Job& job, Dataset data, Clock::time_point t_start, 
     in_memory->columns = released_columns(b, out, cs.marker, escape);
     in_memory->sample_rows = samples;
   } else if (!job.output.path.empty()) {
-    outputs.push_back(std::make_unique<OutputFile>(job.output.path, "output table"));
+    outputs.push_back(std::make_unique<OutputFile>(checked->output("output table")));
     write_table(b, out, cs.marker, delim, escape, outputs.back()->stream(), nullptr);
     files.push_back(outputs.back()->finish("output"));
   } else if (job.output.postgres) {
@@ -571,7 +575,7 @@ CellSuppressionRun run(const Job& job, Dataset data, Clock::time_point t_start, 
   }
   nlohmann::json sj = nlohmann::json::array();
   for (std::size_t i = 0; i < samples.size() && !in_memory; ++i) {
-    outputs.push_back(std::make_unique<OutputFile>(cs.samples[i].path, fmt::format("sample {}", i + 1)));
+    outputs.push_back(std::make_unique<OutputFile>(checked->output(fmt::format("sample {}", i + 1))));
     write_table(b, out, cs.marker, delim, escape, outputs.back()->stream(), &samples[i]);
     files.push_back(outputs.back()->finish("sample"));
     sj.push_back({{"path", cs.samples[i].path}, {"fraction", cs.samples[i].fraction}, {"records", samples[i].size()}});
@@ -592,12 +596,16 @@ CellSuppressionRun run(const Job& job, Dataset data, Clock::time_point t_start, 
   j["warnings"] = warnings;
   j["files"] = to_json(files);
   if (!job.output.result.empty() && !in_memory) {
-    outputs.push_back(std::make_unique<OutputFile>(job.output.result, "result"));
+    outputs.push_back(std::make_unique<OutputFile>(checked->output("result")));
     outputs.back()->stream() << j.dump(2) << '\n';
     outputs.back()->finish("result");
   }
+  // Commit and renames are one step for a terminating signal.
+  PublishBatch batch;
   if (db_table) db_table->commit();
-  for (auto& f : outputs) f->publish();
+  std::vector<OutputFile*> files_out;
+  for (auto& f : outputs) files_out.push_back(f.get());
+  publish_all(files_out);
   return run;
 }
 
@@ -608,16 +616,27 @@ CellSuppressionRun run_cell_suppression(const Job& job) {
   const auto t_start = Clock::now();
   // Before any work: no output may be an input or another output, and every
   // output's directory must take it (docs/reliability.md).
-  check_files(job_reads(job), job_writes(job));
+  const CheckedFiles checked = check_files(job_reads(job), job_writes(job));
+  // A hierarchy is read only for an attribute released above level 0, but
+  // one the job names and that cannot be read is a mistake in the job
+  // either way: said now, not silently passed over.
+  for (const AttributeSpec& a : job.attributes) {
+    if (a.hierarchy.empty()) continue;
+    const int fd = ::open(a.hierarchy.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      fail(job, a.line, fmt::format("attribute '{}': cannot read its hierarchy file {} ({})", a.name, a.hierarchy,
+                                    std::strerror(errno)));
+    ::close(fd);
+  }
   // And every database answers, and the output table can be written.
   check_databases(job);
   Dataset data = read_input(job);
-  return run(job, std::move(data), t_start, ms_since(t_start), nullptr);
+  return run(job, std::move(data), t_start, ms_since(t_start), nullptr, &checked);
 }
 
 CellSuppressionRun run_cell_suppression(const Job& job, Dataset data, CellSuppressionTables& tables) {
   if (!job.cell_suppression) fail(job, 0, "the job has no 'cell-suppression' section");
-  return run(job, std::move(data), Clock::now(), 0.0, &tables);
+  return run(job, std::move(data), Clock::now(), 0.0, &tables, nullptr);
 }
 
 }  // namespace deid

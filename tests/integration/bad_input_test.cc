@@ -213,8 +213,39 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.name << ": deid " << c.
 
 std::vector<Case> data_cases() {
   const std::string anonymize = "anonymize job.yaml";
+  static const char kBinaryRow[] = "Ann;Male;30;8\0\x01\x02;flu\n";
+  // A hierarchy of 256 levels (one more than the lattice keeps) for sex.
+  std::string deep_sex;
+  for (const char* v : {"Male", "Female"}) {
+    deep_sex += v;
+    for (int l = 1; l < 256; ++l) deep_sex += ";" + (l == 255 ? std::string("*") : "g" + std::to_string(l));
+    deep_sex += "\n";
+  }
   return {
       {"data_empty_file", {{"data.csv", ""}}, anonymize, 2, {"data.csv", "empty"}},
+      // A binary file: a NUL byte in the second record.
+      {"data_binary", {{"data.csv", data(std::string(kBinaryRow, sizeof kBinaryRow - 1))}}, anonymize, 2,
+       {"data.csv:2", "not text", "NUL byte"}},
+      // Read with the wrong delimiter, the header is one column: said so,
+      // with the delimiter to set.
+      {"data_wrong_delimiter",
+       {{"job.yaml", "input: {path: data.csv, delimiter: ','}\n" + std::string(kAttributes) +
+                         "privacy: [{k-anonymity: {k: 2}}]\noutput: {path: out.csv}\n"}},
+       anonymize,
+       2,
+       {"job.yaml:3", "the header was read as one column", "input.delimiter: ';'"}},
+      {"data_wrong_delimiter_in_risk",
+       {{"job.yaml", "input: {path: data.csv, delimiter: '|'}\n" + std::string(kAttributes) +
+                         "privacy: [{k-anonymity: {k: 2}}]\noutput: {path: out.csv}\n"}},
+       "risk job.yaml",
+       2,
+       {"read as one column", "input.delimiter: ';'"}},
+      {"hierarchy_deeper_than_255_levels", {{"hier/sex.csv", deep_sex}}, anonymize, 2,
+       {"hier/sex.csv", "'sex'", "256 levels", "at most 255"}},
+      {"job_yaml_nested_too_deep", {{"job.yaml", "input: " + std::string(5000, '[') + std::string(5000, ']') + "\n"}},
+       anonymize, 2, {"job.yaml:1", "nested more than"}},
+      {"option_hierarchy_unknown_kind", {}, "hierarchy bogus --values 1,2", 2,
+       {"unknown hierarchy kind 'bogus'", "intervals", "masking"}},
       {"data_header_only", {{"data.csv", data("")}}, anonymize, 2, {"data.csv:1", "no data records"}},
       {"data_blank_lines_only", {{"data.csv", data("\n\n\n")}}, anonymize, 2, {"data.csv:1", "no data records"}},
       {"data_duplicate_column",
@@ -770,6 +801,22 @@ std::vector<Case> file_system_cases() {
        {"none.csv", "No such file or directory"}},
       {"fs_input_is_a_directory", {{"job.yaml", input("hier")}}, "anonymize job.yaml", 2, {"hier", "directory"}},
       {"fs_input_is_dev_null", {{"job.yaml", input("/dev/null")}}, "anonymize job.yaml", 2, {"/dev/null", "empty"}},
+      // Endless NUL bytes: said at once, not read until memory runs out.
+      {"fs_input_is_dev_zero", {{"job.yaml", input("/dev/zero")}}, "anonymize job.yaml", 2,
+       {"/dev/zero", "not text", "NUL byte"}},
+      {"fs_risk_input_is_dev_zero", {}, "risk job.yaml --input /dev/zero", 2, {"/dev/zero", "NUL byte"}},
+      {"fs_suppress_hierarchy_missing",
+       {{"cs.yaml", "input: {path: data.csv}\n"
+                    "attributes:\n"
+                    "  name: {role: identifying}\n"
+                    "  sex:  {role: quasi-identifying, hierarchy: hier/none.csv}\n"
+                    "  age:  {role: quasi-identifying}\n"
+                    "  zip:  {role: quasi-identifying}\n"
+                    "  diag: {role: insensitive}\n"
+                    "output: {path: out.csv}\ncell-suppression: {k: 2}\n"}},
+       "suppress cs.yaml",
+       2,
+       {"cs.yaml:4", "'sex'", "hier/none.csv", "No such file"}},
       {"fs_input_option_missing", {}, "anonymize job.yaml --input none.csv", 2, {"none.csv", "No such file"}},
       {"fs_input_unreadable",
        {},
@@ -868,16 +915,48 @@ std::vector<Case> output_file_cases() {
        {"none/out.csv", "No such file or directory"}},
       {"result_directory_missing", {{"data.csv", bad_data}}, anonymize + " --result none/out.json", 2,
        {"none/out.json", "No such file or directory"}},
+      // Read-only by the permission bits, so root is refused too.
       {"output_directory_read_only",
        {{"data.csv", bad_data}},
        anonymize + " --output ro/out.csv",
        2,
-       {"ro/out.csv", "Permission denied"},
+       {"ro/out.csv", "cannot write the output table"},
        [](const fs::path& dir) {
          fs::create_directory(dir / "ro");
          fs::permissions(dir / "ro", fs::perms::owner_read | fs::perms::owner_exec);
-       },
-       true},
+       }},
+      {"output_is_read_only",
+       {{"out.csv", "protected\n"}},
+       anonymize,
+       2,
+       {"out.csv", "read-only", "0444"},
+       [](const fs::path& dir) { fs::permissions(dir / "out.csv", fs::perms::owner_read | fs::perms::group_read |
+                                                                   fs::perms::others_read); }},
+      {"result_is_read_only_in_a_risk_run",
+       {{"r.json", "protected\n"}},
+       "risk job.yaml --json r.json",
+       2,
+       {"r.json", "read-only"},
+       [](const fs::path& dir) { fs::permissions(dir / "r.json", fs::perms::owner_read); }},
+      // Every file a command reads is safe from each of its outputs: the
+      // hierarchies, the subset table and the job for deid risk and deid
+      // verify too.
+      {"risk_json_is_a_hierarchy", {}, "risk job.yaml --json hier/sex.csv", 2,
+       {"hier/sex.csv", "risk JSON", "hierarchy of 'sex'"}},
+      {"risk_report_is_a_symlink_to_a_hierarchy", {}, "risk job.yaml --report link.html", 2,
+       {"link.html", "HTML risk report", "hierarchy of 'age'"}, link("hier/age.csv", "link.html", false)},
+      {"verify_json_is_a_hierarchy", {}, "verify job.yaml --json hier/age.csv", 2,
+       {"hier/age.csv", "table of checks", "hierarchy of 'age'"}},
+      {"verify_json_is_the_job", {}, "verify job.yaml --json job.yaml", 2, {"job.yaml", "table of checks", "job file"}},
+      {"verify_json_is_the_input", {}, "verify job.yaml --json data.csv", 2, {"data.csv", "table of checks", "input"}},
+      {"output_is_the_subset_table",
+       {{"sub.csv", "name;sex;age;zip;diag\nAnn;Male;30;81675;flu\n"},
+        {"job.yaml", job("privacy: [{k-anonymity: {k: 2}}]", "subset: {file: sub.csv}\n")}},
+       anonymize + " --output sub.csv",
+       2,
+       {"sub.csv", "output table", "research subset"}},
+      {"utility_json_is_a_hierarchy", {{"rel.csv", "sex;age;zip;diag\nMale;30;81675;flu\n"}},
+       "utility job.yaml --output rel.csv --json hier/sex.csv", 2, {"hier/sex.csv", "utility JSON", "hierarchy"}},
       {"output_is_a_directory", {}, anonymize + " --output hier", 2, {"hier", "directory"}},
       {"output_on_a_full_disk", {}, anonymize + " --output /dev/full", 2, {"/dev/full", "No space left on device"}},
       {"result_on_a_full_disk", {}, anonymize + " --result /dev/full", 2, {"/dev/full", "No space left on device"}},

@@ -136,6 +136,25 @@ TEST_F(Cli, ExitsOneWhenNoTransformationSatisfiesTheJobWritesOnlyTheResultAndKee
   EXPECT_EQ(result["files"][0]["role"], "input");
 }
 
+// A search cut by its limit before it found a solution proved nothing: it
+// says so, and never that no transformation satisfies a job that one does.
+TEST_F(Cli, SearchStoppedByItsLimitDoesNotCallTheJobUnsatisfiable) {
+  write_job("privacy: [{k-anonymity: {k: 5}}]\nsuppression-limit: 0\nsearch: {max-checks: 1}\n");
+  ASSERT_EQ(run("anonymize " + job_path()), 1) << err_;
+  EXPECT_NE(out_.find("stopped at search.max-checks"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("may still be satisfiable"), std::string::npos) << out_;
+  EXPECT_EQ(out_.find("No transformation satisfies"), std::string::npos) << out_;
+  const auto result = nlohmann::json::parse(slurp(dir_ / "out.json"));
+  EXPECT_EQ(result["search"]["stopped_by"], "max-checks");
+  EXPECT_EQ(result["search"]["stopped_by_limit"], true);
+  ASSERT_EQ(run("anonymize " + job_path() + " --report " + (dir_ / "r.html").string()), 1) << err_;
+  EXPECT_NE(slurp(dir_ / "r.html").find("stopped at search.max-checks"), std::string::npos);
+  // Without the limit the job is satisfied (sex and age to '*').
+  write_job("privacy: [{k-anonymity: {k: 5}}]\nsuppression-limit: 0\n");
+  ASSERT_EQ(run("anonymize " + job_path()), 0) << err_;
+  EXPECT_TRUE(nlohmann::json::parse(slurp(dir_ / "out.json"))["search"]["stopped_by"].is_null());
+}
+
 TEST_F(Cli, ExitsTwoOnAnInvalidJobNamingKeyAndLine) {
   write_job("privacy: [{k-anonymity: {k: 2}}]\ncolour: red\n");
   ASSERT_EQ(run("anonymize " + job_path()), 2);

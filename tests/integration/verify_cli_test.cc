@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -550,10 +551,27 @@ TEST_F(VerifyCliAltered, ResultWithWrongSha256) {
   EXPECT_EQ(crlf.code, 1) << crlf.out;
   EXPECT_EQ(failures(crlf.out), std::vector<std::string>{"sha256 output"}) << crlf.out;
 
+  // Upper-case digits are the same digest (other tools write them so).
+  nlohmann::json upper = result;
+  for (auto& f : upper["files"]) {
+    std::string d = f["sha256"].get<std::string>();
+    for (char& ch : d) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    f["sha256"] = d;
+  }
+  const CliRun shouted = verify(*rows_, &upper);
+  EXPECT_EQ(shouted.code, 0) << shouted.out << shouted.err;
+  EXPECT_NE(check_line(shouted.out, "sha256 input").find(" ok "), std::string::npos) << shouted.out;
+
   result["files"][0]["sha256"] = std::string(64, '0');
   const CliRun wrong = verify(*rows_, &result);
   EXPECT_EQ(wrong.code, 1) << wrong.out;
   EXPECT_EQ(failures(wrong.out), std::vector<std::string>{"sha256 input"}) << wrong.out;
+
+  // What is no digest is a bad result (exit 2), not a mismatch.
+  result["files"][0]["sha256"] = "not-a-digest";
+  const CliRun malformed = verify(*rows_, &result);
+  EXPECT_EQ(malformed.code, 2) << malformed.out << malformed.err;
+  EXPECT_NE(malformed.err.find("not a SHA-256 digest"), std::string::npos) << malformed.err;
 }
 
 TEST_F(VerifyCliAltered, BadInvocationsExitTwo) {

@@ -151,6 +151,33 @@ def test_outputs_never_overwrite_an_input(tmp_path):
         r.save_report(ADULT / "hierarchies" / "age.csv")
 
 
+def test_every_save_refuses_a_file_the_job_reads(tmp_path):
+    # A copy of the example project: the job names its hierarchies, which no
+    # save of any result may replace (the result JSON, the risk JSON and
+    # report, the suppression's table and result).
+    project = tmp_path / "adult"
+    project.mkdir()
+    (project / "hierarchies").mkdir()
+    for f in (ADULT / "hierarchies").iterdir():
+        (project / "hierarchies" / f.name).write_bytes(f.read_bytes())
+    (project / "adult.csv").write_bytes((ADULT / "adult.csv").read_bytes())
+    job = (EXAMPLES / "adult.yaml").read_text().replace("adult/", "")
+    (project / "job.yaml").write_text(job)
+    hierarchy = project / "hierarchies" / "age.csv"
+    before = hierarchy.read_bytes()
+    r = deid.anonymize(None, project / "job.yaml")
+    for save in (r.save_result, r.save_report, r.to_csv):
+        with pytest.raises(deid.InputError, match="hierarchy of 'age'"):
+            save(hierarchy)
+    risk = deid.risk(None, project / "job.yaml")
+    for save in (risk.save_json, risk.save_report):
+        with pytest.raises(deid.InputError, match="hierarchy of 'age'"):
+            save(hierarchy)
+    assert hierarchy.read_bytes() == before
+    r.save_result(project / "result.json")
+    assert json.loads((project / "result.json").read_text())["records"] == r.info["records"]
+
+
 @pytest.mark.parametrize("escape", [False, True])
 def test_formula_cells_as_the_cli_writes_them(escape, cli, tmp_path):
     frame = pd.DataFrame({"zip": ["81675", "81677", "81679", "81675"] * 5,

@@ -3,7 +3,9 @@
 #include "deid/output.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -97,12 +99,143 @@ TEST_F(Output, MissingDirectoryAndDirectoryAsOutputAreRefused) {
   EXPECT_NE(msg.find("directory"), std::string::npos) << msg;
 }
 
+// By its permission bits: refused for root as well, who may write any file.
 TEST_F(Output, ReadOnlyExistingOutputIsRefused) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root may write any file";
   write("out.csv", "old\n");
-  fs::permissions(path("out.csv"), fs::perms::owner_read);
+  fs::permissions(path("out.csv"), fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
   const std::string msg = error_of([&] { deid::check_files({}, {{"output table", path("out.csv")}}); });
   EXPECT_NE(msg.find("read-only"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("0444"), std::string::npos) << msg;
+  // Made read-only after the check: refused when the output is opened.
+  write("late.csv", "old\n");
+  const deid::CheckedFiles checked = deid::check_files({}, {{"output table", path("late.csv")}});
+  fs::permissions(path("late.csv"), fs::perms::owner_read);
+  const std::string late = error_of([&] { deid::OutputFile f(checked.output("output table")); });
+  EXPECT_NE(late.find("read-only"), std::string::npos) << late;
+  EXPECT_EQ(read("late.csv"), "old\n");
+}
+
+// The race of a hostile or careless neighbour: the output path becomes a
+// symbolic link (or a hard link) to the input after the check, during the
+// search. The write goes where the check looked: the link is replaced, the
+// input is untouched.
+TEST_F(Output, LinkSwappedInAfterTheCheckIsReplacedNotFollowed) {
+  write("in.csv", "the only copy\n");
+  for (const bool hard : {false, true}) {
+    const std::string name = hard ? "hard.csv" : "soft.csv";
+    const deid::CheckedFiles checked =
+        deid::check_files({{"input data", path("in.csv")}}, {{"output table", path(name)}});
+    if (hard)
+      fs::create_hard_link(path("in.csv"), path(name));
+    else
+      fs::create_symlink(path("in.csv"), path(name));
+    deid::OutputFile f(checked.output("output table"));
+    f.stream() << "released\n";
+    f.finish("output");
+    f.publish();
+    EXPECT_EQ(read("in.csv"), "the only copy\n") << name;
+    EXPECT_EQ(read(name), "released\n") << name;
+    EXPECT_FALSE(fs::is_symlink(path(name))) << name;
+  }
+}
+
+// The output's directory renamed and replaced by a link to the input's
+// directory after the check: the output still lands in the directory that
+// was checked (now under its new name), never beside or over the input.
+TEST_F(Output, DirectorySwappedAfterTheCheckKeepsTheWriteWhereItWasChecked) {
+  fs::create_directories(path("in"));
+  fs::create_directories(path("out"));
+  write("in/data.csv", "the only copy\n");
+  const deid::CheckedFiles checked =
+      deid::check_files({{"input data", path("in/data.csv")}}, {{"output table", path("out/data.csv")}});
+  fs::rename(path("out"), path("moved"));
+  fs::create_directory_symlink(path("in"), path("out"));
+  deid::OutputFile f(checked.output("output table"));
+  f.stream() << "released\n";
+  f.finish("output");
+  f.publish();
+  EXPECT_EQ(read("in/data.csv"), "the only copy\n");
+  EXPECT_EQ(read("moved/data.csv"), "released\n");
+}
+
+// A terminating signal while a run publishes its outputs waits until all
+// are in place: never a new table beside an old result. In a child process,
+// with a handler as the CLI's.
+namespace signals {
+void on_signal(int sig) {
+  if (deid::defer_signal_while_publishing(sig)) return;
+  deid::discard_unpublished_outputs();
+  ::_exit(deid::outputs_published() ? 100 + sig : 50 + sig);
+}
+}  // namespace signals
+
+TEST_F(Output, SignalDuringPublishingWaitsUntilEveryOutputIsInPlace) {
+  write("table.csv", "old table\n");
+  write("result.json", "old result\n");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    struct sigaction sa {};
+    sa.sa_handler = signals::on_signal;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGTERM, &sa, nullptr);
+    deid::OutputFile table(path("table.csv"), "output table"), result(path("result.json"), "result");
+    table.stream() << "new table\n";
+    result.stream() << "new result\n";
+    table.finish("output");
+    result.finish("result");
+    {
+      deid::PublishBatch batch;
+      table.publish();
+      ::raise(SIGTERM);  // between the two renames: deferred
+      result.publish();
+    }  // the signal comes now
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 100 + SIGTERM);  // by the handler, after both were published
+  EXPECT_EQ(read("table.csv"), "new table\n");
+  EXPECT_EQ(read("result.json"), "new result\n");
+}
+
+// Outside a batch the handler ends the run at once and no output changes.
+TEST_F(Output, SignalBeforePublishingChangesNothing) {
+  write("table.csv", "old table\n");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    struct sigaction sa {};
+    sa.sa_handler = signals::on_signal;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGTERM, &sa, nullptr);
+    deid::OutputFile table(path("table.csv"), "output table");
+    table.stream() << "new table\n";
+    table.finish("output");
+    ::raise(SIGTERM);
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 50 + SIGTERM);
+  EXPECT_EQ(read("table.csv"), "old table\n");
+  EXPECT_EQ(names(), std::vector<std::string>{"table.csv"});
+}
+
+TEST_F(Output, BlockDeviceIsRefused) {
+  std::string device;
+  for (const char* d : {"/dev/loop0", "/dev/sda", "/dev/vda", "/dev/nvme0n1"}) {
+    struct stat st {};
+    if (::stat(d, &st) == 0 && S_ISBLK(st.st_mode)) {
+      device = d;
+      break;
+    }
+  }
+  if (device.empty()) GTEST_SKIP() << "no block device here";
+  const std::string msg = error_of([&] { deid::check_files({}, {{"output table", device}}); });
+  EXPECT_NE(msg.find("block device"), std::string::npos) << msg;
 }
 
 TEST_F(Output, RelativeOutputPathsResolveAgainstTheWorkingDirectory) {
