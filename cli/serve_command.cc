@@ -4,7 +4,9 @@
 // signal.
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <ctime>
@@ -37,6 +39,19 @@ Command add_serve_command(CLI::App& app, const bool& quiet) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
   cmd->add_option("--workers", opts->serve.workers, "Jobs run at once (default 2; more wait in a queue)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{64}));
+  cmd->add_option("--max-datasets", opts->serve.max_datasets, "Datasets held at once (default 100)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+  cmd->add_option("--max-jobs", opts->serve.max_jobs, "Jobs held at once, in any state (default 1000)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24));
+  cmd->add_option("--max-connections", opts->serve.max_connections,
+                  "Connections open at once (default 2048; also at most the open-files limit less 64)")
+      ->check(CLI::Range(std::size_t{16}, std::size_t{1} << 20));
+  cmd->add_option("--max-connections-per-client", opts->serve.max_connections_per_client,
+                  "Connections open at once from one address (default 1024)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+  cmd->add_option("--max-threads", opts->serve.max_threads,
+                  "Threads serving requests (default 512; event streams may hold half of them)")
+      ->check(CLI::Range(std::size_t{4}, std::size_t{1} << 14));
   cmd->add_option("--state-dir", opts->serve.state_parent,
                   "Directory to keep uploads and outputs in, as deid-serve-XXXXXX (default: the current "
                   "directory); removed when the server stops")
@@ -52,6 +67,19 @@ Command add_serve_command(CLI::App& app, const bool& quiet) {
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&signals, sig);
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+    // Each connection is a descriptor: the soft limit (often 1024) is
+    // raised to the hard one, and the server keeps 64 for its files.
+    rlimit files{};
+    if (::getrlimit(RLIMIT_NOFILE, &files) == 0) {
+      if (files.rlim_cur < files.rlim_max) {
+        files.rlim_cur = files.rlim_max;
+        ::setrlimit(RLIMIT_NOFILE, &files);
+        ::getrlimit(RLIMIT_NOFILE, &files);
+      }
+      if (files.rlim_cur != RLIM_INFINITY && files.rlim_cur > 128)
+        opts->serve.max_connections =
+            std::min<std::size_t>(opts->serve.max_connections, static_cast<std::size_t>(files.rlim_cur) - 64);
+    }
     serve::Server server(opts->serve);
     server.bind();
     if (!server.loopback())

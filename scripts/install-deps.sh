@@ -7,7 +7,10 @@
 # tests that start a throwaway PostgreSQL cluster, docs/databases.md; Node.js
 # and npm, for the browser test of the web app, tests/web) and, with npm ci,
 # puppeteer-core (pinned in tests/web/package-lock.json) into
-# tests/web/node_modules: the one download apart from Debian's packages.
+# tests/web/node_modules, and schemathesis (pinned in
+# tests/api/requirements.txt, for the API fuzzing test) from PyPI into the
+# virtual environment tests/api/.venv: the downloads apart from Debian's
+# packages.
 # Runs apt-get directly as root, through sudo otherwise.
 set -euo pipefail
 packages=(
@@ -17,7 +20,7 @@ packages=(
 )
 python=(pybind11-dev python3-dev python3-pandas python3-numpy python3-tqdm)
 case "${1:-}" in
-  --test)   packages+=(chromium nodejs npm clang-14 libfuzzer-14-dev postgresql-15 "${python[@]}" python3-pytest) ;;
+  --test)   packages+=(chromium nodejs npm clang-14 libfuzzer-14-dev postgresql-15 "${python[@]}" python3-pytest python3-venv) ;;
   --python) packages+=("${python[@]}") ;;
   "") ;;
   *) echo "usage: scripts/install-deps.sh [--python|--test]" >&2; exit 2 ;;
@@ -40,4 +43,11 @@ fi
 # Chromium, so no browser is downloaded.
 if [ "${1:-}" = --test ]; then
   (cd "$(dirname "$0")/../tests/web" && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
+fi
+# The API fuzzing test (tests/api): schemathesis, pinned, in a virtual
+# environment of its own (never into the system's Python).
+if [ "${1:-}" = --test ]; then
+  api="$(dirname "$0")/../tests/api"
+  [ -x "$api/.venv/bin/pip" ] || python3 -m venv "$api/.venv"
+  "$api/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$api/requirements.txt"
 fi

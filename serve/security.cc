@@ -86,4 +86,86 @@ std::string cookie_value(const std::string& header, const std::string& name) {
   return {};
 }
 
+bool valid_utf8(const std::string& text) {
+  try {
+    (void)nlohmann::json(text).dump();
+    return true;
+  } catch (const nlohmann::json::type_error&) {
+    return false;
+  }
+}
+
+std::string dump_json(const nlohmann::json& value, int indent) {
+  return value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+namespace {
+
+// Counts depth and values as nlohmann's SAX parser reads the text (no
+// document is built), and stops it at the first limit passed.
+class JsonShape final : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit JsonShape(const JsonLimits& limits) : limits_(limits) {}
+  int status = 0;  // of the refusal, 0: none
+  std::string problem;
+
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t&) override { return value(); }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override { return open(); }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    status = 400;
+    problem = fmt::format("the body is not valid JSON: {}", e.what());
+    return false;
+  }
+
+ private:
+  bool value() {
+    if (++values_ <= limits_.max_values) return true;
+    status = 413;
+    problem = fmt::format("the body has more than {} JSON values, the server's limit", limits_.max_values);
+    return false;
+  }
+  bool open() {
+    if (++depth_ > limits_.max_depth) {
+      status = 400;
+      problem = fmt::format("the body nests arrays and objects more than {} deep, the server's limit", limits_.max_depth);
+      return false;
+    }
+    return value();
+  }
+  bool close() {
+    --depth_;
+    return true;
+  }
+  const JsonLimits& limits_;
+  std::size_t depth_ = 0, values_ = 0;
+};
+
+}  // namespace
+
+nlohmann::json parse_json_body(const std::string& text, const JsonLimits& limits) {
+  if (text.size() > limits.max_bytes)
+    throw HttpError(413, fmt::format("the JSON body has {} bytes, more than the server's limit of {}", text.size(),
+                                     limits.max_bytes));
+  JsonShape shape(limits);
+  const bool ok = nlohmann::json::sax_parse(text, &shape);
+  if (!ok || shape.status != 0)
+    throw HttpError(shape.status != 0 ? shape.status : 400,
+                    shape.problem.empty() ? "the body is not valid JSON" : shape.problem);
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw HttpError(400, fmt::format("the body is not valid JSON: {}", e.what()));
+  }
+}
+
 }  // namespace deid::serve

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace deid::serve {
 
 // An error the server answers with `status` and {"error": message}.
@@ -47,5 +49,27 @@ bool origin_allowed(const std::vector<std::string>& allowed, const std::string& 
 
 // The value of cookie `name` in a Cookie header, empty when absent.
 std::string cookie_value(const std::string& header, const std::string& name);
+
+// Whether `text` is valid UTF-8 (what nlohmann::json can write).
+bool valid_utf8(const std::string& text);
+
+// `value` as JSON text, every invalid UTF-8 sequence of a string replaced
+// by U+FFFD (nlohmann's dump throws on one otherwise): an answer that
+// echoes a client's bytes never fails to be written.
+std::string dump_json(const nlohmann::json& value, int indent = -1);
+
+// The limits on a JSON body, checked by a linear pass over the text before
+// it is parsed (a document nested thousands deep costs the parsers, the
+// pretty-printed job file and yaml-cpp far more than its size).
+struct JsonLimits {
+  std::size_t max_bytes = std::size_t{8} << 20;
+  std::size_t max_depth = 32;
+  std::size_t max_values = 250'000;
+};
+
+// Parses a request body as JSON within `limits`. Throws HttpError: 413 for
+// a body over max_bytes or with more than max_values values, 400 for one
+// nested deeper than max_depth or that is not JSON (nlohmann's message).
+nlohmann::json parse_json_body(const std::string& text, const JsonLimits& limits);
 
 }  // namespace deid::serve

@@ -4,6 +4,9 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
+#include <mutex>
+#include <regex>
 #include <utility>
 
 #include <fmt/format.h>
@@ -20,6 +23,7 @@
 #pragma GCC diagnostic pop
 #endif
 
+#include "connections.h"
 #include "deid/error.h"
 #include "web_assets.h"
 #include "security.h"
@@ -48,14 +52,57 @@ constexpr const char* kCsp =
 constexpr const char* kReportCsp =
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; sandbox";
 
+// Written with invalid UTF-8 replaced (dump_json): a message that quotes
+// a client's bytes (a Host header, a JSON parser's last token) is still
+// answered with its status, never a 500.
 void send_json(httplib::Response& res, int status, const json& body) {
   res.status = status;
-  res.set_content(body.dump(2) + "\n", "application/json");
+  res.set_content(dump_json(body, 2) + "\n", "application/json");
+}
+
+// httplib that is served by ConnectionServer (connections.h): its request
+// parser and response writer, one request at a time.
+class HttpServer : public httplib::Server {
+ public:
+  bool serve_request(httplib::Stream& stream, bool close, bool& closed) {
+    return process_request(stream, close, closed, nullptr);
+  }
+  // httplib ends its chunked responses (the event streams) once this is
+  // not a socket; it never listens on it itself.
+  void set_listening_socket(int fd) { svr_sock_ = fd < 0 ? INVALID_SOCKET : fd; }
+  ~HttpServer() override { svr_sock_ = INVALID_SOCKET; }
+};
+
+// The methods each path answers; any other method on it is 405 with Allow.
+struct Route {
+  std::regex path;
+  const char* allow;
+};
+const std::vector<Route>& routes_table() {
+  static const std::vector<Route> table = [] {
+    const std::string id = "[0-9a-f]{32}";
+    return std::vector<Route>{
+        {std::regex("/"), "GET, HEAD"},
+        {std::regex("/assets/[a-z0-9_-]+\\.[a-z]+"), "GET, HEAD"},
+        {std::regex("/api/v1/(version|files)"), "GET, HEAD"},
+        {std::regex("/api/v1/(datasets|jobs)"), "POST"},
+        {std::regex("/api/v1/datasets/" + id + "/hierarchy-preview"), "POST"},
+        {std::regex("/api/v1/(datasets|jobs)/" + id), "GET, HEAD, DELETE"},
+        {std::regex("/api/v1/jobs/" + id + "/(events|result|job\\.yaml|output|report)"), "GET, HEAD"},
+    };
+  }();
+  return table;
+}
+
+bool allows(const char* allow, const std::string& method) {
+  const std::string list = std::string(", ") + allow + ",";
+  return list.find(", " + method + ",") != std::string::npos;
 }
 
 const char* reason(int status) {
   switch (status) {
-    case 400: return "bad request";
+    case 400: return "bad request: the request line, a header or the body could not be parsed";
+    case 408: return "the request did not arrive in time";
     case 401: return "the access token is missing or wrong";
     case 403: return "forbidden";
     case 404: return "not found";
@@ -68,27 +115,40 @@ const char* reason(int status) {
 }
 
 // Runs `body`, answering HttpError with its status and message and any
-// other exception with 500, instead of letting it reach httplib.
+// other exception with 500, instead of letting it reach httplib; no
+// message names a directory of the server (`redact`).
 template <class F>
-void answer(httplib::Response& res, F&& body) {
+void answer(httplib::Response& res, const std::function<std::string(std::string)>& redact, F&& body) {
   try {
     body();
   } catch (const HttpError& e) {
-    send_json(res, e.status(), {{"error", e.what()}});
+    send_json(res, e.status(), {{"error", redact(e.what())}});
   } catch (const std::exception& e) {
-    send_json(res, 500, {{"error", fmt::format("internal error: {}", e.what())}});
+    send_json(res, 500, {{"error", fmt::format("internal error: {}", redact(e.what()))}});
   }
 }
 
-template <class F>
-httplib::Server::Handler guarded(F f) {
-  return [f = std::move(f)](const httplib::Request& req, httplib::Response& res) { answer(res, [&] { f(req, res); }); };
-}
-
-template <class F>
-httplib::Server::HandlerWithContentReader guarded_reader(F f) {
-  return [f = std::move(f)](const httplib::Request& req, httplib::Response& res,
-                            const httplib::ContentReader& reader) { answer(res, [&] { f(req, res, reader); }); };
+// Reads the whole body through `reader`, at most `limit` bytes, for every
+// transfer encoding (chunked too) and content encoding (the count is of
+// the bytes httplib hands over, after decompression): 413 beyond, and the
+// rest is not read (the connection is then closed).
+std::string read_body(const httplib::Request& req, const httplib::ContentReader& reader, std::size_t limit) {
+  if (req.is_multipart_form_data())
+    throw HttpError(415, "multipart/form-data is not taken: send the table as the body (text/csv), or JSON");
+  std::string body;
+  bool over = false;
+  const bool ok = reader([&](const char* data, std::size_t n) {
+    if (body.size() + n > limit) {
+      over = true;
+      return false;
+    }
+    body.append(data, n);
+    return true;
+  });
+  if (over) throw HttpError(413, fmt::format("the request body is larger than the server's limit of {} bytes", limit));
+  if (!ok) throw HttpError(400, "the request body could not be read (a broken chunked or compressed encoding, or the "
+                                "client stopped sending)");
+  return body;
 }
 
 // Streams a file of a finished job as the response.
@@ -119,15 +179,65 @@ struct Server::Impl {
   ServeOptions options;
   fs::path state_dir;
   std::unique_ptr<Store> store;
-  httplib::Server http;
+  HttpServer http;
+  std::unique_ptr<ConnectionServer> connections;
   int port = 0;
   std::vector<std::string> allowed;
   std::string token;
+  JsonLimits json_limits;
+
+  // Event streams open, in all and per client address: each holds a thread
+  // of the pool while it lasts, so they are held below the pool's size and
+  // the rest of the pool serves every other request.
+  std::mutex streams_m;
+  std::size_t streams = 0;
+  std::map<std::string, std::size_t> client_streams;
+  std::size_t max_streams() const { return std::max<std::size_t>(1, options.max_threads / 2); }
+  std::size_t max_client_streams() const { return std::max<std::size_t>(1, max_streams() / 2); }
+  std::shared_ptr<void> open_stream(const std::string& client);
+
+  template <class F>
+  httplib::Server::Handler guarded(F f) {
+    return [this, f = std::move(f)](const httplib::Request& req, httplib::Response& res) {
+      answer(res, redactor(), [&] { f(req, res); });
+    };
+  }
+  template <class F>
+  httplib::Server::HandlerWithContentReader guarded_reader(F f) {
+    return [this, f = std::move(f)](const httplib::Request& req, httplib::Response& res,
+                                    const httplib::ContentReader& reader) {
+      answer(res, redactor(), [&] { f(req, res, reader); });
+    };
+  }
+  std::function<std::string(std::string)> redactor() const {
+    return [this](std::string m) { return store->redact(std::move(m)); };
+  }
 
   void routes();
   httplib::Server::HandlerResponse admit(const httplib::Request& req, httplib::Response& res) const;
   std::shared_ptr<JobState> finished_job(const std::string& id) const;
 };
+
+std::shared_ptr<void> Server::Impl::open_stream(const std::string& client) {
+  std::lock_guard lock(streams_m);
+  if (streams >= max_streams())
+    throw HttpError(503, fmt::format("{} event streams are open, the server's limit: poll GET /api/v1/jobs/ID instead, "
+                                     "or close a stream",
+                                     streams));
+  std::size_t& mine = client_streams[client];
+  if (mine >= max_client_streams())
+    throw HttpError(503, fmt::format("this client has {} event streams open, the limit per client: poll GET "
+                                     "/api/v1/jobs/ID instead, or close a stream",
+                                     mine));
+  ++streams;
+  ++mine;
+  return std::shared_ptr<void>(nullptr, [this, client](void*) {
+    std::lock_guard lock(streams_m);
+    --streams;
+    auto it = client_streams.find(client);
+    if (it != client_streams.end() && --it->second == 0) client_streams.erase(it);
+  });
+}
 
 httplib::Server::HandlerResponse Server::Impl::admit(const httplib::Request& req, httplib::Response& res) const {
   using R = httplib::Server::HandlerResponse;
@@ -157,7 +267,19 @@ httplib::Server::HandlerResponse Server::Impl::admit(const httplib::Request& req
                                    "open the address deid serve printed"}});
     return R::Handled;
   }
-  return R::Unhandled;
+  // Every method httplib parses reaches this point (it answers no other):
+  // one a path does not take is 405 with the ones it does, before any
+  // body is read; a path no route has is 404 whatever the method.
+  for (const Route& route : routes_table()) {
+    if (!std::regex_match(req.path, route.path)) continue;
+    if (allows(route.allow, req.method)) return R::Unhandled;
+    res.set_header("Allow", route.allow);
+    send_json(res, 405, {{"error", fmt::format("{} is not a method of {}: it takes {}", req.method, req.path,
+                                               route.allow)}});
+    return R::Handled;
+  }
+  send_json(res, 404, {{"error", fmt::format("no such path: {}", req.path)}});
+  return R::Handled;
 }
 
 std::shared_ptr<JobState> Server::Impl::finished_job(const std::string& id) const {
@@ -183,6 +305,17 @@ void Server::Impl::routes() {
       send_json(res, res.status, {{"error", reason(res.status)}});
     return httplib::Server::HandlerResponse::Handled;
   }));
+  // An exception out of httplib's own code (no handler lets one through).
+  http.set_exception_handler([this](const Request&, Response& res, std::exception_ptr error) {
+    std::string what = "unknown";
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    send_json(res, 500, {{"error", fmt::format("internal error: {}", store->redact(what))}});
+  });
   http.set_payload_max_length(options.max_upload_bytes);
 
   // The web app (serve/web, compiled in by cmake/embed.cmake): index.html
@@ -212,12 +345,7 @@ void Server::Impl::routes() {
               const std::string type = req.get_header_value("Content-Type");
               if (type.rfind("application/json", 0) == 0) {
                 // {"file": "relative/path.csv"}: a file of the data directory.
-                std::string body;
-                reader([&](const char* data, std::size_t n) {
-                  body.append(data, n);
-                  return true;
-                });
-                const json spec = json::parse(body, nullptr, false);
+                const json spec = parse_json_body(read_body(req, reader, json_limits.max_bytes), json_limits);
                 if (!spec.is_object() || !spec.contains("file") || !spec["file"].is_string())
                   throw HttpError(400, "send {\"file\": \"PATH\"}, a CSV file under the data directory (GET /api/v1/files)");
                 send_json(res, 201, {{"id", store->add_dataset_file(spec["file"].get<std::string>())}});
@@ -227,54 +355,72 @@ void Server::Impl::routes() {
                 throw HttpError(415, fmt::format("send the table as Content-Type: text/csv, or {{\"file\": PATH}} as "
                                                  "application/json (got '{}')",
                                                  type));
+              if (req.is_multipart_form_data())
+                throw HttpError(415, "multipart/form-data is not taken: send the table itself as the body (text/csv)");
+              const std::string name = req.get_param_value("name");
+              if (!valid_utf8(name)) throw HttpError(400, "the name (?name=) is not valid UTF-8");
               const fs::path upload = store->upload_path();
-              bool ok = false;
+              bool ok = false, over = false;
               {
+                // Counted as received, whatever the transfer encoding: a
+                // chunked body has no Content-Length for httplib to check.
+                std::size_t received = 0;
                 std::ofstream out(upload, std::ios::binary);
                 ok = reader([&](const char* data, std::size_t n) {
+                  received += n;
+                  if (received > options.max_upload_bytes) {
+                    over = true;
+                    return false;
+                  }
                   out.write(data, static_cast<std::streamsize>(n));
                   return static_cast<bool>(out);
                 });
                 out.close();
-                ok = ok && static_cast<bool>(out);
+                ok = ok && !over && static_cast<bool>(out);
               }
               if (!ok) {
                 std::error_code ec;
                 fs::remove(upload, ec);
-                if (res.status == 413)
+                if (over || res.status == 413)
                   throw HttpError(413, fmt::format("the upload is larger than the server's limit of {} bytes "
                                                    "(--max-upload-mb)",
                                                    options.max_upload_bytes));
                 throw HttpError(400, "the upload could not be received or stored");
               }
-              send_json(res, 201, {{"id", store->add_dataset(upload, req.get_param_value("name"))}});
+              send_json(res, 201, {{"id", store->add_dataset(upload, name)}});
             }));
   http.Get(fmt::format("/api/v1/datasets/{}", kId), guarded([this](const Request& req, Response& res) {
              send_json(res, 200, store->dataset(req.matches[1]));
            }));
   http.Post(fmt::format("/api/v1/datasets/{}/hierarchy-preview", kId),
-            guarded([this](const Request& req, Response& res) {
-              const json spec = json::parse(req.body, nullptr, false);
+            guarded_reader([this](const Request& req, Response& res, const httplib::ContentReader& reader) {
+              const json spec = parse_json_body(read_body(req, reader, json_limits.max_bytes), json_limits);
               if (!spec.is_object() || !spec.contains("column") || !spec["column"].is_string() ||
                   !spec.contains("builder"))
                 throw HttpError(400, "send {\"column\": NAME, \"builder\": {\"type\": ..., ...}}");
               send_json(res, 200, store->hierarchy_preview(req.matches[1], spec["column"].get<std::string>(),
                                                            spec["builder"]));
             }));
-  http.Delete(fmt::format("/api/v1/datasets/{}", kId), guarded([this](const Request& req, Response& res) {
+  // DELETE takes no body: the reader is never called, so none is read
+  // (httplib would read one into memory for a plain handler).
+  http.Delete(fmt::format("/api/v1/datasets/{}", kId),
+              guarded_reader([this](const Request& req, Response& res, const httplib::ContentReader&) {
                 store->delete_dataset(req.matches[1]);
                 res.status = 204;
               }));
 
-  http.Post("/api/v1/jobs", guarded([this](const Request& req, Response& res) {
-              send_json(res, 202, {{"id", store->add_job(req.body)}});
+  http.Post("/api/v1/jobs",
+            guarded_reader([this](const Request& req, Response& res, const httplib::ContentReader& reader) {
+              json spec = parse_json_body(read_body(req, reader, json_limits.max_bytes), json_limits);
+              send_json(res, 202, {{"id", store->add_job(std::move(spec))}});
             }));
   http.Get(fmt::format("/api/v1/jobs/{}", kId), guarded([this](const Request& req, Response& res) {
              const auto job = store->job(req.matches[1]);
              std::lock_guard lock(job->m);
              send_json(res, 200, job->status_json());
            }));
-  http.Delete(fmt::format("/api/v1/jobs/{}", kId), guarded([this](const Request& req, Response& res) {
+  http.Delete(fmt::format("/api/v1/jobs/{}", kId),
+              guarded_reader([this](const Request& req, Response& res, const httplib::ContentReader&) {
                 const std::string id = req.matches[1];
                 if (!store->cancel_job(id)) throw HttpError(409, fmt::format("job '{}' has finished", id));
                 const auto job = store->job(id);
@@ -284,9 +430,11 @@ void Server::Impl::routes() {
   http.Get(fmt::format("/api/v1/jobs/{}/events", kId), guarded([this](const Request& req, Response& res) {
              auto job = store->job(req.matches[1]);
              Store* store_ptr = store.get();
+             // Released when httplib drops the provider, as the response ends.
+             auto slot = open_stream(req.remote_addr);
              res.set_chunked_content_provider(
                  "text/event-stream",
-                 [job, store_ptr, last = ~std::uint64_t{0}](std::size_t, httplib::DataSink& sink) mutable {
+                 [job, store_ptr, slot, last = ~std::uint64_t{0}](std::size_t, httplib::DataSink& sink) mutable {
                    std::unique_lock lock(job->m);
                    job->changed.wait_for(lock, std::chrono::seconds(1),
                                          [&] { return job->version != last || store_ptr->stopping(); });
@@ -306,7 +454,7 @@ void Server::Impl::routes() {
                    lock.unlock();
                    const std::string event = fmt::format("event: {}\ndata: {}\n\n",
                                                          end ? status["status"].get<std::string>() : "status",
-                                                         status.dump());
+                                                         dump_json(status));
                    if (!sink.write(event.data(), event.size())) return false;
                    if (end) sink.done();
                    return true;
@@ -357,8 +505,27 @@ Server::Server(ServeOptions options) : impl_(std::make_unique<Impl>()) {
   s.state_dir = pattern;
   store.state_dir = s.state_dir;
   store.workers = s.options.workers;
+  store.max_datasets = s.options.max_datasets;
+  store.max_jobs = s.options.max_jobs;
   store.on_phase = s.options.on_phase;
   s.store = std::make_unique<Store>(std::move(store));
+  s.json_limits.max_bytes = std::min(s.json_limits.max_bytes, s.options.max_upload_bytes);
+  ConnectionLimits limits;
+  limits.max_threads = std::max<std::size_t>(2, s.options.max_threads);
+  limits.max_connections = s.options.max_connections;
+  limits.max_per_client = s.options.max_connections_per_client;
+  limits.max_body_bytes = s.options.max_upload_bytes;
+  limits.head_timeout = s.options.request_timeout;
+  limits.io_timeout = s.options.request_timeout;
+  limits.allow = [](const std::string& path) {
+    for (const Route& route : routes_table())
+      if (std::regex_match(path, route.path)) return std::string(route.allow);
+    return std::string("GET, HEAD, POST, DELETE");
+  };
+  s.connections = std::make_unique<ConnectionServer>(
+      limits, [&http = s.http](httplib::Stream& stream, bool close, bool& closed) {
+        return http.serve_request(stream, close, closed);
+      });
   s.routes();
 }
 
@@ -371,22 +538,25 @@ Server::~Server() {
 
 int Server::bind() {
   Impl& s = *impl_;
-  const int port = s.options.port == 0 ? s.http.bind_to_any_port(s.options.host)
-                                       : (s.http.bind_to_port(s.options.host, s.options.port) ? s.options.port : -1);
-  if (port <= 0)
-    throw IoError(Location{},
-                  fmt::format("cannot listen on {}:{} (in use, or not an address of this machine)", s.options.host,
-                              s.options.port));
+  int port = -1;
+  try {
+    port = s.connections->bind(s.options.host, s.options.port);
+  } catch (const std::runtime_error& e) {
+    throw IoError(Location{}, fmt::format("cannot listen on {}:{} ({}: in use, or not an address of this machine)",
+                                          s.options.host, s.options.port, e.what()));
+  }
+  s.http.set_listening_socket(s.connections->listening_socket());
   s.port = port;
   s.allowed = allowed_hosts(s.options.host, port);
   return port;
 }
 
-bool Server::listen() { return impl_->http.listen_after_bind(); }
+bool Server::listen() { return impl_->connections->run(); }
 
 void Server::stop() {
   impl_->store->stop();
-  impl_->http.stop();
+  impl_->http.set_listening_socket(-1);
+  impl_->connections->stop();
 }
 
 std::string Server::url() const {

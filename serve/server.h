@@ -7,6 +7,7 @@
 // so neither libdeid nor this header depends on it.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <filesystem>
 #include <functional>
@@ -24,6 +25,17 @@ struct ServeOptions {
   std::string token;             // empty: a random one
   std::size_t max_upload_bytes = std::size_t{512} << 20;
   std::size_t workers = 2;
+  // Connections (docs/web.md, "Connections"): threads that serve requests
+  // (event streams may hold half of them), connections open at once in all
+  // and from one client address, and the time a request head may take to
+  // arrive and any one wait for the client may take.
+  std::size_t max_threads = 512;
+  std::size_t max_connections = 2048;
+  std::size_t max_connections_per_client = 1024;
+  std::chrono::milliseconds request_timeout{10'000};
+  // Quotas (store.h): datasets and jobs held at once.
+  std::size_t max_datasets = 100;
+  std::size_t max_jobs = 1000;
   // The state directory (datasets, jobs, outputs) is made under this
   // directory as deid-serve-XXXXXX, readable by the user only, and removed
   // by the server's destructor.

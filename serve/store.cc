@@ -47,14 +47,6 @@ void replace_all(std::string& text, const std::string& from, const std::string& 
     text.replace(pos, from.size(), to);
 }
 
-// A message of the library without the server's paths: the dataset is
-// "dataset.csv", the job's own files are named without their directory.
-std::string scrub(std::string message, const fs::path& csv, const fs::path& job_dir) {
-  replace_all(message, csv.string(), "dataset.csv");
-  replace_all(message, job_dir.string() + "/", "");
-  return message;
-}
-
 void write_file(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
@@ -134,7 +126,7 @@ void publish_names(const JobState& job) {
         file["bytes"] = report.size();
       }
     }
-  write_file(result_path, result.dump(2) + "\n");
+  write_file(result_path, dump_json(result, 2) + "\n");
 }
 
 // An inline hierarchy: an array of rows, each an array of values (strings
@@ -295,74 +287,117 @@ void Store::stop() {
 
 fs::path Store::upload_path() { return options_.state_dir / "uploads" / random_hex(16); }
 
+std::string Store::redact(std::string message) const {
+  // Longest first: the data directory may lie under the state directory's
+  // parent, or the other way round.
+  std::vector<std::pair<std::string, std::string>> paths{{options_.state_dir.string() + "/", ""},
+                                                         {options_.state_dir.string(), "."}};
+  if (!options_.data_dir.empty()) {
+    paths.emplace_back(options_.data_dir.string() + "/", "");
+    paths.emplace_back(options_.data_dir.string(), ".");
+  }
+  std::sort(paths.begin(), paths.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  for (const auto& [from, to] : paths) replace_all(message, from, to);
+  return message;
+}
+
+std::string Store::scrub(std::string message, const fs::path& csv, const std::string& input_name,
+                         const fs::path& job_dir) const {
+  if (!csv.empty()) replace_all(message, csv.string(), input_name);
+  if (!job_dir.empty()) replace_all(message, job_dir.string() + "/", "");
+  return redact(std::move(message));
+}
+
 std::string Store::add_dataset(const fs::path& upload, const std::string& given_name) {
+  if (!valid_utf8(given_name)) {
+    std::error_code ec;
+    fs::remove(upload, ec);
+    throw HttpError(400, "the name (?name=) is not valid UTF-8");
+  }
   std::string name = printable(fs::path(given_name).filename().string());
   if (name.empty() || name == "." || name == "..") name = "dataset.csv";
-  std::vector<std::vector<std::string>> values;
+  return add_named_dataset(upload, name);
+}
+
+std::string Store::add_named_dataset(const fs::path& upload, const std::string& name) {
+  {
+    std::lock_guard lock(m_);
+    if (datasets_.size() >= options_.max_datasets) {
+      std::error_code ec;
+      fs::remove(upload, ec);
+      throw HttpError(409, fmt::format("the server holds {} datasets, its quota (--max-datasets): delete one first",
+                                       datasets_.size()));
+    }
+  }
   const std::string id = random_hex(16);
   const fs::path dir = options_.state_dir / "datasets" / id;
-  fs::create_directories(dir / "jobs");
   const fs::path csv = dir / "data.csv";
-  fs::rename(upload, csv);
-  json summary;
   try {
-    std::ifstream in(csv, std::ios::binary);
-    if (!in) throw IoError(Location{"dataset.csv", 0, 0, {}}, "cannot open the uploaded file");
-    const deid::Dataset data = read_dataset_stream(
-        [&](char* dst, std::size_t n) {
-          in.read(dst, static_cast<std::streamsize>(n));
-          return static_cast<std::size_t>(in.gcount());
-        },
-        "dataset.csv", CsvOptions{});
-    summary = {{"id", id}, {"rows", data.rows}, {"delimiter", std::string(1, data.delimiter)}};
-    json columns = json::array();
-    for (const Column& c : data.columns) {
-      std::vector<std::string> distinct;
-      distinct.reserve(c.dictionary.size());
-      for (std::uint32_t code = 0; code < c.dictionary.size(); ++code) distinct.push_back(c.dictionary.value(code));
-      columns.push_back({{"name", c.name}, {"distinct", c.dictionary.size()}, {"type", detect_type(distinct)}});
-      values.push_back(std::move(distinct));
+    fs::create_directories(dir / "jobs");
+    fs::rename(upload, csv);
+    json summary;
+    {
+      std::ifstream in(csv, std::ios::binary);
+      if (!in) throw IoError(Location{name, 0, 0, {}}, "cannot open the uploaded file");
+      const deid::Dataset data = read_dataset_stream(
+          [&](char* dst, std::size_t n) {
+            in.read(dst, static_cast<std::streamsize>(n));
+            return static_cast<std::size_t>(in.gcount());
+          },
+          name, CsvOptions{});
+      summary = {{"id", id}, {"rows", data.rows}, {"delimiter", std::string(1, data.delimiter)}};
+      json columns = json::array();
+      std::size_t index = 0;
+      for (const Column& c : data.columns) {
+        std::vector<std::string> distinct;
+        distinct.reserve(c.dictionary.size());
+        for (std::uint32_t code = 0; code < c.dictionary.size(); ++code) distinct.push_back(c.dictionary.value(code));
+        columns.push_back({{"name", c.name}, {"distinct", c.dictionary.size()}, {"type", detect_type(distinct)}});
+        write_file(dir / fmt::format("values-{}.json", index++), dump_json(json(distinct)));
+      }
+      summary["name"] = name;
+      summary["columns"] = std::move(columns);
+      json sample = json::array();
+      for (std::uint64_t r = 0; r < std::min<std::uint64_t>(kSampleRows, data.rows); ++r) {
+        json row = json::array();
+        for (const Column& c : data.columns) row.push_back(c.dictionary.value(c.codes[r]));
+        sample.push_back(std::move(row));
+      }
+      summary["sample"] = std::move(sample);
     }
-    summary["name"] = name;
-    summary["columns"] = std::move(columns);
-    json sample = json::array();
-    for (std::uint64_t r = 0; r < std::min<std::uint64_t>(kSampleRows, data.rows); ++r) {
-      json row = json::array();
-      for (const Column& c : data.columns) row.push_back(c.dictionary.value(c.codes[r]));
-      sample.push_back(std::move(row));
-    }
-    summary["sample"] = std::move(sample);
+    write_file(dir / "summary.json", dump_json(summary));
   } catch (const deid::Error& e) {
     std::error_code ec;
     fs::remove_all(dir, ec);
-    throw HttpError(400, e.what());
+    fs::remove(upload, ec);
+    throw HttpError(400, redact(e.what()));
   } catch (...) {
     std::error_code ec;
     fs::remove_all(dir, ec);
+    fs::remove(upload, ec);
     throw;
   }
   std::lock_guard lock(m_);
-  datasets_[id] = Dataset{dir, csv, name, std::move(summary), std::move(values), {}};
+  datasets_[id] = Dataset{dir, csv, name, {}};
   return id;
 }
 
 std::string Store::add_dataset_file(const std::string& relative) {
   if (options_.data_dir.empty())
     throw HttpError(403, "the server was started without --data-dir, so no file may be named; upload the table");
+  if (!valid_utf8(relative)) throw HttpError(400, "'file' is not valid UTF-8");
   const fs::path path = confine(options_.data_dir, relative);
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) throw HttpError(404, fmt::format("no file '{}' in the data directory", relative));
   const fs::path upload = upload_path();
   fs::copy_file(path, upload, ec);
-  if (ec) throw HttpError(400, fmt::format("cannot copy '{}': {}", relative, ec.message()));
-  const std::string id = add_dataset(upload, relative);
+  if (ec) {
+    fs::remove(upload, ec);
+    throw HttpError(400, fmt::format("cannot copy '{}'", relative));
+  }
   // The job.yaml of its jobs names it by this path: saved in the data
   // directory, it finds the data and the hierarchy files the jobs named.
-  std::lock_guard lock(m_);
-  auto& d = datasets_.at(id);
-  d.name = printable(fs::path(relative).lexically_normal().generic_string());
-  d.summary["name"] = d.name;
-  return id;
+  return add_named_dataset(upload, printable(fs::path(relative).lexically_normal().generic_string()));
 }
 
 json Store::files() const {
@@ -386,18 +421,27 @@ json Store::files() const {
 
 json Store::hierarchy_preview(const std::string& id, const std::string& column, const json& builder) const {
   fs::path csv, dir;
-  std::vector<std::string> values;
+  std::string input_name;
   {
     std::lock_guard lock(m_);
     const auto it = datasets_.find(id);
     if (it == datasets_.end()) throw HttpError(404, fmt::format("no dataset '{}'", id));
-    const json& columns = it->second.summary["columns"];
+    csv = it->second.csv;
+    dir = it->second.dir;
+    input_name = it->second.name;
+  }
+  std::vector<std::string> values;
+  try {
+    const json columns = json::parse(read_file(dir / "summary.json"))["columns"];
     std::size_t i = 0;
     while (i < columns.size() && columns[i]["name"] != column) ++i;
     if (i == columns.size()) throw HttpError(404, fmt::format("no column '{}' in the dataset", column));
-    values = it->second.values[i];
-    csv = it->second.csv;
-    dir = it->second.dir;
+    values = json::parse(read_file(dir / fmt::format("values-{}.json", i))).get<std::vector<std::string>>();
+  } catch (const HttpError&) {
+    throw;
+  } catch (const std::exception&) {
+    // Deleted while this request ran.
+    throw HttpError(404, fmt::format("no dataset '{}'", id));
   }
   if (!builder.is_object())
     throw HttpError(400, "'builder' must be an inline hierarchy {\"type\": intervals|masking|dates|grouping, ...}");
@@ -413,7 +457,7 @@ json Store::hierarchy_preview(const std::string& id, const std::string& column, 
     if (a == parsed.attributes.end() || !a->hierarchy_builder) throw HttpError(400, "not an inline hierarchy");
     table = build_hierarchy(values, *a->hierarchy_builder);
   } catch (const deid::Error& e) {
-    throw HttpError(400, scrub(e.what(), csv, dir));
+    throw HttpError(400, scrub(e.what(), csv, input_name, dir));
   }
   constexpr std::size_t kMaxRows = 1000;
   json rows = json::array();
@@ -434,7 +478,12 @@ std::string Store::job_yaml(const std::string& id) const {
     if (it == datasets_.end()) throw HttpError(404, fmt::format("no dataset '{}'", state->dataset_id));
     name = it->second.name;
   }
-  json spec = state->spec;
+  json spec;
+  try {
+    spec = json::parse(read_file(state->dir / "spec.json"));
+  } catch (const std::exception&) {
+    throw HttpError(404, fmt::format("no job '{}'", id));
+  }
   if (spec.contains("attributes") && spec["attributes"].is_object())
     for (const auto& [attribute, value] : spec["attributes"].items())
       if (value.is_object() && value.contains("hierarchy") && value["hierarchy"].is_array())
@@ -484,11 +533,22 @@ std::string Store::job_yaml(const std::string& id) const {
 }
 
 json Store::dataset(const std::string& id) const {
-  std::lock_guard lock(m_);
-  const auto it = datasets_.find(id);
-  if (it == datasets_.end()) throw HttpError(404, fmt::format("no dataset '{}'", id));
-  json j = it->second.summary;
-  j["jobs"] = it->second.jobs;
+  fs::path dir;
+  std::vector<std::string> jobs;
+  {
+    std::lock_guard lock(m_);
+    const auto it = datasets_.find(id);
+    if (it == datasets_.end()) throw HttpError(404, fmt::format("no dataset '{}'", id));
+    dir = it->second.dir;
+    jobs = it->second.jobs;
+  }
+  json j;
+  try {
+    j = json::parse(read_file(dir / "summary.json"));
+  } catch (const std::exception&) {
+    throw HttpError(404, fmt::format("no dataset '{}'", id));  // deleted meanwhile
+  }
+  j["jobs"] = std::move(jobs);
   return j;
 }
 
@@ -516,13 +576,7 @@ void Store::delete_dataset(const std::string& id) {
   fs::remove_all(dir, ec);
 }
 
-std::string Store::add_job(const std::string& json_text) {
-  json spec;
-  try {
-    spec = json::parse(json_text);
-  } catch (const json::exception& e) {
-    throw HttpError(400, fmt::format("the job is not valid JSON: {}", e.what()));
-  }
+std::string Store::add_job(json spec) {
   if (!spec.is_object()) throw HttpError(400, "the job must be a JSON object (the keys of a job file)");
   if (!spec.contains("dataset") || !spec["dataset"].is_string())
     throw HttpError(400, "the job needs \"dataset\": the id of an uploaded dataset (POST /api/v1/datasets)");
@@ -565,6 +619,10 @@ std::string Store::add_job(const std::string& json_text) {
     std::lock_guard lock(m_);
     const auto it = datasets_.find(dataset_id);
     if (it == datasets_.end()) throw HttpError(404, fmt::format("no dataset '{}'", dataset_id));
+    if (jobs_.size() >= options_.max_jobs)
+      throw HttpError(409, fmt::format("the server holds {} jobs, its quota (--max-jobs): delete a dataset (and so "
+                                       "its jobs) first",
+                                       jobs_.size()));
     csv = it->second.csv;
     dataset_dir = it->second.dir;
     input_name = it->second.name;
@@ -610,13 +668,14 @@ std::string Store::add_job(const std::string& json_text) {
       spec["output"]["result"] = "result.json";
     }
     if (command == Command::anonymize) spec["output"]["report"] = "report.html";
-    const std::string text = spec.dump(2);
+    const std::string text = dump_json(spec, 2);
     write_file(dir / "job.json", text);
+    write_file(dir / "spec.json", dump_json(original));
     auto state = std::make_shared<JobState>();
     try {
       state->job = parse_job(text, "job.json", dir.string());
     } catch (const deid::Error& e) {
-      throw HttpError(400, scrub(e.what(), csv, dir));
+      throw HttpError(400, scrub(e.what(), csv, input_name, dir));
     }
     if (command == Command::anonymize && state->job.privacy.empty())
       throw HttpError(400, "the job has no privacy model");
@@ -624,7 +683,6 @@ std::string Store::add_job(const std::string& json_text) {
     state->command = command;
     state->input_name = input_name;
     state->dataset_id = dataset_id;
-    state->spec = std::move(original);
     state->dir = dir;
     {
       std::lock_guard lock(m_);
@@ -687,7 +745,7 @@ bool Store::run_command(JobState& job, const RunOptions& options) const {
       options.phase(Phase::reading);
       RiskReport report = assess_risk(job.job, std::string(), risk_options(job.job));
       report.input = job.input_name;
-      write_file(job.dir / "result.json", to_json(report).dump(2) + "\n");
+      write_file(job.dir / "result.json", dump_json(to_json(report), 2) + "\n");
       write_file(job.dir / "report.html", render_html_risk_report(report));
       return true;
     }
@@ -737,19 +795,25 @@ void Store::run(JobState& job) {
     error = "cancelled";
   } catch (const deid::Error& e) {
     end = JobStatus::failed;
-    error = scrub(e.what(), job.job.input.path, job.dir);
+    error = scrub(e.what(), job.job.input.path, job.input_name, job.dir);
   } catch (const std::exception& e) {
     end = JobStatus::failed;
-    error = fmt::format("internal error: {}", scrub(e.what(), job.job.input.path, job.dir));
+    error = fmt::format("internal error: {}", scrub(e.what(), job.job.input.path, job.input_name, job.dir));
   } catch (...) {
     end = JobStatus::failed;
     error = "internal error";
   }
+  // A message may quote the data at length; the status keeps its start.
+  constexpr std::size_t kMaxError = 4096;
+  if (error.size() > kMaxError) error = error.substr(0, kMaxError) + "...";
   update(job, [&] {
     job.status = end;
     job.error = error;
     job.solution_found = found;
   });
+  // The parsed job (inline hierarchies among it) is not needed once the
+  // job has ended: the status, and the files on disk, are what is served.
+  job.job = Job{};
   // The dataset was deleted while the job ran: remove what it wrote since.
   bool orphan = false;
   {

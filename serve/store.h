@@ -68,8 +68,7 @@ struct JobState {
   bool solution_found = false;
   std::uint64_t version = 0;
   // The job as the client sent it (without "dataset" and "command"), for
-  // job.yaml.
-  nlohmann::json spec;
+  // job.yaml, is dir/spec.json: kept on disk, not in memory.
 
   // Whether GET .../output and .../report have something to send once the
   // job is done: a released table (anonymize with a solution, suppress), an
@@ -86,6 +85,10 @@ struct StoreOptions {
   std::filesystem::path state_dir;  // exists, this server's alone
   std::filesystem::path data_dir;   // canonical; empty: no hierarchy files may be named
   std::size_t workers = 2;
+  // Quotas: datasets held, and jobs held (in any state) over all datasets;
+  // beyond them a new one is refused (409) until one is deleted.
+  std::size_t max_datasets = 100;
+  std::size_t max_jobs = 1000;
   // A test hook: called on the worker at the start of each phase of a job,
   // before the job's cancel flag is checked.
   std::function<void(const std::string& job_id, Phase phase)> on_phase;
@@ -135,16 +138,22 @@ class Store {
   void delete_dataset(const std::string& id);
 
   // Builds a job from its JSON (docs/web.md, "Jobs") and queues it.
+  // Throws HttpError(409) when the job quota is full.
   // Throws HttpError(400) for an unknown command, a section that does not
   // fit it, or a job the library rejects (its message), 403 for a
   // hierarchy or registry path outside the data directory, 404 for an
   // unknown dataset.
-  std::string add_job(const std::string& json_text);
+  std::string add_job(nlohmann::json spec);
   // Throws HttpError(404) for an unknown id.
   std::shared_ptr<JobState> job(const std::string& id) const;
   // Asks a job to stop: a queued job is cancelled at once, a running one at
   // its next progress report. False when it had finished already.
   bool cancel_job(const std::string& id);
+
+  // `message` without the server's directories: paths under the state
+  // directory become relative to it, paths under the data directory
+  // relative to that (as a client names them).
+  std::string redact(std::string message) const;
 
   // Stops the workers (running jobs are cancelled) and wakes every event
   // stream. Idempotent.
@@ -152,13 +161,20 @@ class Store {
   bool stopping() const { return stopping_; }
 
  private:
+  // What a dataset keeps in memory: its summary (summary.json) and each
+  // column's distinct values (values-N.json, in order of first occurrence)
+  // are files of its directory, read when asked for, so that memory does
+  // not grow with the datasets' contents.
   struct Dataset {
     std::filesystem::path dir, csv;
     std::string name;  // the client's file name
-    nlohmann::json summary;
-    std::vector<std::vector<std::string>> values;  // distinct values per column, in order of first occurrence
     std::vector<std::string> jobs;
   };
+  std::string add_named_dataset(const std::filesystem::path& upload, const std::string& name);
+  // A library message about `job_dir`'s job on the dataset `csv`: the
+  // dataset named `input_name`, the job's files by their names alone.
+  std::string scrub(std::string message, const std::filesystem::path& csv, const std::string& input_name,
+                    const std::filesystem::path& job_dir) const;
   void work();
   void run(JobState& job);
   // Runs the job's command; whether it found a solution (anonymize).
