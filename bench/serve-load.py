@@ -20,14 +20,16 @@ timeout, a 5xx, or any status other than the one expected), the status
 calls' p50/p99/max, what the slow clients saw, and the server's peak RSS
 (VmHWM). Exit status 1 when a well-behaved request failed.
 
-    bench/serve-load.py [--deid build/deid] [--seconds 30] [--clients 200] [--slow 50]
+    bench/serve-load.py [--deid build/deid] [--seconds 30] [--clients 200] [--slow 50] [--procs 4]
 
-Python 3 standard library only. The clients are threads of this one
-process, so their latencies include its own scheduling.
+Python 3 standard library only. The clients are threads of --procs
+processes (default 4), so that one interpreter lock does not add its waits
+to the latencies; they still share the machine's cores with the server.
 """
 import argparse
 import http.client
 import json
+import multiprocessing
 import os
 import re
 import socket
@@ -149,6 +151,7 @@ def main():
     ap.add_argument("--clients", type=int, default=200)
     ap.add_argument("--slow", type=int, default=50)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--procs", type=int, default=4, help="client processes (the clients are split among them)")
     args = ap.parse_args()
 
     token = "load-test-token"
@@ -266,13 +269,45 @@ def main():
                     slow["reader_ends"][how] = slow["reader_ends"].get(how, 0) + 1
 
         groups = [session, streamer, submitter, poller]
-        threads = [threading.Thread(target=groups[i % 4]) for i in range(args.clients)]
-        threads += [threading.Thread(target=slow_head if i % 2 == 0 else slow_reader) for i in range(args.slow)]
+
+        def run_share(share, queue):
+            """Runs clients share, share + procs, ... of this run in threads of
+            one process; sends back what they counted."""
+            threads = [threading.Thread(target=groups[i % 4]) for i in range(share, args.clients, args.procs)]
+            threads += [threading.Thread(target=slow_head if i % 2 == 0 else slow_reader)
+                        for i in range(share, args.slow, args.procs)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            queue.put({"requests": stats.requests, "failures": stats.failures, "status_ms": stats.status_ms,
+                       "slow": slow})
+
+        # The clients in several processes: threads of one Python process
+        # share its interpreter lock, which would add its waits to the
+        # latencies measured.
+        queue = multiprocessing.get_context("fork").Queue()
+        procs = [multiprocessing.get_context("fork").Process(target=run_share, args=(i, queue))
+                 for i in range(args.procs)]
         t0 = time.monotonic()
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        for p in procs:
+            p.start()
+        shares = [queue.get() for _ in procs]
+        for p in procs:
+            p.join()
+        for sh in shares:
+            stats.requests += sh["requests"]
+            stats.status_ms += sh["status_ms"]
+            for k, v in sh["failures"].items():
+                stats.failures[k] = stats.failures.get(k, 0) + v
+        slow = {"heads": sum(sh["slow"]["heads"] for sh in shares),
+                "readers": sum(sh["slow"]["readers"] for sh in shares),
+                "read_bytes": sum(sh["slow"]["read_bytes"] for sh in shares),
+                "head_answers": {}, "reader_ends": {}}
+        for sh in shares:
+            for key in ("head_answers", "reader_ends"):
+                for k, v in sh["slow"][key].items():
+                    slow[key][k] = slow[key].get(k, 0) + v
         wall = time.monotonic() - t0
         with open(f"/proc/{server.pid}/status") as f:
             status = f.read()
