@@ -131,7 +131,7 @@ std::string distribution_chart(std::size_t index, const json& a, std::uint64_t r
   const std::size_t omitted = count_at(a, "distribution_omitted");
   // Categories withheld from the JSON (input values no released record
   // shows) join "other" too.
-  const std::size_t withheld = count_at(a, "distribution_withheld");
+  const std::size_t withheld = a.contains("distribution_withheld") ? count_at(a["distribution_withheld"], "categories") : 0;
   const std::size_t total = dist.size() + omitted + withheld;
   const std::size_t shown = dist.size() + omitted > kMaxCategories ? kMaxCategories - 1 : dist.size();
   std::vector<std::string> labels;

@@ -505,7 +505,8 @@ nlohmann::json to_json(const UtilityAnalysis& u) {
     // whose release changed some value ("changed") therefore lists no
     // category that only suppressed records had at level 0 (the category is
     // an input value no released record shows: "distribution_withheld"
-    // counts them; their records stay in the distances), and gives none of
+    // counts them and their input records, which stay in the distances),
+    // and gives none of
     // the input's order statistics (each is one record's value, or between
     // two) nor, with a single value, its mean.
     const bool changed = a.role == Role::quasi_identifying && (a.level != 0 || a.suppressed > 0);
@@ -513,9 +514,11 @@ nlohmann::json to_json(const UtilityAnalysis& u) {
     constexpr std::size_t kListed = 1000;
     nlohmann::json dist = nlohmann::json::array();
     std::size_t listable = 0, withheld = 0;
+    std::uint64_t withheld_records = 0;
     for (std::size_t i = 0; i < a.categories.size(); ++i) {
       if (a.role == Role::quasi_identifying && a.level == 0 && a.after[i] == 0 && a.before[i] > 0) {
         ++withheld;
+        withheld_records += a.before[i];
         continue;
       }
       if (listable++ < kListed)
@@ -523,7 +526,7 @@ nlohmann::json to_json(const UtilityAnalysis& u) {
     }
     j["distribution"] = std::move(dist);
     j["distribution_omitted"] = listable > kListed ? listable - kListed : 0;
-    if (withheld > 0) j["distribution_withheld"] = withheld;
+    if (withheld > 0) j["distribution_withheld"] = {{"categories", withheld}, {"before", withheld_records}};
     if (a.numeric_kind) {
       NumericSummary before = a.numeric_before;
       if (changed) {
