@@ -529,6 +529,7 @@ TEST(NoLeak, SyntheticAnonymizeReportUtilityAndRiskOfTheRelease) {
   const Oracle oracle(spec, released_tables(out, ','));
   // Every name, zip, birth date, weight and income, and the two rare clinics.
   EXPECT_GE(oracle.size(), 5u * 72u);
+  RecordProperty("candidates", static_cast<int>(oracle.size()));
   std::size_t files = 0;
   const std::vector<std::string> leaks = scan_dir(out, oracle, ',', files);
   EXPECT_EQ(files, 13u);  // table, result, report, risk JSON and report, utility JSON and report, 6 captures
@@ -561,6 +562,7 @@ TEST(NoLeak, SyntheticSuppressTableSamplesAndResult) {
   RunSpec spec{(dir / "visits.csv").string(), ',', {"id", "area", "band", "code"}, {"id"}, s.hierarchies};
   const Oracle oracle(spec, released_tables(out, ','));
   EXPECT_GE(oracle.size(), 60u + 2u);
+  RecordProperty("candidates", static_cast<int>(oracle.size()));
   std::size_t files = 0;
   const std::vector<std::string> leaks = scan_dir(out, oracle, ',', files);
   EXPECT_EQ(files, 5u);  // table, sample, result, 2 captures
@@ -606,6 +608,7 @@ TEST(NoLeak, AdultExampleEveryOutput) {
   const Oracle oracle(spec, released_tables(out, ';'));
   // Education, native country, occupation and workclass are generalized.
   EXPECT_GE(oracle.size(), 40u);
+  RecordProperty("candidates", static_cast<int>(oracle.size()));
   std::size_t files = 0;
   const std::vector<std::string> leaks = scan_dir(out, oracle, ';', files);
   EXPECT_EQ(files, 16u);
@@ -643,6 +646,7 @@ TEST(NoLeak, DischargeExampleEveryOutput) {
                {"abstract_id"}, hierarchies};
   const Oracle oracle(spec, released_tables(out, ','));
   EXPECT_GE(oracle.size(), 5000u);  // the abstract ids at least
+  RecordProperty("candidates", static_cast<int>(oracle.size()));
   std::size_t files = 0;
   const std::vector<std::string> leaks = scan_dir(out, oracle, ',', files);
   EXPECT_EQ(files, 6u);  // table, two samples, result, 2 captures
@@ -690,6 +694,7 @@ TEST(NoLeak, ReferenceRunsResultAndReport) {
     }
     RunSpec spec{deid::testing::example_path("adult/adult.csv"), ';', qis, {}, hierarchies};
     const Oracle oracle(spec, released_tables(out, ';'));
+    RecordProperty(run["name"].get<std::string>() + "_candidates", static_cast<int>(oracle.size()));
     std::size_t files = 0;
     const std::vector<std::string> leaks = scan_dir(out, oracle, ';', files);
     EXPECT_EQ(files, 5u);
