@@ -240,6 +240,10 @@ struct RiskReport {
   std::vector<Population> populations;
   // Columns with values a spreadsheet would run as formulas (output.h).
   std::vector<std::string> warnings;
+  // The table measured is the job's input (not a release): the report is
+  // for the custodian and never travels with a release (its warnings quote
+  // input values; docs/reliability.md, "What travels with a release").
+  bool custodian_only = false;
 };
 
 // The report for class-size frequencies (n = freq.records()).

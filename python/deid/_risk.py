@@ -88,4 +88,6 @@ def risk(data: Any, job: Any, *, threshold: Optional[float] = None,
     n = _threads(threads)
     parsed, table, _ = job_and_table(job, data, None)
     pops = None if populations is None else [(str(k), float(v)) for k, v in populations.items()]
-    return RiskResult(_core.risk(parsed, table, threshold, pops, n), parsed)
+    # data None measures the job's input: that report is labelled custodian
+    # only (it may quote input values and never travels with a release).
+    return RiskResult(_core.risk(parsed, table, threshold, pops, n, data is None), parsed)

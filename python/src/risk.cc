@@ -41,7 +41,7 @@ void bind_risk(py::module_& m) {
   m.def(
       "risk",
       [](const std::shared_ptr<JobHandle>& job, const std::shared_ptr<Table>& table, std::optional<double> threshold,
-         std::optional<std::vector<std::pair<std::string, double>>> populations, int threads) {
+         std::optional<std::vector<std::pair<std::string, double>>> populations, int threads, bool of_input) {
         // The same ranges as `deid risk --threshold` and `--population`.
         if (threshold && !(*threshold >= 1e-18 && *threshold <= 1.0))
           throw JobError(Location{}, fmt::format("threshold {}: expected a number in (0, 1], at least 1e-18",
@@ -58,10 +58,13 @@ void bind_risk(py::module_& m) {
         }
         auto report = std::make_shared<RiskReport>();
         run_released(threads, [&] { *report = assess_risk(job->job, table->get(), options); });
+        // The job's input (the caller passed no table of its own): the
+        // report is for the custodian only (docs/reliability.md).
+        report->custodian_only = of_input;
         return report;
       },
       py::arg("job"), py::arg("table"), py::arg("threshold") = std::nullopt, py::arg("populations") = std::nullopt,
-      py::arg("threads") = 0);
+      py::arg("threads") = 0, py::arg("of_input") = false);
 }
 
 }  // namespace deid::python

@@ -69,14 +69,32 @@ Transformation given_transformation(const Job& job, const Problem& pr) {
 nlohmann::json release_warnings(const PreparedJob& p, const Anonymization& a) {
   std::vector<bool> written(p.data.columns.size(), true);
   for (std::size_t c = 0; c < written.size(); ++c) written[c] = p.roles[c] != Role::identifying;
+  // A quasi-identifier's values checked (and quoted as the example) are
+  // the labels its released level shows in records that are not
+  // suppressed: an input value there, or a level-0 label that only
+  // suppressed records had, would name a value the release removed
+  // (docs/reliability.md, "What travels with a release"). Without a
+  // solution nothing is released: no quasi-identifier value is checked.
   std::vector<std::vector<std::string>> labels(p.problem.qi_columns.size());
   std::vector<const std::vector<std::string>*> released(p.data.columns.size(), nullptr);
-  if (a.found && !p.job.output.escape_formulas) {
-    for (std::size_t q = 0; q < labels.size(); ++q) {
+  for (std::size_t q = 0; q < labels.size(); ++q)
+    released[static_cast<std::size_t>(p.problem.qi_columns[q])] = &labels[q];
+  // A microaggregated attribute shows its classes' aggregates (numbers,
+  // never formulas), not its input values.
+  static const std::vector<std::string> kNone;
+  for (const MicroaggregatedAttribute& m : p.problem.microaggregated)
+    if (m.column >= 0 && static_cast<std::size_t>(m.column) < released.size() && !released[static_cast<std::size_t>(m.column)])
+      released[static_cast<std::size_t>(m.column)] = &kNone;
+  if (a.found && a.classes && !p.job.output.escape_formulas) {
+    const Classes& cls = *a.classes;
+    for (std::size_t q = 0; q < labels.size() && q < cls.width; ++q) {
       const Generalization& h = p.problem.hierarchies[q];
       const int level = a.search.best->transformation[q];
-      for (std::uint32_t v = 0; v < h.domain_size(level); ++v) labels[q].push_back(h.label(level, v));
-      released[static_cast<std::size_t>(p.problem.qi_columns[q])] = &labels[q];
+      std::vector<std::uint8_t> shown(h.domain_size(level), 0);
+      for (std::size_t c = 0; c < cls.size(); ++c)
+        if (!cls.suppressed[c] && cls.keys[c * cls.width + q] < shown.size()) shown[cls.keys[c * cls.width + q]] = 1;
+      for (std::uint32_t v = 0; v < h.domain_size(level); ++v)
+        if (shown[v]) labels[q].push_back(h.label(level, v));
     }
   }
   nlohmann::json out = nlohmann::json::array();

@@ -36,6 +36,33 @@ std::vector<Bar> band_profile(const std::vector<std::uint64_t>& class_sizes, std
   return out;
 }
 
+// The most frequent value of quasi-identifier `q` at its released `level`
+// among the records that are not suppressed (the lowest code on ties, so
+// the choice does not depend on the order of the classes), followed by the
+// labels the hierarchy has above it up to its top: "35-39 → 20-39 → *".
+// "none" when every record is suppressed.
+std::string released_example(const Generalization& h, int level, const Classes& cls, std::size_t q) {
+  if (q >= cls.width || level < 0 || level >= h.height()) return "none";
+  std::vector<std::uint64_t> records(h.domain_size(level), 0);
+  for (std::size_t c = 0; c < cls.size(); ++c) {
+    if (cls.suppressed[c]) continue;
+    const std::uint32_t code = cls.keys[c * cls.width + q];
+    if (code < records.size()) records[code] += cls.counts[c];
+  }
+  std::uint32_t shown = 0;
+  for (std::uint32_t v = 1; v < records.size(); ++v)
+    if (records[v] > records[shown]) shown = v;
+  if (records.empty() || records[shown] == 0) return "none";
+  // A leaf under the shown value leads to its labels at the coarser levels.
+  const auto& to_level = h.map(level);
+  std::uint32_t leaf = 0;
+  while (leaf < to_level.size() && to_level[leaf] != shown) ++leaf;
+  std::string out = h.label(level, shown);
+  if (leaf == to_level.size()) return out;
+  for (int above = level + 1; above < h.height(); ++above) out += " → " + h.label(above, h.map(above)[leaf]);
+  return out;
+}
+
 }  // namespace
 
 std::string render_html_report(const PreparedJob& p, const Anonymization& a) {
@@ -96,18 +123,20 @@ std::string render_html_report(const PreparedJob& p, const Anonymization& a) {
   if (a.found) {
     const CheckResult& best = *a.search.best;
     const Classes& cls = *a.classes;
-    html += "<h2>Transformation</h2><table><tr><th>Quasi-identifier</th><th>Level</th><th>Example</th>"
-            "<th>Information loss</th></tr>\n";
+    // The example shows only what the release itself shows: the attribute's
+    // most frequent released value (over the records not suppressed) and
+    // the hierarchy's labels above it. An input value beside it would undo
+    // the generalization of the records that had it (docs/reliability.md).
+    html += "<h2>Transformation</h2><p>Example: each quasi-identifier's most frequent released value, then the "
+            "coarser labels its hierarchy has above it.</p><table><tr><th>Quasi-identifier</th><th>Level</th>"
+            "<th>Example</th><th>Information loss</th></tr>\n";
     for (std::size_t q = 0; q < pr.qi_names.size(); ++q) {
       const auto& h = pr.hierarchies[q];
-      const std::uint32_t code = pr.histogram.keys.empty() ? 0 : pr.histogram.keys[q];
-      const std::string example =
-          fmt::format("{} → {}", h.label(0, code), h.label(best.transformation[q], h.map(best.transformation[q])[code]));
       const std::string loss =
           q < best.quality.per_attribute.size() ? fmt::format("{:.4f}", best.quality.per_attribute[q]) : "";
       html += fmt::format("<tr><td>{}</td><td class=\"num\">{} of {}</td><td>{}</td><td class=\"num\">{}</td></tr>\n",
-                          esc(pr.qi_names[q]), static_cast<int>(best.transformation[q]), h.height() - 1, esc(example),
-                          loss);
+                          esc(pr.qi_names[q]), static_cast<int>(best.transformation[q]), h.height() - 1,
+                          esc(released_example(h, best.transformation[q], cls, q)), loss);
     }
     html += fmt::format("</table><p>Information loss <b>{:.6f}</b> ({}); {} records suppressed; {} classes, the "
                         "smallest of {} records.</p>\n",

@@ -50,7 +50,12 @@ std::string estimate_cell(const UniquenessEstimate& e, double population) {
 
 std::string render_html_risk_report(const RiskReport& r) {
   const nlohmann::json j = to_json(r);
-  std::string html = html::page_begin("Re-identification risk report");
+  std::string html = html::page_begin(r.custodian_only ? "Re-identification risk report: input, custodian only"
+                                                       : "Re-identification risk report");
+  if (r.custodian_only)
+    html += "<p class=\"bad\" id=\"custodian-only\">Custodian only: this report measures the job's input, before "
+            "de-identification, and may quote its values. It does not travel with a release; measure the released "
+            "table for a report that may (<code>deid risk JOB --input RELEASED.csv</code>).</p>\n";
   std::string qis;
   for (const auto& q : r.quasi_identifiers) qis += fmt::format("{}<code>{}</code>", qis.empty() ? "" : ", ", esc(q));
   html += fmt::format("<p>Table <code>{}</code>: {} records ({} suppressed and ignored, as ARX ignores them), {} "

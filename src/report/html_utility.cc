@@ -129,8 +129,11 @@ std::string distribution_chart(std::size_t index, const json& a, std::uint64_t r
     return count_at(dist[x], "before") > count_at(dist[y], "before");
   });
   const std::size_t omitted = count_at(a, "distribution_omitted");
-  const std::size_t total = dist.size() + omitted;
-  const std::size_t shown = total > kMaxCategories ? kMaxCategories - 1 : dist.size();
+  // Categories withheld from the JSON (input values no released record
+  // shows) join "other" too.
+  const std::size_t withheld = a.contains("distribution_withheld") ? count_at(a["distribution_withheld"], "categories") : 0;
+  const std::size_t total = dist.size() + omitted + withheld;
+  const std::size_t shown = dist.size() + omitted > kMaxCategories ? kMaxCategories - 1 : dist.size();
   std::vector<std::string> labels;
   std::vector<Bar> before, after;
   std::uint64_t sum_before = 0, sum_after = 0;
@@ -175,10 +178,19 @@ std::string numeric_table(std::size_t index, const json& a) {
                       count_at(before, "count"), count_at(after, "count"));
   html += fmt::format("<tr><td>not a number</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td></td></tr>\n",
                       count_at(before, "missing"), count_at(after, "missing"));
+  // Input statistics withheld because they would be a record's value
+  // (utility.cc, to_json).
+  const auto withheld = [&num](const char* s) {
+    if (!num.contains("before_withheld") || !num["before_withheld"].is_array()) return false;
+    for (const json& w : num["before_withheld"])
+      if (w.is_string() && w.get<std::string>() == s) return true;
+    return false;
+  };
   for (const char* s : {"mean", "sd", "min", "q1", "median", "q3", "max", "skewness", "kurtosis"})
     html += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
                         "</tr>\n",
-                        s, general(number(before, s)), general(number(after, s)), general(number(dev, s)));
+                        s, withheld(s) ? "withheld" : general(number(before, s)), general(number(after, s)),
+                        withheld(s) ? "" : general(number(dev, s)));
   html += "</table>\n";
   return html;
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "deid/attack_risk.h"
 #include "deid/error.h"
@@ -77,7 +78,13 @@ RiskReport assess_risk(const Job& job, const std::string& input_path, const Risk
   // input's.
   CsvOptions csv;
   csv.delimiter = explicit_input && job.output.delimiter ? job.output.delimiter : job.input.delimiter;
-  return assess_risk(job, explicit_input ? read_dataset(path, csv) : read_input(job), options);
+  RiskReport r = assess_risk(job, explicit_input ? read_dataset(path, csv) : read_input(job), options);
+  // The job's input, named or by default (a file name that leads to the
+  // input file counts as the input).
+  std::error_code ec;
+  r.custodian_only = !explicit_input || (!job.input.path.empty() && !job.input.postgres &&
+                                         std::filesystem::equivalent(input_path, job.input.path, ec));
+  return r;
 }
 
 RiskReport assess_risk(const Job& job, const Dataset& data, const RiskOptions& options) {
@@ -232,6 +239,7 @@ static nlohmann::json attack_based_json(const RiskReport& r) {
 nlohmann::json to_json(const RiskReport& r) {
   nlohmann::json j;
   j["input"] = r.input;
+  j["custodian_only"] = r.custodian_only;
   j["quasi_identifiers"] = r.quasi_identifiers;
   j["rows"] = r.rows;
   j["suppressed_records"] = r.suppressed_records;
@@ -286,7 +294,9 @@ std::string to_text(const RiskReport& r) {
   std::string s;
   std::string qis;
   for (const auto& q : r.quasi_identifiers) qis += (qis.empty() ? "" : ", ") + q;
-  if (!r.input.empty()) s += fmt::format("Risk of {}\n", r.input);
+  if (!r.input.empty())
+    s += fmt::format("Risk of {}{}\n", r.input,
+                     r.custodian_only ? " (the job's input: custodian only, not for release)" : "");
   for (const auto& w : r.warnings) s += fmt::format("Warning: {}\n", w);
   if (!qis.empty()) s += fmt::format("Quasi-identifiers  {}\n", qis);
   s += fmt::format("Records            {} ({} suppressed and ignored), {} classes\n", r.records, r.suppressed_records,

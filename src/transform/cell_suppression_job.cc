@@ -432,9 +432,29 @@ CellSuppressionRun run(const Job& job, Dataset data, Clock::time_point t_start, 
     if (b.plan.table.column_index(m.variable) < 0)
       fail(job, cs.line, fmt::format("missingness: variable '{}' is not a released quasi-identifier column",
                                      m.variable));
-    if (b.plan.table.column_index(m.by) < 0 && b.data.column_index(m.by) < 0)
+    const int by_input = b.data.column_index(m.by);
+    if (b.plan.table.column_index(m.by) < 0 && by_input < 0)
       fail(job, cs.line, fmt::format("missingness: by '{}' is neither a released column nor a column of the input",
                                      m.by));
+    // Groups named by an identifier, or by the input values of a
+    // quasi-identifier released under other names, would quote values the
+    // release removes (docs/reliability.md, "What travels with a release").
+    if (b.plan.table.column_index(m.by) < 0 && b.roles[static_cast<std::size_t>(by_input)] != Role::sensitive &&
+        b.roles[static_cast<std::size_t>(by_input)] != Role::insensitive) {
+      std::string released;
+      for (std::size_t tc = 0; tc < b.plan.table.columns(); ++tc) {
+        const ReleaseAttribute& a = b.attributes[b.plan.column_attribute[tc]];
+        if (a.name == m.by) released += fmt::format("{}'{}'", released.empty() ? "" : ", ", b.plan.table.names[tc]);
+      }
+      fail(job, cs.line,
+           released.empty()
+               ? fmt::format("missingness: by '{}' is an identifying column, which the release removes: its values "
+                             "would appear in the result; group by a released column",
+                             m.by)
+               : fmt::format("missingness: by '{}' is a quasi-identifier the release shows only as {}: group by "
+                             "one of those (its input values would appear in the result)",
+                             m.by, released));
+    }
   }
 
   // The released columns before suppression are rebuilt after it rather
@@ -506,10 +526,35 @@ CellSuppressionRun run(const Job& job, Dataset data, Clock::time_point t_start, 
       for (std::uint32_t v = 0; v < by_card; ++v) by_labels.push_back(col.dictionary.value(v));
     }
     const Missingness ms = missingness(out, var, by_codes, by_card);
+    // A released grouping column's value that no released cell shows (every
+    // record that had it lost it to suppression) is not named: such groups
+    // are summed into one with value null and their number in
+    // "values_withheld" (docs/cell-suppression.md).
+    std::vector<std::uint8_t> shown(by_card, 1);
+    if (by_table >= 0) {
+      const int by_out = out.column_index(m.by);
+      std::fill(shown.begin(), shown.end(), 0);
+      if (by_out >= 0)
+        for (std::uint32_t code : out.codes[static_cast<std::size_t>(by_out)])
+          if (code != kSuppressedCell && code < by_card) shown[code] = 1;
+    }
     nlohmann::json groups = nlohmann::json::array();
-    for (const auto& g : ms.groups)
+    Missingness::Group hidden;
+    std::uint64_t hidden_values = 0;
+    for (const auto& g : ms.groups) {
+      if (!shown[g.value]) {
+        ++hidden_values;
+        hidden.records += g.records;
+        hidden.suppressed += g.suppressed;
+        continue;
+      }
       groups.push_back({{"value", by_labels[g.value]}, {"records", g.records}, {"suppressed", g.suppressed},
                         {"fraction", g.fraction}});
+    }
+    if (hidden_values > 0)
+      groups.push_back({{"value", nullptr}, {"values_withheld", hidden_values}, {"records", hidden.records},
+                        {"suppressed", hidden.suppressed},
+                        {"fraction", static_cast<double>(hidden.suppressed) / static_cast<double>(hidden.records)}});
     miss.push_back({{"variable", m.variable}, {"by", m.by}, {"groups", groups}});
   }
   if (!cs.missingness.empty()) j["missingness"] = miss;
@@ -591,7 +636,23 @@ CellSuppressionRun run(const Job& job, Dataset data, Clock::time_point t_start, 
   if (!escape) {
     std::vector<bool> written(b.data.columns.size());
     for (std::size_t c = 0; c < written.size(); ++c) written[c] = b.roles[c] != Role::identifying;
-    for (std::string& w : formula_warnings(b.data, written, {})) warnings.push_back(std::move(w));
+    // A quasi-identifier is checked on what its released columns show (the
+    // labels of cells not suppressed), never on its input values, which the
+    // release may have generalized or suppressed.
+    std::vector<std::vector<std::string>> labels(b.qi_columns.size());
+    std::vector<const std::vector<std::string>*> released(b.data.columns.size(), nullptr);
+    for (std::size_t qi = 0; qi < b.qi_columns.size(); ++qi) {
+      released[static_cast<std::size_t>(b.qi_columns[qi])] = &labels[qi];
+      for (std::size_t tc = 0; tc < out.columns(); ++tc) {
+        if (b.plan.column_attribute[tc] != qi) continue;
+        std::vector<std::uint8_t> shown(out.cardinality[tc], 0);
+        for (std::uint32_t code : out.codes[tc])
+          if (code != kSuppressedCell && code < shown.size()) shown[code] = 1;
+        for (std::uint32_t v = 0; v < shown.size(); ++v)
+          if (shown[v]) labels[qi].push_back(label(b, tc, v));
+      }
+    }
+    for (std::string& w : formula_warnings(b.data, written, released)) warnings.push_back(std::move(w));
   }
   j["warnings"] = warnings;
   j["files"] = to_json(files);

@@ -500,18 +500,50 @@ nlohmann::json to_json(const UtilityAnalysis& u) {
                         {"total_variation", a.total_variation},
                         {"jensen_shannon", a.jensen_shannon}};
     j["level"] = a.level >= 0 ? nlohmann::json(a.level) : nlohmann::json(nullptr);
+    // What travels with a release shows no input value the release
+    // generalized or suppressed (docs/reliability.md). A quasi-identifier
+    // whose release changed some value ("changed") therefore lists no
+    // category that only suppressed records had at level 0 (the category is
+    // an input value no released record shows: "distribution_withheld"
+    // counts them and their input records, which stay in the distances),
+    // and gives none of
+    // the input's order statistics (each is one record's value, or between
+    // two) nor, with a single value, its mean.
+    const bool changed = a.role == Role::quasi_identifying && (a.level != 0 || a.suppressed > 0);
     // Large domains (identifiers, free text) are cut to the first categories.
     constexpr std::size_t kListed = 1000;
     nlohmann::json dist = nlohmann::json::array();
-    for (std::size_t i = 0; i < a.categories.size() && i < kListed; ++i)
-      dist.push_back({{"value", a.categories[i]}, {"before", a.before[i]}, {"after", a.after[i]}});
+    std::size_t listable = 0, withheld = 0;
+    std::uint64_t withheld_records = 0;
+    for (std::size_t i = 0; i < a.categories.size(); ++i) {
+      if (a.role == Role::quasi_identifying && a.level == 0 && a.after[i] == 0 && a.before[i] > 0) {
+        ++withheld;
+        withheld_records += a.before[i];
+        continue;
+      }
+      if (listable++ < kListed)
+        dist.push_back({{"value", a.categories[i]}, {"before", a.before[i]}, {"after", a.after[i]}});
+    }
     j["distribution"] = std::move(dist);
-    j["distribution_omitted"] = a.categories.size() > kListed ? a.categories.size() - kListed : 0;
+    j["distribution_omitted"] = listable > kListed ? listable - kListed : 0;
+    if (withheld > 0) j["distribution_withheld"] = {{"categories", withheld}, {"before", withheld_records}};
     if (a.numeric_kind) {
+      NumericSummary before = a.numeric_before;
+      if (changed) {
+        for (auto field : {&NumericSummary::min, &NumericSummary::q1, &NumericSummary::median, &NumericSummary::q3,
+                           &NumericSummary::max})
+          before.*field = std::nullopt;
+        if (before.count == 1) before.mean = std::nullopt;
+      }
       j["numeric"] = {{"kind", *a.numeric_kind},
-                      {"before", to_json(a.numeric_before)},
+                      {"before", to_json(before)},
                       {"after", to_json(a.numeric_after)},
-                      {"deviation", deviation_json(a.numeric_before, a.numeric_after)}};
+                      {"deviation", deviation_json(before, a.numeric_after)}};
+      if (changed) {
+        nlohmann::json names = nlohmann::json::array({"min", "q1", "median", "q3", "max"});
+        if (a.numeric_before.count == 1) names.push_back("mean");
+        j["numeric"]["before_withheld"] = std::move(names);
+      }
     } else {
       j["numeric"] = nullptr;
     }

@@ -724,6 +724,14 @@ std::vector<Case> job_cases() {
                {"cs.yaml:9", "sampling-fraction must be a number"}),
       suppress("job_suppress_missingness_by_itself", "{k: 2, missingness: [{variable: sex, by: sex}]}",
                {"cs.yaml:9", "missingness of 'sex' by itself"}),
+      // Groups by an identifier or by the input values of a quasi-identifier
+      // released under another name would quote values the release removes.
+      suppress("job_suppress_missingness_by_identifier", "{k: 2, missingness: [{variable: sex, by: name}]}",
+               {"cs.yaml:9", "by 'name' is an identifying column"}),
+      suppress("job_suppress_missingness_by_generalized_input",
+               "{k: 2, release-levels: {age: {levels: [1], names: [age_band]}}, "
+               "missingness: [{variable: sex, by: age}]}",
+               {"cs.yaml:9", "by 'age' is a quasi-identifier the release shows only as 'age_band'"}),
       suppress("job_suppress_weight_on_non_quasi_identifier", "{k: 2, weights: {diag: 0.5}}",
                {"cs.yaml:9", "weight for 'diag'", "quasi-identifying"}),
       // The wrong command for the job.

@@ -50,10 +50,14 @@ void expect_utility_figures(const std::string& html, const nlohmann::json& u) {
   for (std::size_t i = 0; i < attrs.size(); ++i) {
     const std::string chart = svg_with_id(html, "utility-distribution-" + std::to_string(i));
     ASSERT_FALSE(chart.empty()) << attrs[i]["name"];
-    const std::size_t categories = attrs[i]["distribution"].size();
+    // At most 12 bars a series: 11 categories and "other" when there are
+    // more; withheld categories join "other" too.
+    const std::size_t categories = attrs[i]["distribution"].size() + attrs[i]["distribution_omitted"].get<std::size_t>();
+    const bool withheld = attrs[i].contains("distribution_withheld");
+    const bool other = categories > 12 || withheld;
     const std::size_t drawn = count(chart, "<rect class=\"bar\"");
-    EXPECT_EQ(drawn, 2 * std::min<std::size_t>(categories, 12)) << attrs[i]["name"];
-    EXPECT_EQ(count(chart, ">other ("), categories > 12 ? 1u : 0u) << attrs[i]["name"];
+    EXPECT_EQ(drawn, 2 * ((categories > 12 ? 11 : categories) + (other ? 1 : 0))) << attrs[i]["name"];
+    EXPECT_EQ(count(chart, ">other (") > 0, other) << attrs[i]["name"];
     EXPECT_EQ(html.find("id=\"utility-numeric-" + std::to_string(i) + "\"") != std::string::npos,
               attrs[i]["numeric"].is_object())
         << attrs[i]["name"];
@@ -128,7 +132,10 @@ TEST_F(UtilityCli, CommandOnTheReleasedTableAgreesWithTheAnonymizeResult) {
   ASSERT_EQ(u["attributes"].size(), 9u);
   for (const nlohmann::json& a : u["attributes"]) {
     EXPECT_EQ(a["level"], r["transformation"][a["name"].get<std::string>()]) << a["name"];
-    std::uint64_t before = 0, after = 0;
+    // Categories withheld (level-0 values only suppressed records had) hold
+    // the rest of the input's records, and none of the release's.
+    std::uint64_t before = a.contains("distribution_withheld") ? a["distribution_withheld"]["before"].get<std::uint64_t>() : 0;
+    std::uint64_t after = 0;
     for (const nlohmann::json& c : a["distribution"]) {
       before += c["before"].get<std::uint64_t>();
       after += c["after"].get<std::uint64_t>();
@@ -151,8 +158,19 @@ TEST_F(UtilityCli, CommandOnTheReleasedTableAgreesWithTheAnonymizeResult) {
   ASSERT_TRUE(age["numeric"].is_object());
   EXPECT_NEAR(age["numeric"]["before"]["mean"].get<double>(), 38.437901995888865, 1e-9);
   EXPECT_EQ(age["numeric"]["before"]["count"], 30162);
-  EXPECT_EQ(age["numeric"]["before"]["min"], 17.0);
-  EXPECT_EQ(age["numeric"]["before"]["max"], 90.0);
+  // Released at level 3: the input's order statistics would be records'
+  // ages (the oldest, 90, is released as 80-99), so they are withheld.
+  EXPECT_TRUE(age["numeric"]["before"]["min"].is_null());
+  EXPECT_TRUE(age["numeric"]["before"]["max"].is_null());
+  EXPECT_TRUE(age["numeric"]["deviation"]["median"].is_null());
+  EXPECT_EQ(age["numeric"]["before_withheld"], nlohmann::json::parse(R"(["min", "q1", "median", "q3", "max"])"));
+  EXPECT_EQ(age["numeric"]["after"]["max"], 89.5);
+  // marital-status is released as it is, and every Married-AF-spouse record
+  // is suppressed: that value is not named.
+  const nlohmann::json& marital = u["attributes"][3];
+  ASSERT_EQ(marital["name"], "marital-status");
+  EXPECT_EQ(marital["distribution_withheld"], nlohmann::json::parse(R"({"categories": 1, "before": 21})"));
+  EXPECT_EQ(marital["distribution"].dump().find("Married-AF-spouse"), std::string::npos);
   EXPECT_EQ(u["dependencies"]["attributes"].size(), 9u);
   EXPECT_EQ(u["classification"], nlohmann::json::array());  // adult.yaml has no sensitive attribute
   EXPECT_EQ(u["dependencies"]["before"].size(), 9u);

@@ -1,5 +1,6 @@
 # Copyright the deid authors. Licensed under the Apache License, Version 2.0.
 """deid.anonymize gives ARX's answers and the command line's, byte for byte."""
+import html
 import json
 
 import pandas as pd
@@ -194,3 +195,44 @@ def test_formula_cells_as_the_cli_writes_them(escape, cli, tmp_path):
     assert r.info["warnings"] == json.loads((tmp_path / "cli.json").read_text())["warnings"]
     back = pd.read_csv(tmp_path / "cli.csv", dtype=str, keep_default_na=False)
     pd.testing.assert_frame_equal(r.data.astype(str), back, check_dtype=False)
+
+
+def test_outputs_name_no_input_value_the_release_removed(adult_frame, tmp_path):
+    """What the package writes and shows for a release (result, report,
+    summaries, the risk and the utility of the released table) holds no
+    input value of a quasi-identifier that no released cell shows
+    (docs/reliability.md, "What travels with a release"; the command line's
+    outputs: tests/integration/no_leak_test.cc)."""
+    import re
+    r = deid.anonymize(adult_frame, EXAMPLES / "adult.yaml")
+    r.save_result(tmp_path / "r.json")
+    r.save_report(tmp_path / "r.html")
+    released = r.data
+    risk = deid.risk(released, EXAMPLES / "adult.yaml")
+    assert risk.info["custodian_only"] is False
+    assert deid.risk(None, EXAMPLES / "adult.yaml").info["custodian_only"] is True
+    shown = {str(v) for c in released.columns for v in released[c].unique()}
+    hierarchy_labels = set()
+    for h in (ADULT / "hierarchies").glob("*.csv"):
+        for line in h.read_text().splitlines():
+            hierarchy_labels.update(line.split(";")[1:])
+    candidates = set()
+    for q in r.transformation:
+        for v in adult_frame[q].astype(str).unique():
+            if len(v) >= 3 and v not in shown and v not in hierarchy_labels:
+                candidates.add(v)
+    # A candidate inside a label shown ("South" in "South America") is no leak.
+    candidates = {c for c in candidates
+                  if not any(re.search(r"(?<![A-Za-z0-9])" + re.escape(c) + r"(?![A-Za-z0-9])", s)
+                             for s in shown | hierarchy_labels)}
+    assert {"Bachelors", "Married-AF-spouse", "United-States"} <= candidates
+    texts = {
+        "result": (tmp_path / "r.json").read_text(),
+        "report": html.unescape((tmp_path / "r.html").read_text()),
+        "summary": r.summary() + repr(r) + r._repr_html_(),
+        "risk": json.dumps(risk.info) + risk.text + html.unescape(risk.report_html()),
+    }
+    for name, text in texts.items():
+        found = sorted(c for c in candidates
+                       if re.search(r"(?<![A-Za-z0-9])" + re.escape(c) + r"(?![A-Za-z0-9])", text))
+        assert found == [], f"{name} names {found}"

@@ -167,12 +167,16 @@ def test_risk_equals_the_cli(adult_frame, cli, tmp_path):
     run_cli(cli, "risk", ADULT_YAML, "--json", tmp_path / "risk.json")
     import json
     expected = json.loads((tmp_path / "risk.json").read_text())
+    assert expected["custodian_only"] is True  # the job's input
     for data in (adult_frame, None):
         r = deid.risk(data, ADULT_YAML)
         got = dict(r.info)
+        # A frame passed in is not known to be the job's input: only
+        # data=None (the job's input) is labelled custodian-only.
+        assert got.pop("custodian_only") is (data is None)
         for d in (got, expected):
             d.pop("input", None)
-        assert got == {k: v for k, v in expected.items() if k != "input"}
+        assert got == {k: v for k, v in expected.items() if k not in ("input", "custodian_only")}
     assert "Prosecutor" in r.text or "prosecutor" in r.text
     assert len(r.profile) > 0 and len(r.populations) == 3 and r.class_sizes["classes"].sum() == r.info["classes"]
     deid.risk(None, ADULT_YAML).save_json(tmp_path / "py-risk.json")
