@@ -20,7 +20,7 @@ packages=(
 )
 python=(pybind11-dev python3-dev python3-pandas python3-numpy python3-tqdm)
 case "${1:-}" in
-  --test)   packages+=(chromium nodejs npm clang-14 libfuzzer-14-dev postgresql-15 "${python[@]}" python3-pytest python3-venv) ;;
+  --test)   packages+=(chromium nodejs npm clang-14 libfuzzer-14-dev libclang-rt-14-dev postgresql-15 "${python[@]}" python3-pytest python3-venv) ;;
   --python) packages+=("${python[@]}") ;;
   "") ;;
   *) echo "usage: scripts/install-deps.sh [--python|--test]" >&2; exit 2 ;;
