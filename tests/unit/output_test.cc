@@ -167,6 +167,12 @@ void on_signal(int sig) {
   deid::discard_unpublished_outputs();
   ::_exit(deid::outputs_published() ? 100 + sig : 50 + sig);
 }
+void install() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGTERM, &sa, nullptr);
+}
 }  // namespace signals
 
 TEST_F(Output, SignalDuringPublishingWaitsUntilEveryOutputIsInPlace) {
@@ -175,10 +181,7 @@ TEST_F(Output, SignalDuringPublishingWaitsUntilEveryOutputIsInPlace) {
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    struct sigaction sa {};
-    sa.sa_handler = signals::on_signal;
-    sigemptyset(&sa.sa_mask);
-    ::sigaction(SIGTERM, &sa, nullptr);
+    signals::install();
     deid::OutputFile table(path("table.csv"), "output table"), result(path("result.json"), "result");
     table.stream() << "new table\n";
     result.stream() << "new result\n";
@@ -206,10 +209,7 @@ TEST_F(Output, SignalBeforePublishingChangesNothing) {
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    struct sigaction sa {};
-    sa.sa_handler = signals::on_signal;
-    sigemptyset(&sa.sa_mask);
-    ::sigaction(SIGTERM, &sa, nullptr);
+    signals::install();
     deid::OutputFile table(path("table.csv"), "output table");
     table.stream() << "new table\n";
     table.finish("output");
