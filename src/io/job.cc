@@ -1490,10 +1490,27 @@ Job parse_job(const std::string& text, const std::string& name, const std::strin
 Job read_job(const std::string& path, const std::vector<HierarchyOverride>& hierarchies) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IoError(Location{path, 0, 0, {}}, "cannot open the job file");
-  std::stringstream ss;
-  ss << in.rdbuf();
+  // Read in pieces up to a bound: a job is a few kilobytes, and a path such
+  // as /dev/zero must end in an error, not in reading until memory runs out.
+  constexpr std::size_t kMaxJobBytes = std::size_t{8} << 20;
+  std::string text;
+  char piece[65536];
+  while (in.read(piece, sizeof piece) || in.gcount() > 0) {
+    const std::string_view got(piece, static_cast<std::size_t>(in.gcount()));
+    if (const std::size_t nul = got.find('\0'); nul != std::string_view::npos)
+      throw JobError(Location{path, static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n') +
+                                                               std::count(got.begin(), got.begin() + nul, '\n') + 1),
+                              0, {}},
+                     "the job file is not text (a NUL byte): a job is a YAML file");
+    text.append(got);
+    if (text.size() > kMaxJobBytes)
+      throw JobError(Location{path, 0, 0, {}},
+                     fmt::format("the job file is larger than {} MiB: a job is a YAML file of a few kilobytes",
+                                 kMaxJobBytes >> 20));
+  }
+  if (in.bad()) throw IoError(Location{path, 0, 0, {}}, "cannot read the job file");
   const std::string dir = std::filesystem::path(path).parent_path().string();
-  return parse_job(ss.str(), path, dir, hierarchies);
+  return parse_job(text, path, dir, hierarchies);
 }
 
 }  // namespace deid
