@@ -117,10 +117,22 @@ std::optional<Table> read_csv_file(const std::string& path, char delimiter, bool
     if (error) *error = path + ": cannot open";
     return std::nullopt;
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  // In pieces, stopping at the first NUL byte: what holds one is no CSV text
+  // (a binary file), and /dev/zero would otherwise be read until memory
+  // runs out.
+  std::string text;
+  char piece[65536];
+  while (in.read(piece, sizeof piece) || in.gcount() > 0) {
+    const std::string_view got(piece, static_cast<std::size_t>(in.gcount()));
+    if (const std::size_t nul = got.find('\0'); nul != std::string_view::npos) {
+      const auto line = std::count(text.begin(), text.end(), '\n') + std::count(got.begin(), got.begin() + nul, '\n');
+      if (error) *error = path + ":" + std::to_string(line + 1) + ": the file is not text (a NUL byte)";
+      return std::nullopt;
+    }
+    text.append(got);
+  }
   std::string why;
-  auto table = parse_csv(buffer.str(), delimiter, has_header, &why);
+  auto table = parse_csv(text, delimiter, has_header, &why);
   if (!table && error) *error = path + ": " + why;
   return table;
 }

@@ -838,6 +838,8 @@ std::vector<Case> file_system_cases() {
       {"fs_job_is_dev_null", {}, "anonymize /dev/null", 2, {"/dev/null", "empty"}},
       {"fs_job_is_dev_zero", {}, "anonymize /dev/zero", 2, {"/dev/zero", "not text"}},
       {"fs_risk_job_is_dev_zero", {}, "risk /dev/zero", 2, {"/dev/zero", "not text"}},
+      // verify reports a released table it cannot read as a failed check (exit 1).
+      {"fs_verify_output_is_dev_zero", {}, "verify job.yaml --output /dev/zero", 1, {"/dev/zero", "not text"}},
       {"fs_suppress_job_missing", {}, "suppress none.yaml", 2, {"none.yaml"}},
       {"fs_risk_job_missing", {}, "risk none.yaml", 2, {"none.yaml"}},
       {"fs_registry_population_missing",
