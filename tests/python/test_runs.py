@@ -229,7 +229,8 @@ def check_suppress(cli, job, tmp_path):
         for name in expected["released_columns"]:
             assert isinstance(released[name].dtype, pd.CategoricalDtype), name
         if data is not None:
-            assert np.shares_memory(released["discharge"].to_numpy(), data["discharge"].to_numpy())
+            # The input's own array (pandas 3's strings have no NumPy buffer to compare).
+            assert released["discharge"].array is data["discharge"].array
         pd.testing.assert_frame_equal(released.astype(str).reset_index(drop=True), back)
         # Samples: the rows drawn, as the sample files of the CLI read back.
         samples = s.samples
