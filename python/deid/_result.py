@@ -94,7 +94,13 @@ class Released:
         the columns of ``data``, quasi-identifiers and any column whose text
         was rewritten as dictionary arrays of the released text (built from
         codes, without a Python object per cell), the input's other columns
-        as they were given. Hand it to polars, DuckDB or Parquet as it is."""
+        as they were given. Hand it to polars, DuckDB or Parquet as it is::
+
+            import pyarrow.parquet as pq
+            table = pq.read_table("people.parquet")
+            released = deid.anonymize(table, "job.yaml").to_arrow()
+            pq.write_table(released, "people-deid.parquet")
+        """
         columns, given = self._released_columns()
         return released_arrow(columns, given)
 

@@ -31,7 +31,9 @@ def test_metadata_stubs_and_entry_point():
     assert metadata.version("deid") == deid.__version__
     files = {str(f) for f in metadata.files("deid")}
     assert {"deid/py.typed", "deid/__init__.pyi", "deid/hierarchy.pyi", "deid/_bin/deid"} <= files
-    scripts = [e for e in metadata.entry_points(group="console_scripts") if e.name == "deid"]
+    eps = metadata.entry_points()
+    console = eps.select(group="console_scripts") if hasattr(eps, "select") else eps.get("console_scripts", [])  # 3.9
+    scripts = [e for e in console if e.name == "deid"]
     assert [e.value for e in scripts] == ["deid._cli:main"]
     assert Path(sys.executable).with_name("deid").exists()
 
