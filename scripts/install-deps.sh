@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs deid's build dependencies from Debian 12 packages; with --python
-# also what the Python package needs (pybind11, the python3 headers, pandas,
-# NumPy, tqdm; scripts/install-python.sh); with --test all of that
-# and what the tests need (Chromium, for the test that renders the HTML
+# also what the Python package needs (pybind11, the python3 headers and
+# venv module, pandas, NumPy, tqdm; `pip install .` and
+# scripts/install-python.sh, docs/python.md); with --test all of that
+# and what the tests need (ccache, which keeps scripts/test.sh from
+# compiling the library twice for the wheel; Chromium, for the test that renders the HTML
 # report; pytest, for the Python package's tests; postgresql-15, for the
 # tests that start a throwaway PostgreSQL cluster, docs/databases.md; Node.js
 # and npm, for the browser test of the web app, tests/web) and, with npm ci,
@@ -18,9 +20,9 @@ packages=(
   libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libabsl-dev libtbb-dev
   libboost-math-dev libssl-dev libpq-dev libcsv-dev liblinear-dev libcpp-httplib-dev libgtest-dev libgmock-dev libbenchmark-dev
 )
-python=(pybind11-dev python3-dev python3-pandas python3-numpy python3-tqdm)
+python=(pybind11-dev python3-dev python3-venv python3-pandas python3-numpy python3-tqdm)
 case "${1:-}" in
-  --test)   packages+=(chromium nodejs npm clang-14 libfuzzer-14-dev libclang-rt-14-dev postgresql-15 "${python[@]}" python3-pytest python3-venv) ;;
+  --test)   packages+=(chromium nodejs npm clang-14 libfuzzer-14-dev libclang-rt-14-dev postgresql-15 ccache "${python[@]}" python3-pytest) ;;
   --python) packages+=("${python[@]}") ;;
   "") ;;
   *) echo "usage: scripts/install-deps.sh [--python|--test]" >&2; exit 2 ;;

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Builds deid and runs the whole test suite.
-#   scripts/test.sh            Release build in build/, with the Python package
-#                              (DEID_PYTHON; its pytest suite runs in ctest)
+#   scripts/test.sh            Release build in build/; the Python package is
+#                              built as a wheel (scripts/wheel.sh), installed
+#                              into a fresh virtual environment (build/python-venv,
+#                              python/requirements-test.txt) and its pytest
+#                              suite runs there, in ctest
 #   scripts/test.sh sanitize   ASan + UBSan build in build-sanitize/, without
 #                              the Python package (an ASan library cannot be
 #                              loaded into an uninstrumented python3)
@@ -9,14 +12,27 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-release}
+venv=$PWD/build/python-venv
 case "$mode" in
-  release)  dir=build;          flags=(-DCMAKE_BUILD_TYPE=Release -DDEID_PYTHON=ON) ;;
+  # Position-independent code as in the wheel, whose build then finds the
+  # library's objects in ccache (scripts/wheel.sh).
+  release)  dir=build;          flags=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DDEID_PYTHON=OFF
+                                       -DDEID_PYTHON_VENV="$venv") ;;
   sanitize) dir=build-sanitize; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DDEID_SANITIZE=ON -DDEID_BUILD_BENCH=OFF
-                                       -DDEID_PYTHON=OFF) ;;
+                                       -DDEID_PYTHON=OFF -DDEID_PYTHON_VENV=) ;;
   *) echo "usage: scripts/test.sh [release|sanitize]" >&2; exit 2 ;;
 esac
+if command -v ccache >/dev/null; then export CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_BASEDIR=$PWD; fi
+# One compiler name for build/ and the wheel (ccache tells them apart).
+export CXX=${CXX:-g++}
 cmake -S . -B "$dir" -G Ninja -DDEID_WERROR=ON "${flags[@]}" > /dev/null
 cmake --build "$dir"
+if [ "$mode" = release ]; then
+  scripts/wheel.sh
+  rm -rf "$venv"
+  /usr/bin/python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check -r python/requirements-test.txt dist/deid-*.whl
+fi
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 ctest --test-dir "$dir" --output-on-failure -j "$(nproc)"

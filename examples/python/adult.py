@@ -1,11 +1,11 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # Copyright the deid authors. Licensed under the Apache License, Version 2.0.
 """The bundled example (examples/adult.yaml) from Python: the adult census
 table as a pandas DataFrame, 5-anonymity, the released DataFrame, the risk
-before and after, and the report. Run from anywhere after
-scripts/install-python.sh:
+before and after, and the report. Run from anywhere with the Python of the
+virtual environment the package is installed in (pip install ., docs/python.md):
 
-    /usr/bin/python3 examples/python/adult.py [OUT_DIR]
+    python examples/python/adult.py [OUT_DIR]
 
 Writes OUT_DIR/adult-deid.csv (the released table, the same bytes as
 `deid anonymize examples/adult.yaml` writes), OUT_DIR/adult-deid.html (the

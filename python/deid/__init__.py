@@ -1,5 +1,5 @@
 # Copyright the deid authors. Licensed under the Apache License, Version 2.0.
-"""deid: de-identification of structured health data, from pandas.
+"""deid: de-identification of structured health data, from pandas and Arrow.
 
     import deid
     result = deid.anonymize(df, {
@@ -51,8 +51,11 @@ def anonymize(data: Any, job: Any, *, hierarchies: Optional[Mapping[str, Any]] =
     """Finds the transformation that satisfies the job's privacy models with
     the least information loss, and releases the data under it.
 
-    data: a pandas DataFrame, the path of a CSV file, or None for the job's
-        input (its input.path, or its PostgreSQL table).
+    data: a pandas DataFrame, an Arrow table (a pyarrow Table or
+        RecordBatchReader, or any object with __arrow_c_stream__: polars,
+        DuckDB; read from the Arrow buffers, docs/python.md "Arrow tables"),
+        the path of a CSV file, or None for the job's input (its
+        input.path, or its PostgreSQL table).
     job: a dict in the job-file schema (docs/job-file.md; 'input' may be left
         out when data is given), YAML text, or the path of a job file. Its
         output files are not written: use Result.to_csv, save_report,

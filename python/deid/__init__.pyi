@@ -1,6 +1,6 @@
 # Type stubs of the deid package (docs/python.md).
 import os
-from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Union
+from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Protocol, Union
 
 import pandas as pd
 
@@ -9,7 +9,12 @@ from . import hierarchy as hierarchy
 __version__: str
 
 PathLike = Union[str, "os.PathLike[str]"]
-Data = Union[pd.DataFrame, PathLike, None]
+class ArrowStreamExportable(Protocol):
+    """An Arrow table as the PyCapsule interface hands it over (pyarrow, polars, DuckDB, ...)."""
+    def __arrow_c_stream__(self, requested_schema: Any = ...) -> Any: ...
+
+Data = Union[pd.DataFrame, ArrowStreamExportable, PathLike, None]
+TableLike = Union[pd.DataFrame, ArrowStreamExportable, PathLike]
 JobLike = Union[Mapping[str, Any], str, "os.PathLike[str]"]
 HierarchyLike = Union[pd.DataFrame, Mapping[Any, Any], PathLike]
 
@@ -32,6 +37,7 @@ class Released:
     @property
     def data(self) -> Optional[pd.DataFrame]: ...
     def to_csv(self, path: PathLike) -> None: ...
+    def to_arrow(self) -> Any: ...  # a pyarrow.Table
     def save_result(self, path: PathLike) -> None: ...
     def verify(self) -> Dict[str, Any]: ...
 
@@ -86,5 +92,5 @@ def anonymize(data: Data, job: JobLike, *, hierarchies: Optional[Mapping[str, Hi
 def risk(data: Data, job: JobLike, *, threshold: Optional[float] = ...,
          populations: Optional[Mapping[str, float]] = ..., threads: Optional[int] = ...) -> RiskResult: ...
 def suppress(data: Data, job: JobLike, *, threads: Optional[int] = ...) -> SuppressionResult: ...
-def verify(job: JobLike, *, output: Optional[PathLike] = ..., result: Optional[PathLike] = ...,
-           input: Optional[PathLike] = ...) -> Dict[str, Any]: ...
+def verify(job: JobLike, *, output: Optional[TableLike] = ..., result: Optional[PathLike] = ...,
+           input: Optional[TableLike] = ...) -> Dict[str, Any]: ...

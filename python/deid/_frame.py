@@ -124,13 +124,90 @@ def is_path(x: Any) -> bool:
     return isinstance(x, (str, os.PathLike))
 
 
-def table_of(data: Any, delimiter: Optional[str]) -> Tuple["_core.Table", Optional[pd.DataFrame]]:
-    """The table of `data` (a DataFrame or a CSV path) and the DataFrame, if any."""
+#: The name an Arrow table has in messages: "Arrow:LINE:COLUMN (column 'x')",
+#: LINE counted as for a DataFrame (row i on line i + 2).
+ARROW_SOURCE = "Arrow"
+
+
+def _pyarrow() -> Any:
+    import sys
+    return sys.modules.get("pyarrow")  # only when the caller's table is pyarrow's
+
+
+def _readable_arrow_types(table: Any) -> Any:
+    """A pyarrow Table whose columns of types the engine does not read
+    (timestamps, decimals, ...) are cast to strings by Arrow's own cast."""
+    pa = _pyarrow()
+    import pyarrow.compute as pc
+    readable = (pa.types.is_string, pa.types.is_large_string, pa.types.is_integer, pa.types.is_floating,
+                pa.types.is_boolean, pa.types.is_date, pa.types.is_null, pa.types.is_dictionary,
+                getattr(pa.types, "is_string_view", lambda t: False))
+    for i, field in enumerate(table.schema):
+        t = field.type
+        if pa.types.is_floating(t) and t.bit_width == 16:
+            table = table.set_column(i, field.name, pc.cast(table.column(i), pa.float32()))
+        elif not any(is_type(t) for is_type in readable):
+            table = table.set_column(i, field.name, pc.cast(table.column(i), pa.string()))
+    return table
+
+
+class ArrowSource:
+    """A table given as Arrow: anything with ``__arrow_c_stream__`` (a
+    pyarrow Table or RecordBatchReader, a polars DataFrame, a DuckDB
+    result, ...). Its batches are encoded by the core from the Arrow buffers
+    (python/src/arrow.cc); the object is kept for Result.to_arrow and for
+    verify, which reads the input again (a one-shot stream cannot be)."""
+
+    def __init__(self, data: Any) -> None:
+        self.data = data
+        pa = _pyarrow()
+        self.table = data if pa is not None and isinstance(data, pa.Table) else None
+        self.one_shot = pa is not None and isinstance(data, pa.RecordBatchReader)
+        self._read = False
+
+    def encode(self, delimiter: Optional[str]) -> "_core.Table":
+        if self._read and self.one_shot:
+            raise ValueError("the Arrow stream was read already (a RecordBatchReader is read once); "
+                             "pass a pyarrow Table to read it again")
+        self._read = True
+        data = self.data if self.table is None else _readable_arrow_types(self.table)
+        rows = getattr(data, "num_rows", 0) if self.table is not None else 0
+        return _core.encode_arrow_stream(data.__arrow_c_stream__(), ARROW_SOURCE, delimiter or ",", int(rows))
+
+    def write_csv(self, path: str, delimiter: Optional[str]) -> None:
+        """The table as the CSV text the engine read from it."""
+        self.encode(delimiter).write_csv(path)
+
+
+def is_arrow(data: Any) -> bool:
+    return hasattr(data, "__arrow_c_stream__") and not isinstance(data, pd.DataFrame)
+
+
+#: An input given in memory: a DataFrame, or an Arrow table.
+InMemory = Any
+
+
+def table_of(data: Any, delimiter: Optional[str]) -> Tuple["_core.Table", InMemory]:
+    """The table of `data` (a DataFrame, an Arrow table or stream, or a CSV
+    path) and the object given in memory, if any (a DataFrame, or an
+    ArrowSource)."""
     if isinstance(data, pd.DataFrame):
         return encode_frame(data, delimiter), data
     if is_path(data):
         return _core.read_table(os.fspath(data), delimiter), None
-    raise TypeError(f"data must be a pandas DataFrame or the path of a CSV file, not {type(data).__name__}")
+    if is_arrow(data):
+        source = ArrowSource(data)
+        return source.encode(delimiter), source
+    raise TypeError("data must be a pandas DataFrame, an Arrow table (pyarrow, or any object with "
+                    f"__arrow_c_stream__) or the path of a CSV file, not {type(data).__name__}")
+
+
+def write_input_csv(given: InMemory, path: str, delimiter: str) -> None:
+    """Writes an input given in memory as the CSV the engine read from it."""
+    if isinstance(given, pd.DataFrame):
+        given.to_csv(path, index=False, sep=delimiter)
+    else:
+        given.write_csv(path, delimiter)
 
 
 def categorical(codes: np.ndarray, labels: Sequence[str]) -> pd.Categorical:

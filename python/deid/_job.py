@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from . import _core
-from ._frame import DATAFRAME_SOURCE, is_path, value_texts
+from ._frame import ARROW_SOURCE, DATAFRAME_SOURCE, is_path, value_texts
 
 DICT_JOB = "<job dict>"
 TEXT_JOB = "<job text>"
@@ -142,7 +142,9 @@ def job_and_table(job: Any, data: Any, hierarchies: Optional[Mapping[str, Any]],
     else:
         if is_path(data):
             parsed.input_path = os.fspath(data)
-        else:
+        elif isinstance(data, pd.DataFrame):
             parsed.input_path = DATAFRAME_SOURCE
+        else:
+            parsed.input_path = ARROW_SOURCE
         table, frame = table_of(data, parsed.input_delimiter)
     return parsed, table, frame

@@ -27,10 +27,11 @@ def write_json(path: "str | os.PathLike[str]", role: str, text: str, job: "Optio
 ReleasedColumn = Tuple[int, str, bool, Callable[[], Tuple[np.ndarray, Sequence[str]]]]
 
 
-def released_frame(columns: List[ReleasedColumn], frame: Optional[pd.DataFrame], rows: int) -> pd.DataFrame:
+def released_frame(columns: List[ReleasedColumn], given: Any, rows: int) -> pd.DataFrame:
     """A released table as a DataFrame: the input's index, a column of the
     input (unchanged, and not escaped) as the input's own array, any other
     as a categorical of the text written; labels as in the input."""
+    frame = given if isinstance(given, pd.DataFrame) else None
     data: Dict[int, Any] = {}
     labels: List[Any] = []
     for input_column, name, unchanged, codes_labels in columns:
@@ -46,19 +47,63 @@ def released_frame(columns: List[ReleasedColumn], frame: Optional[pd.DataFrame],
     return out
 
 
+def released_arrow(columns: List[ReleasedColumn], given: Any) -> Any:
+    """A released table as a pyarrow Table: each column a dictionary array of
+    the text written (codes and labels, no Python object per cell), but a
+    column of the input unchanged (and not escaped), which is the input's own
+    array (converted by pyarrow from a DataFrame)."""
+    import pyarrow as pa
+    from ._frame import ArrowSource
+    arrays = []
+    names = []
+    for input_column, name, unchanged, codes_labels in columns:
+        array = None
+        if unchanged and isinstance(given, ArrowSource) and given.table is not None:
+            array = given.table.column(input_column)
+        elif unchanged and isinstance(given, pd.DataFrame):
+            array = pa.array(given.iloc[:, input_column], from_pandas=True)
+        if array is None:
+            codes, labels = codes_labels()
+            array = pa.DictionaryArray.from_arrays(pa.array(np.asarray(codes)),
+                                                   pa.array(list(labels), type=pa.string()))
+        arrays.append(array)
+        names.append(name)
+    return pa.table(arrays, names=names)
+
+
 class Released:
     """What a run that releases a table gives: ``info`` (its JSON result as a
-    dict), ``data``, ``to_csv``, ``save_result`` and ``verify``."""
+    dict), ``data``, ``to_arrow``, ``to_csv``, ``save_result`` and ``verify``."""
 
     info: Dict[str, Any]
 
-    def _verification(self) -> Tuple["_core.Job", Optional[pd.DataFrame]]:
-        """The job the run ran and its input DataFrame (None: a CSV file, the job's input.path)."""
+    def _verification(self) -> Tuple["_core.Job", Any]:
+        """The job the run ran and its input given in memory (a DataFrame or
+        an ArrowSource; None: a CSV file, the job's input.path)."""
+        raise NotImplementedError
+
+    def _released_columns(self) -> Tuple[List[ReleasedColumn], Any]:
+        """The released columns and the input given in memory."""
         raise NotImplementedError
 
     @property
     def data(self) -> Optional[pd.DataFrame]:
         raise NotImplementedError
+
+    def to_arrow(self) -> Any:
+        """The released table as a pyarrow Table (pyarrow must be installed):
+        the columns of ``data``, quasi-identifiers and any column whose text
+        was rewritten as dictionary arrays of the released text (built from
+        codes, without a Python object per cell), the input's other columns
+        as they were given. Hand it to polars, DuckDB or Parquet as it is::
+
+            import pyarrow.parquet as pq
+            table = pq.read_table("people.parquet")
+            released = deid.anonymize(table, "job.yaml").to_arrow()
+            pq.write_table(released, "people-deid.parquet")
+        """
+        columns, given = self._released_columns()
+        return released_arrow(columns, given)
 
     def to_csv(self, path: "str | os.PathLike[str]") -> None:
         raise NotImplementedError
@@ -73,7 +118,9 @@ class Released:
         ``DataFrame.to_csv(index=False)`` writes it (the text the run read;
         separated by input.delimiter, else ","), the released table as
         ``to_csv`` writes it and ``info`` as the result whose counts are
-        checked; a CSV input is read where it is. Returns what deid.verify
+        checked; an Arrow input as the text the run read from it (read
+        again: not from a one-shot RecordBatchReader); a CSV input is read
+        where it is. Returns what deid.verify
         returns: {"output", "valid", "checks": [...]}. The directory is
         removed before returning."""
         job, frame = self._verification()
@@ -81,9 +128,10 @@ class Released:
         with tempfile.TemporaryDirectory(prefix="deid-verify-") as d:
             input_path = ""
             if frame is not None:
+                from ._frame import write_input_csv
                 delimiter = job.input_delimiter or ","
                 input_path = os.path.join(d, "input.csv")
-                frame.to_csv(input_path, index=False, sep=delimiter)
+                write_input_csv(frame, input_path, delimiter)
                 job.input_delimiter = delimiter
             info = self.info
             # A run that wrote its output table (a job with tables, data None)
@@ -125,7 +173,7 @@ class Result(Released, Reported):
     the command line writes ``output.path``.
     """
 
-    def __init__(self, run: "_core.Run", frame: Optional[pd.DataFrame]) -> None:
+    def __init__(self, run: "_core.Run", frame: Any) -> None:
         self._run = run
         self._frame = frame
         self._data: Optional[pd.DataFrame] = None
@@ -216,6 +264,12 @@ class Result(Released, Reported):
         return self._data
 
     def _build_data(self) -> pd.DataFrame:
+        columns, given = self._released_columns()
+        return released_frame(columns, given, self._run.rows)
+
+    def _released_columns(self) -> Tuple[List[ReleasedColumn], Any]:
+        self._require_found()
+        self._require_rows()
         run = self._run
         roles = run.roles
         qi = {c: q for q, c in enumerate(run.qi_columns)}
@@ -228,9 +282,9 @@ class Result(Released, Reported):
                 columns.append((c, name, False, lambda q=qi[c]: run.released_column(q)))
             else:
                 columns.append((c, name, unchanged, lambda c=c: run.column(c)))
-        return released_frame(columns, self._frame, run.rows)
+        return columns, self._frame
 
-    def _verification(self) -> Tuple["_core.Job", Optional[pd.DataFrame]]:
+    def _verification(self) -> Tuple["_core.Job", Any]:
         self._require_found()
         return self._run.job, self._frame
 

@@ -29,7 +29,7 @@ class SuppressionResult(Released):
     """
 
     def __init__(self, info_text: str, table: bytes, samples: List[bytes], columns: List[Tuple[Any, ...]],
-                 sample_rows: List[np.ndarray], job: "_core.Job", frame: Optional[pd.DataFrame]) -> None:
+                 sample_rows: List[np.ndarray], job: "_core.Job", frame: Any) -> None:
         self._info_text = info_text
         self.info: Dict[str, Any] = json.loads(info_text)
         self._table = table
@@ -40,15 +40,19 @@ class SuppressionResult(Released):
         self._frame = frame
         self._data: Optional[pd.DataFrame] = None
 
+    def _released_columns(self) -> Tuple[List[ReleasedColumn], Any]:
+        unchanged = not self._job.escape_formulas
+        columns: List[ReleasedColumn] = [
+            (input_column, name, input_column >= 0 and unchanged, lambda codes=codes, labels=labels: (codes, labels))
+            for name, input_column, codes, labels in self._columns]
+        return columns, self._frame
+
     @property
     def data(self) -> pd.DataFrame:
         """The released table (see the class)."""
         if self._data is None:
-            unchanged = not self._job.escape_formulas
-            columns: List[ReleasedColumn] = [
-                (input_column, name, input_column >= 0 and unchanged, lambda codes=codes, labels=labels: (codes, labels))
-                for name, input_column, codes, labels in self._columns]
-            self._data = released_frame(columns, self._frame, int(self.info["records"]))
+            columns, given = self._released_columns()
+            self._data = released_frame(columns, given, int(self.info["records"]))
         return self._data
 
     @property
@@ -73,7 +77,7 @@ class SuppressionResult(Released):
         """Writes ``info`` as ``deid suppress`` writes output.result (atomically)."""
         write_json(path, "result", self._info_text, self._job)
 
-    def _verification(self) -> Tuple["_core.Job", Optional[pd.DataFrame]]:
+    def _verification(self) -> Tuple["_core.Job", Any]:
         return self._job, self._frame
 
     def __repr__(self) -> str:

@@ -39,6 +39,11 @@ void run_released(int threads, const std::function<void()>& f);
 // `labels` labels (int8, int16 or int32: what pandas.Categorical takes).
 pybind11::array narrow_codes(const Codes& codes, std::uint32_t labels);
 
+// The checks of a table's column names, with the CSV reader's messages
+// (no columns, an empty name, a name twice).
+void check_header(const std::vector<std::string>& names, const std::string& source);
+
+void bind_arrow(pybind11::module_& m);
 void bind_data(pybind11::module_& m);
 void bind_job(pybind11::module_& m);
 void bind_anonymize(pybind11::module_& m);

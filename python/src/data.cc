@@ -13,7 +13,9 @@
 #include <functional>
 
 #include "binding.h"
+#include "deid/csv.h"
 #include "deid/error.h"
+#include "deid/output.h"
 #include "deid/pipeline.h"
 
 namespace py = pybind11;
@@ -105,17 +107,7 @@ std::shared_ptr<Table> encode_columns(const std::vector<std::string>& names, con
                                       const py::list& labels, const std::string& source, const std::string& delimiter) {
   if (names.size() != codes.size() || names.size() != labels.size())
     throw std::invalid_argument("encode_columns: names, codes and labels differ in length");
-  if (names.empty()) throw InputError(Location{source, 0, 0, {}}, "the table has no columns");
-  for (std::size_t c = 0; c < names.size(); ++c) {
-    if (names[c].empty())
-      throw InputError(Location{source, 1, c + 1, {}},
-                       fmt::format("column {} has an empty name in the header row; every column needs a name", c + 1));
-    for (std::size_t d = 0; d < c; ++d)
-      if (names[d] == names[c])
-        throw InputError(Location{source, 1, c + 1, names[c]},
-                         fmt::format("duplicate column name '{}' in the header row (columns {} and {})", names[c],
-                                     d + 1, c + 1));
-  }
+  check_header(names, source);
   std::vector<ColumnInput> in(names.size());
   std::size_t rows = 0;
   for (std::size_t c = 0; c < names.size(); ++c) {
@@ -197,7 +189,32 @@ void bind_data(py::module_& m) {
         const Column& col = t.get().columns.at(c);
         return codes_array(col.codes, col.dictionary.size());
       })
-      .def("labels", [](const Table& t, std::size_t c) { return column_labels(t.get().columns.at(c)); });
+      .def("labels", [](const Table& t, std::size_t c) { return column_labels(t.get().columns.at(c)); })
+      .def(
+          "write_csv",
+          [](const Table& t, const std::string& path, const std::string& role) {
+            // The text the engine reads from this table, as a CSV file that
+            // reads back to the same table (the verifier's input).
+            const Dataset& ds = t.get();
+            py::gil_scoped_release release;
+            std::string text;
+            for (std::size_t c = 0; c < ds.columns.size(); ++c) {
+              if (c > 0) text += ds.delimiter;
+              append_csv_field(text, ds.columns[c].name, ds.delimiter);
+            }
+            text += '\n';
+            for (std::uint64_t r = 0; r < ds.rows; ++r) {
+              for (std::size_t c = 0; c < ds.columns.size(); ++c) {
+                if (c > 0) text += ds.delimiter;
+                const Column& col = ds.columns[c];
+                append_csv_field(text, col.dictionary.value(col.codes[r]), ds.delimiter);
+              }
+              text += '\n';
+            }
+            write_file_atomically(path, role, text, role);
+          },
+          py::arg("path"), py::arg("role") = "input copy",
+          "Writes the table as a CSV file (its delimiter) that reads back to the same table.");
 
   m.def("encode_columns", &encode_columns, py::arg("names"), py::arg("codes"), py::arg("labels"), py::arg("source"),
         py::arg("delimiter") = ",",

@@ -64,6 +64,7 @@ PYBIND11_MODULE(_core, m) {
   py::register_exception_translator(&translate);
 
   bind_data(m);
+  bind_arrow(m);
   bind_job(m);
   bind_anonymize(m);
   bind_risk(m);

@@ -1,8 +1,10 @@
 # Copyright the deid authors. Licensed under the Apache License, Version 2.0.
 """Fixtures of the Python package's tests (docs/python.md).
 
-Run by scripts/test.sh through ctest, with PYTHONPATH naming the built
-package and DEID_CLI the command-line tool the answers are compared with.
+Run by scripts/test.sh on the package installed from the wheel into a
+virtual environment, or through ctest on the package of a CMake build
+(PYTHONPATH naming it). The answers are compared with those of the
+command-line tool DEID_CLI, by default the one installed with the package.
 """
 import json
 import os
@@ -20,7 +22,10 @@ REFERENCE = ROOT / "tests" / "testdata" / "reference"
 
 @pytest.fixture(scope="session")
 def cli():
-    path = os.environ.get("DEID_CLI", str(ROOT / "build" / "deid"))
+    path = os.environ.get("DEID_CLI")
+    if path is None:
+        from deid._cli import executable
+        path = executable()
     if not os.path.exists(path):
         pytest.skip(f"no deid command at {path} (set DEID_CLI)")
     return path

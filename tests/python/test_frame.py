@@ -39,8 +39,10 @@ def mixed_frame():
         "cat_int": pd.Categorical([1, 2, 1, 2, 3, 3, 1]),
         "date": pd.to_datetime(["2020-01-31", "2021-02-28", None, "2020-01-31", "1999-12-31", "2000-01-01",
                                 "2020-01-31"]),
-        "datetime": pd.to_datetime(["2020-01-31 10:00", "2021-02-28", None, "2020-01-31", "1999-12-31 23:59:59",
-                                    "2000-01-01", "2020-01-31"]),
+        # Timestamps one by one: pandas 2 and later infer one format for a list of strings.
+        "datetime": pd.to_datetime([pd.Timestamp(t) if t else None for t in [
+            "2020-01-31 10:00", "2021-02-28", None, "2020-01-31", "1999-12-31 23:59:59", "2000-01-01",
+            "2020-01-31"]]),
         "Int64": pd.array([1, None, 3, 4, 5, 6, 7], dtype="Int64"),
         "string": pd.array(["p", None, "q", "p", "r", "s", "t"], dtype="string"),
         "boolean": pd.array([True, None, False, True, True, False, True], dtype="boolean"),
