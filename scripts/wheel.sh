@@ -28,7 +28,7 @@ rm -rf build-wheel-raw dist
 start=$(date +%s)
 # -Werror as in every build of the project's scripts (scripts/test.sh): the
 # same compiler flags as build/, so that ccache finds its objects.
-"$tools/bin/python" -m pip wheel . --no-deps --disable-pip-version-check -C cmake.define.DEID_WERROR=ON \
+"$tools/bin/python" -m pip wheel . --no-deps --disable-pip-version-check --config-settings=cmake.define.DEID_WERROR=ON \
   -w build-wheel-raw
 PATH="$PWD/$tools/bin:$PATH" auditwheel repair -w dist build-wheel-raw/deid-*.whl
 wheel=$(ls dist/deid-*.whl)
