@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The survey table in PostgreSQL at several sizes (issue 16, bench/README.md
-# "PostgreSQL: pushdown against export-then-deid"): for each size, the same
+# The survey table in PostgreSQL at several sizes (bench/README.md,
+# "postgres-scale.sh"): for each size, the same
 # job run three ways, each timed as a whole with /usr/bin/time -v:
 #
 #   pushdown   table → table: the database groups the rows and writes the

@@ -96,11 +96,12 @@ class PropertyStore {
   // above kLaneMax counted as kLaneMax (a lower bound stays a lower bound);
   // depths past the last are kLaneMax. A query for y ≤ key_ skips a node
   // when some lane exceeds key_'s level at that depth, without reading its
-  // children: a miss no longer walks every subtree the rank bound lets
-  // through. It fills the bytes a Node had as padding. Hand-written (SWAR
-  // lanes): on the synthetic 12-attribute job the queries visited 1.06 G
-  // nodes instead of 1.33 G (a P↑ miss 69 instead of 89); CPU time fell
-  // by 4 to 7 % (15 attributes: 599 s instead of 623 s; bench/README.md).
+  // children, so a miss need not walk every subtree the rank bound lets
+  // through. It fills bytes that would otherwise be a Node's padding.
+  // Hand-written (SWAR lanes): on the synthetic 12-attribute job the
+  // queries visit 1.06 G nodes with it and 1.33 G without (a P↑ miss 69
+  // against 89); 15 attributes took 599 s of CPU against 623 s without it
+  // (one run each, on a loaded machine).
   static constexpr unsigned kLaneBits = 3;
   static constexpr unsigned kLanes = 24 / kLaneBits;
   static constexpr std::uint32_t kLaneMax = (1u << kLaneBits) - 1;

@@ -1,4 +1,4 @@
-// The bad-input suite (issue 13, part 6): deid run as a process on what a
+// The bad-input suite: deid run as a process on what a
 // careless or hostile user gives it: malformed data and hierarchies, job keys
 // out of range (NaN, infinities, huge numbers, empty selections), bad options
 // and file-system traps. Every case asserts
@@ -15,13 +15,12 @@
 //
 // Two suites:
 //  - Data|Hierarchy|Job|Options|FileSystem/BadInput...: what deid handles.
-//  - Outputs/BadInputFiles...: the promises of safe outputs (issue 13, parts
-//    1 and 2: no input is ever written, write errors name the path and the
-//    reason, output directories are checked before the data is read, nothing
-//    is deleted when there is no solution), the options of cli/main.cc
-//    (`deid risk` numbers, an unknown command) and two checks of a job
-//    against its data in files being changed; written to that specification
-//    ahead of the work that fulfils it. Run them with
+//  - Outputs/BadInputFiles...: the promises of safe outputs (no input is
+//    ever written, write errors name the path and the reason, output
+//    directories are checked before the data is read, nothing is deleted
+//    when there is no solution; docs/reliability.md), the options of
+//    cli/main.cc (`deid risk` numbers, an unknown command) and two checks of
+//    a job against its data in files being changed. Run them with
 //    --gtest_filter='*/BadInputFiles.*' (and '*/BadInput.*' for the others).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -855,8 +854,7 @@ std::vector<Case> file_system_cases() {
 }
 
 // ---------------------------------------------------------------------------
-// Safe outputs (issue 13, parts 1 and 2) and two `deid risk` options: the
-// intended behaviour, ahead of the work that brings it.
+// Safe outputs (docs/reliability.md) and two `deid risk` options.
 
 std::vector<Case> output_file_cases() {
   const std::string anonymize = "anonymize job.yaml";

@@ -1,4 +1,4 @@
-// The privacy models added after ARX's core set (issue 19): entropy
+// The privacy models beyond ARX's core set: entropy
 // l-diversity with Grassberger's estimator, average re-identification risk,
 // sample uniqueness, delta-disclosure and beta-likeness. Hand examples with
 // ARX's definitions, the monotonicity each declares (with a case that shows
