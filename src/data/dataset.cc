@@ -5,6 +5,8 @@
 #include <absl/hash/hash.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+
+#include <boost/locale/utf.hpp>
 #include <sys/stat.h>
 #include <tbb/parallel_for.h>
 #include <unistd.h>
@@ -431,6 +433,11 @@ struct HeaderSink {
 // The longest record the reader takes: far beyond any table's row, short of
 // what a binary file without line breaks would make it allocate.
 constexpr std::size_t kMaxRecordBytes = std::size_t{256} << 20;
+// A record this long (and not yet complete) is checked for what is not text
+// before the buffer grows further: reached only by records longer than the
+// reader's block (16 MiB) in production, and never by the small blocks of
+// the tests, whose errors must not depend on the block size.
+constexpr std::size_t kCheckPartialBytes = std::size_t{1} << 20;
 
 class Encoder {
  public:
@@ -469,8 +476,7 @@ class Encoder {
       if (block_end == 0 && !eof) {  // no complete record yet: read more
         // What is not text (a NUL byte: a binary file, /dev/zero) or a record
         // no table has is reported before the buffer grows without bound.
-        if (const std::size_t bad = csv_detail::find_invalid_utf8(text); bad != std::string_view::npos)
-          throw_utf8(text, bad, line_ + 1);
+        if (text.size() >= kCheckPartialBytes) check_partial_record(text);
         if (text.size() >= kMaxRecordBytes)
           throw InputError(Location{name_, line_ + 1 + csv_detail::count_lines(text), 0, {}},
                            fmt::format("a record longer than {} MiB: is this a CSV file? (a quoted field whose "
@@ -517,6 +523,28 @@ class Encoder {
     if (*delimiter_ == '"' || *delimiter_ == '\r' || *delimiter_ == '\n')
       throw InputError(Location{name_, 0, 0, {}}, "the delimiter cannot be a quote or a line break");
     ds_.delimiter = *delimiter_;
+  }
+
+  // The start of a record longer than the buffer: the errors the whole
+  // record would get, in the same order, as far as they are certain now (a
+  // UTF-16 file first; then the first byte that is no UTF-8 text, unless it
+  // is a sequence the next read may complete), so that the message does not
+  // depend on the block size.
+  void check_partial_record(std::string_view text) {
+    if (!delimiter_) {
+      if (text.size() < 2) return;  // too little to tell UTF-16
+      utf8_thrown_ = true;
+      csv_detail::check_not_utf16(text, name_);
+      utf8_thrown_ = false;
+    }
+    const std::size_t bad = csv_detail::find_invalid_utf8(text);
+    if (bad == std::string_view::npos) return;
+    if (text[bad] != '\0') {
+      const char* p = text.data() + bad;
+      if (boost::locale::utf::utf_traits<char>::decode(p, text.data() + text.size()) == boost::locale::utf::incomplete)
+        return;
+    }
+    throw_utf8(text, bad, line_ + 1);
   }
 
   [[noreturn]] void throw_utf8(std::string_view text, std::size_t at, std::uint64_t base_line) {

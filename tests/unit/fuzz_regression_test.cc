@@ -48,6 +48,37 @@ TEST(FuzzRegression, ParallelReaderSkipsPiecesOfBlankLines) {
   EXPECT_EQ(ds.columns[1].first_line, (std::vector<std::uint64_t>{2, 6}));
 }
 
+// fuzz_csv: the start of a record longer than the reader's block is checked
+// for what is not text (a NUL byte) before the buffer grows; with tiny blocks
+// that check came before the UTF-16 check of the first block, so a UTF-16
+// file was "not valid UTF-8" in tiny blocks and "UTF-16 encoded" in large
+// ones. Every block size gives the message of the whole file, a UTF-8
+// character cut by a block's end is no error, and a record of endless NUL
+// bytes (/dev/zero) is refused once it passes 1 MiB.
+TEST(FuzzRegression, MessagesOfARecordLongerThanTheBlockDoNotDependOnTheBlockSize) {
+  const std::string utf16("\xFF\xFE" "a\0,\0b\0\n\0", 10);
+  const std::string cut = "name;city\nAnn;Z\xC3\xBCrich\n";  // "Zürich": a cut inside \xC3\xBC is no error
+  const std::string nul("name;city\nAnn;Zu\0rich\n", 22);
+  auto message = [](const std::string& text, const detail::ReadTuning& tuning) -> std::string {
+    try {
+      detail::read_dataset_text(text, "data.csv", {}, tuning);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  for (const detail::ReadTuning& tuning : {detail::ReadTuning{1, 1}, detail::ReadTuning{2, 3}, detail::ReadTuning{7, 3},
+                                           detail::ReadTuning{}}) {
+    EXPECT_NE(message(utf16, tuning).find("UTF-16"), std::string::npos) << tuning.block_bytes;
+    EXPECT_EQ(message(cut, tuning), "") << tuning.block_bytes;
+    EXPECT_NE(message(nul, tuning).find("NUL byte"), std::string::npos) << tuning.block_bytes;
+    EXPECT_EQ(message(nul, tuning), message(nul, detail::ReadTuning{})) << tuning.block_bytes;
+  }
+  const std::string zeros(std::size_t{3} << 20, '\0');
+  const std::string long_nul = message(zeros, detail::ReadTuning{4096, 1024});
+  EXPECT_NE(long_nul.find("NUL byte"), std::string::npos) << long_nul;
+}
+
 // fuzz_hierarchy: a value that starts with U+FEFF, first in a hierarchy,
 // was written unquoted, and reading the file back dropped it as the BOM.
 TEST(FuzzRegression, CsvFieldStartingWithAByteOrderMarkReadsBackUnchanged) {
