@@ -6,7 +6,7 @@
 // size f_j in the file and F_j in the population (papers/003 Figure 1;
 // f_j >= 0, F_j > 0). The paper weighs three attacks, with a threshold tau
 // on the probability of a correct re-identification and k = ceil(1/tau)
-// (k_for_threshold() in cell_suppression.h); a probability 1/F is above tau
+// (k_for_threshold() below); a probability 1/F is above tau
 // exactly when F < k, so every test below is on integers.
 //
 //  attack 1  the adversary matches one person of a public registry (age,
@@ -43,6 +43,12 @@
 #include <vector>
 
 namespace deid {
+
+// The smallest k with 1/k <= tau: the class size that keeps the risk of a
+// targeted re-identification 1/F_j at or below tau (papers/003, "Attack 3";
+// tau 0.05 gives 20, 0.04 gives 25). Robust to 1/tau not being exact in
+// binary (1/0.05 is 19.999...). REQUIRES: 0 < tau <= 1.
+std::uint64_t k_for_threshold(double tau);
 
 // Attack 3, the targeted attack.
 struct TargetedAttackRisk {

@@ -61,6 +61,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "deid/attack_risk.h"  // k_for_threshold
 #include "deid/dataset.h"
 #include "deid/hierarchy.h"
 
@@ -68,12 +69,6 @@ namespace deid {
 
 // The code of a suppressed cell.
 inline constexpr std::uint32_t kSuppressedCell = std::numeric_limits<std::uint32_t>::max();
-
-// The smallest k with 1/k <= tau: the class size that keeps the risk of a
-// targeted re-identification 1/F_j at or below tau (papers/003, "Attack 3";
-// tau 0.05 gives 20, 0.04 gives 25). Robust to 1/tau not being exact in
-// binary (1/0.05 is 19.999...). REQUIRES: 0 < tau <= 1.
-std::uint64_t k_for_threshold(double tau);
 
 // The columns the algorithm works on: codes per column and row, a code
 // being < cardinality[c] or kSuppressedCell.

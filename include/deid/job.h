@@ -13,9 +13,11 @@
 #include <variant>
 #include <vector>
 
-#include "deid/hierarchy_builder.h"
+#include "deid/hierarchy_spec.h"
 
 namespace deid {
+
+struct HierarchyTable;  // deid/hierarchy.h
 
 enum class Role { identifying, quasi_identifying, sensitive, insensitive };
 const char* to_string(Role role);
@@ -221,6 +223,10 @@ struct DifferentialPrivacySpec {
   std::uint64_t column = 0;
   bool data_dependent() const { return generalization.empty(); }
 };
+
+// ARX's deterministic seed (`seed: arx`): the Java int literal 0xDEADBEEF,
+// negative, as the long Random's constructor receives it (-559038737).
+inline constexpr std::int64_t kArxDeterministicSeed = static_cast<std::int32_t>(0xDEADBEEFu);
 
 using PrivacySpec = std::variant<KAnonymitySpec, LDiversitySpec, TClosenessSpec, PopulationUniquenessSpec,
                                  AverageRiskSpec, SampleUniquenessSpec, DeltaDisclosureSpec, BetaLikenessSpec,

@@ -7,7 +7,7 @@
 // write through OutputFile; the CLI's own outputs (deid risk, deid
 // hierarchy) do the same.
 //
-// Thread-safety: check_files() and sha256 functions have no shared state.
+// Thread-safety: check_files() has no shared state.
 // OutputFile objects are independent; the registry of unpublished
 // temporaries that discard_unpublished_outputs() empties is lock-free.
 #pragma once
@@ -21,9 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "deid/dataset.h"
+#include "deid/digest.h"
 
 namespace deid {
 
@@ -92,44 +90,6 @@ class CheckedFiles {
 // Reads that do not exist are ignored (reading them reports that later);
 // empty paths in either list are ignored.
 CheckedFiles check_files(const std::vector<FileUse>& reads, const std::vector<FileUse>& writes);
-
-// SHA-256 (FIPS 180-4) through OpenSSL's libcrypto, incrementally.
-class Sha256 {
- public:
-  Sha256();
-  ~Sha256();
-  Sha256(const Sha256&) = delete;
-  Sha256& operator=(const Sha256&) = delete;
-  void update(std::string_view bytes);
-  // The digest as 64 lowercase hexadecimal digits; ends the computation.
-  std::string hex();
-
- private:
-  struct State;
-  std::unique_ptr<State> state_;
-};
-
-std::string sha256_hex(std::string_view bytes);
-// Of a file's content; throws IoError when it cannot be read.
-std::string sha256_file(const std::string& path);
-
-// A file a run read or wrote, for the result's "files" list: the result
-// names the SHA-256 of its input and of every output, so that a table can
-// always be tied to the result that describes it (and `deid verify
-// --result` checks the tie).
-struct FileDigest {
-  std::string role;    // "input", "output", "report", "sample"
-  std::string path;    // as the job resolved it
-  std::string sha256;  // 64 lowercase hex digits
-  std::uint64_t bytes = 0;
-  // A table the database grouped or wrote itself (docs/databases.md,
-  // "Pushdown"): "histogram" for the input (sha256 and bytes: of the
-  // grouped text received), "database" for the output (no bytes passed
-  // through deid: sha256 empty, bytes 0; rows: the rows written).
-  std::string pushdown;
-  std::uint64_t rows = 0;
-};
-nlohmann::json to_json(const std::vector<FileDigest>& files);
 
 // An output written atomically. The bytes go to a temporary file in the
 // target's directory (hidden: ".NAME.deid-RANDOM.tmp", created with
@@ -227,25 +187,5 @@ bool outputs_published() noexcept;
 // not published yet. Async-signal-safe (unlinkat(2) on a fixed table): a
 // front end calls it from its SIGINT/SIGTERM handler before it exits.
 void discard_unpublished_outputs() noexcept;
-
-// Whether a spreadsheet would run `cell` as a formula: it starts with '=',
-// '+', '-' or '@' and is not a plain number ("-5", "+1.5e3" are numbers and
-// never escaped). docs/reliability.md, "Formulas".
-bool looks_like_formula(std::string_view cell);
-
-// Appends a cell of an output table as append_csv_field (csv.h) does; with
-// `escape_formulas` (output.escape-formulas), a cell that looks_like_formula
-// gets a leading "'" first.
-void append_output_field(std::string& out, std::string_view cell, char delimiter, bool escape_formulas);
-
-
-// Warnings, one per column of `data` whose written values a spreadsheet
-// would run as formulas (looks_like_formula, output.h). `written[c]`
-// false skips column c (identifying); `released_labels[c]`, when not null,
-// are the values written for column c (a quasi-identifier's labels at its
-// released level) instead of its dictionary. Either vector may be shorter
-// than the columns (then: written, dictionary values).
-std::vector<std::string> formula_warnings(const Dataset& data, const std::vector<bool>& written,
-                                          const std::vector<const std::vector<std::string>*>& released_labels);
 
 }  // namespace deid

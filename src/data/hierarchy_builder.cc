@@ -17,9 +17,6 @@ namespace deid {
 namespace {
 
 [[noreturn]] void fail(const std::string& msg) { throw JobError(Location{}, msg); }
-[[noreturn]] void bad_parameter(const char* parameter, const std::string& msg) {
-  throw HierarchyParameterError(parameter, msg);
-}
 [[noreturn]] void bad_value(const std::string& value, const std::string& msg) { throw HierarchyValueError(value, msg); }
 
 double parse_number(const std::string& v) {
@@ -33,12 +30,6 @@ double parse_number(const std::string& v) {
 
 // Shortest decimal text of a bound ("5", "2.5").
 std::string num(double x) { return fmt::format("{}", x); }
-
-// Whether b is an integer multiple of a (within rounding).
-bool divides(double a, double b) {
-  const double q = b / a;
-  return std::abs(q - std::round(q)) < 1e-9 * std::max(1.0, q);
-}
 
 std::vector<std::string> distinct(const std::vector<std::string>& values) {
   std::vector<std::string> out;
@@ -59,65 +50,7 @@ void add_row(HierarchyTable& t, std::vector<std::string> row) {
   t.lines.push_back(t.rows.size());
 }
 
-void check_interval(const IntervalSpec& spec) {
-  if (!std::isfinite(spec.min) || !std::isfinite(spec.max) || !(spec.max > spec.min))
-    bad_parameter("max", fmt::format("interval hierarchy: max ({}) must be greater than min ({})", spec.max, spec.min));
-  if (spec.widths.empty()) bad_parameter("widths", "interval hierarchy: give at least one bin width");
-  // Bin bounds are computed in doubles (min + i * width): a width below a
-  // billionth of the bounds' magnitude would give labels whose ends round
-  // together ("[31.000000000000004, 31.000000000000004)").
-  const double smallest = std::max(std::abs(spec.min), std::abs(spec.max)) * 1e-9;
-  for (std::size_t i = 0; i < spec.widths.size(); ++i) {
-    if (!(spec.widths[i] > 0) || !std::isfinite(spec.widths[i]))
-      bad_parameter("widths", fmt::format("interval hierarchy: bin width {} must be positive", spec.widths[i]));
-    if (spec.widths[i] < smallest)
-      bad_parameter("widths", fmt::format("interval hierarchy: bin width {} is too small for the range [{}, {}): "
-                                          "it must be at least {} (a billionth of the bounds)",
-                                          spec.widths[i], spec.min, spec.max, smallest));
-    if (i > 0 && (spec.widths[i] <= spec.widths[i - 1] || !divides(spec.widths[i - 1], spec.widths[i])))
-      bad_parameter("widths",
-                    fmt::format("interval hierarchy: bin width {} must be a multiple of the previous width {} and "
-                                "larger, so that the levels nest",
-                                spec.widths[i], spec.widths[i - 1]));
-  }
-}
-
-void check_masking(const MaskingSpec& spec) {
-  if (spec.levels < 0) bad_parameter("levels", "masking hierarchy: levels must be >= 0");
-  // A byte of 0x80 or above is part of a multi-byte UTF-8 character, not a
-  // character of its own: masks made of it would not be UTF-8.
-  if (spec.mask_char == '\0' || spec.mask_char == '\n' || spec.mask_char == '\r' ||
-      static_cast<unsigned char>(spec.mask_char) >= 0x80)
-    bad_parameter("mask-char", "masking hierarchy: the mask character must be a printable character");
-}
-
-void check_grouping(const GroupingSpec& spec) {
-  if (spec.order.empty()) bad_parameter("order", "grouping hierarchy: the order of the categories is empty");
-  std::set<std::string> in_order;
-  for (const auto& o : spec.order)
-    if (!in_order.insert(o).second)
-      bad_parameter("order", fmt::format("grouping hierarchy: category '{}' appears twice in the order", o));
-  for (std::size_t i = 0; i < spec.sizes.size(); ++i) {
-    if (spec.sizes[i] < 2) bad_parameter("sizes", "grouping hierarchy: group sizes must be at least 2");
-    if (i > 0 && (spec.sizes[i] <= spec.sizes[i - 1] || spec.sizes[i] % spec.sizes[i - 1] != 0))
-      bad_parameter("sizes", fmt::format("grouping hierarchy: group size {} must be a multiple of the previous "
-                                         "size {} and larger",
-                                         spec.sizes[i], spec.sizes[i - 1]));
-  }
-}
-
 }  // namespace
-
-const char* builder_type(const HierarchyBuilderSpec& spec) {
-  static constexpr const char* kNames[] = {"intervals", "masking", "dates", "grouping"};
-  return kNames[spec.index()];
-}
-
-void check_parameters(const HierarchyBuilderSpec& spec) {
-  if (const auto* s = std::get_if<IntervalSpec>(&spec)) check_interval(*s);
-  if (const auto* s = std::get_if<MaskingSpec>(&spec)) check_masking(*s);
-  if (const auto* s = std::get_if<GroupingSpec>(&spec)) check_grouping(*s);
-}
 
 HierarchyTable build_hierarchy(const std::vector<std::string>& values, const HierarchyBuilderSpec& spec) {
   return std::visit(
@@ -132,7 +65,7 @@ HierarchyTable build_hierarchy(const std::vector<std::string>& values, const Hie
 }
 
 HierarchyTable build_interval_hierarchy(const std::vector<std::string>& values, const IntervalSpec& spec) {
-  check_interval(spec);
+  check_parameters(spec);
   HierarchyTable t = make_table("<interval hierarchy>");
   for (const auto& v : distinct(values)) {
     const double x = parse_number(v);
@@ -177,7 +110,7 @@ std::vector<std::string_view> characters(const std::string& v) {
 }  // namespace
 
 HierarchyTable build_masking_hierarchy(const std::vector<std::string>& values, const MaskingSpec& spec) {
-  check_masking(spec);
+  check_parameters(spec);
   const auto vals = distinct(values);
   if (vals.empty()) fail("masking hierarchy: there are no values to cover");
   std::vector<std::vector<std::string_view>> chars;
@@ -235,7 +168,7 @@ HierarchyTable build_date_hierarchy(const std::vector<std::string>& values, cons
 }
 
 HierarchyTable build_grouping_hierarchy(const std::vector<std::string>& values, const GroupingSpec& spec) {
-  check_grouping(spec);
+  check_parameters(spec);
   const std::set<std::string> in_order(spec.order.begin(), spec.order.end());
   for (const auto& v : values)
     if (!in_order.contains(v)) bad_value(v, fmt::format("grouping hierarchy: value '{}' is not in the order of categories", v));

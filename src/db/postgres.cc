@@ -12,6 +12,7 @@
 
 #include "db/dialect.h"
 #include "deid/database.h"
+#include "deid/formulas.h"
 
 namespace deid {
 

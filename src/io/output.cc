@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,7 +17,6 @@
 
 #include <fmt/format.h>
 
-#include "deid/csv.h"
 #include "deid/error.h"
 
 namespace deid {
@@ -225,76 +223,6 @@ CheckedFiles check_files(const std::vector<FileUse>& reads, const std::vector<Fi
     checked.outputs_.emplace_back(w.role, std::move(target));
   }
   return checked;
-}
-
-// --- SHA-256 -----------------------------------------------------------------
-
-struct Sha256::State {
-  EVP_MD_CTX* ctx = nullptr;
-  ~State() { EVP_MD_CTX_free(ctx); }
-};
-
-Sha256::Sha256() : state_(std::make_unique<State>()) {
-  state_->ctx = EVP_MD_CTX_new();
-  if (state_->ctx == nullptr || EVP_DigestInit_ex(state_->ctx, EVP_sha256(), nullptr) != 1)
-    throw Error("SHA-256: libcrypto could not start a digest");
-}
-
-Sha256::~Sha256() = default;
-
-void Sha256::update(std::string_view bytes) {
-  if (!bytes.empty() && EVP_DigestUpdate(state_->ctx, bytes.data(), bytes.size()) != 1)
-    throw Error("SHA-256: libcrypto failed to update a digest");
-}
-
-std::string Sha256::hex() {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  if (EVP_DigestFinal_ex(state_->ctx, md, &n) != 1) throw Error("SHA-256: libcrypto failed to finish a digest");
-  std::string out;
-  out.reserve(2 * n);
-  for (unsigned int i = 0; i < n; ++i) out += fmt::format("{:02x}", md[i]);
-  return out;
-}
-
-std::string sha256_hex(std::string_view bytes) {
-  Sha256 h;
-  h.update(bytes);
-  return h.hex();
-}
-
-std::string sha256_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail(path, fmt::format("cannot open file for reading ({})", reason(errno)));
-  Sha256 h;
-  std::vector<char> buf(1 << 20);
-  for (;;) {
-    const ssize_t got = ::read(fd, buf.data(), buf.size());
-    if (got == 0) break;
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      fail(path, fmt::format("cannot read file ({})", reason(err)));
-    }
-    h.update(std::string_view(buf.data(), static_cast<std::size_t>(got)));
-  }
-  ::close(fd);
-  return h.hex();
-}
-
-nlohmann::json to_json(const std::vector<FileDigest>& files) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const FileDigest& f : files) {
-    out.push_back({{"role", f.role}, {"path", f.path}, {"sha256", f.sha256}, {"bytes", f.bytes}});
-    if (f.pushdown.empty()) continue;
-    out.back()["pushdown"] = f.pushdown;
-    if (f.pushdown == "database") {
-      out.back()["sha256"] = nullptr;
-      out.back()["rows"] = f.rows;
-    }
-  }
-  return out;
 }
 
 // --- OutputFile --------------------------------------------------------------
@@ -508,59 +436,6 @@ FileDigest write_file_atomically(const OutputTarget& target, std::string_view te
 void discard_unpublished_outputs() noexcept {
   for (PendingSlot& s : g_pending)
     if (s.state.load() == 2) ::unlinkat(s.dir, s.name, 0);
-}
-
-void append_output_field(std::string& out, std::string_view cell, char delimiter, bool escape_formulas) {
-  if (escape_formulas && looks_like_formula(cell)) {
-    std::string escaped;
-    escaped.reserve(cell.size() + 1);
-    escaped.push_back('\'');
-    escaped += cell;
-    append_csv_field(out, escaped, delimiter);
-  } else {
-    append_csv_field(out, cell, delimiter);
-  }
-}
-
-bool looks_like_formula(std::string_view cell) {
-  if (cell.empty()) return false;
-  const char c = cell.front();
-  if (c != '=' && c != '+' && c != '-' && c != '@') return false;
-  if (c == '=' || c == '@') return true;
-  // A sign followed by a plain decimal number is data, not a formula.
-  std::string_view rest = cell.substr(1);
-  if (rest.empty()) return true;
-  double value = 0;
-  const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), value);
-  const bool digit_first = (rest.front() >= '0' && rest.front() <= '9') || rest.front() == '.';
-  return !(digit_first && ec == std::errc() && end == rest.data() + rest.size());
-}
-
-std::vector<std::string> formula_warnings(const Dataset& data, const std::vector<bool>& written,
-                                          const std::vector<const std::vector<std::string>*>& released_labels) {
-  std::vector<std::string> out;
-  for (std::size_t c = 0; c < data.columns.size(); ++c) {
-    if (c < written.size() && !written[c]) continue;
-    const Column& col = data.columns[c];
-    std::uint64_t count = 0;
-    std::string example;
-    auto see = [&](const std::string& v) {
-      if (!looks_like_formula(v)) return;
-      if (count++ == 0) example = v;
-    };
-    if (c < released_labels.size() && released_labels[c] != nullptr) {
-      for (const std::string& v : *released_labels[c]) see(v);
-    } else {
-      for (std::uint32_t v = 0; v < col.dictionary.size(); ++v) see(col.dictionary.value(v));
-    }
-    if (count > 0)
-      out.push_back(fmt::format("column '{}': {} distinct value{} start{} with =, +, - or @ (e.g. '{}'); a "
-                                "spreadsheet would run {} as a formula. The values are written unchanged; "
-                                "'output: {{escape-formulas: true}}' prefixes them with '",
-                                col.name, count, count == 1 ? "" : "s", count == 1 ? "s" : "", example,
-                                count == 1 ? "it" : "them"));
-  }
-  return out;
 }
 
 }  // namespace deid

@@ -9,6 +9,7 @@
 
 #include "deid/database.h"
 #include "deid/error.h"
+#include "deid/formula_warnings.h"
 #include "deid/output.h"
 #include "deid/pipeline.h"
 #include "deid/report.h"

@@ -3,6 +3,7 @@
 // database groups and turns the chosen transformation into what the
 // database writes; src/db/postgres.cc sends the SQL.
 #include "deid/database.h"
+#include "deid/formulas.h"
 #include "deid/output.h"
 #include "deid/pipeline.h"
 

@@ -11,6 +11,8 @@
 
 #include <cstdint>
 
+#include "deid/job.h"  // kArxDeterministicSeed, the seed `seed: arx` names
+
 namespace deid {
 
 class JavaRandom {
@@ -46,9 +48,5 @@ class JavaRandom {
   static constexpr std::uint64_t kMask = (1ULL << 48) - 1;
   std::uint64_t seed_ = 0;
 };
-
-// ARX's deterministic seed: the Java int literal 0xDEADBEEF, negative, as
-// the long Random's constructor receives it (-559038737).
-inline constexpr std::int64_t kArxDeterministicSeed = static_cast<std::int32_t>(0xDEADBEEFu);
 
 }  // namespace deid

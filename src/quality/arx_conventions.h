@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "util/java_double.h"
+
 namespace deid::quality {
 
 // ARX's split of the gs-factor into a weight for generalized values and a
@@ -27,10 +29,8 @@ double truncate_10_digits(double value);
 // ARX's bits.
 double log2_arx(double x);
 
-// A double as Java's Double.toString prints it (ARX's model names, its
-// DECIMAL type): the shortest digits that read back, in plain notation from
-// 10^-3 to below 10^7 with at least one decimal ("1.0", "0.5"), else as
-// d.dddE<n> ("1.0E7", "1.0E-4").
-std::string java_double(double value);
+// java_double (util/java_double.h): ARX's model names print their
+// parameters as Java does.
+using ::deid::java_double;
 
 }  // namespace deid::quality

@@ -7,7 +7,7 @@
 #include "check/distributions.h"
 #include "deid/problem.h"
 #include "quality/arx_conventions.h"
-#include "quality/entry_classes.h"
+#include "check/entry_classes.h"
 
 namespace deid {
 namespace {
@@ -53,7 +53,7 @@ std::vector<Statistics> rolled_up_statistics(const Histogram::Sensitive& d, std:
 // Classes::distributions.
 std::vector<Histogram::Sensitive> rolled_up(const Problem& problem, const Transformation& t, const Classes& classes) {
   return check_internal::roll_up_distributions(problem, problem.histogram.sensitive,
-                                               quality::entry_classes(problem, t, classes), classes.size());
+                                               entry_classes(problem, t, classes), classes.size());
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include "deid/check.h"
 #include "deid/problem.h"
 #include "quality/arx_conventions.h"
-#include "quality/entry_classes.h"
+#include "check/entry_classes.h"
 
 namespace deid {
 QualityValue KlDivergenceModel::evaluate(const Problem& problem, const Transformation& t,
@@ -20,7 +20,7 @@ QualityValue KlDivergenceModel::evaluate(const Problem& problem, const Transform
   if (hist.row_entry.size() != (subset ? problem.population_rows : problem.rows) ||
       (subset && problem.subset.size() != hist.row_entry.size()))
     throw std::logic_error("kl-divergence: the histogram has no rows (a grouped input)");
-  const std::vector<std::uint32_t> cls = quality::entry_classes(problem, t, classes);
+  const std::vector<std::uint32_t> cls = entry_classes(problem, t, classes);
   const std::uint32_t w = classes.width;
   const double tuples = static_cast<double>(problem.rows);
   double outliers = 0;

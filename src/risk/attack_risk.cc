@@ -2,9 +2,8 @@
 
 #include "deid/attack_risk.h"
 
+#include <cmath>
 #include <stdexcept>
-
-#include "deid/cell_suppression.h"
 
 namespace deid {
 namespace {
@@ -18,6 +17,17 @@ void check_sizes(std::span<const std::uint64_t> f, std::span<const std::uint64_t
 }
 
 }  // namespace
+
+std::uint64_t k_for_threshold(double tau) {
+  if (!(tau > 0) || tau > 1) throw std::invalid_argument("tau must be in (0, 1]");
+  // ceil(1/tau) computed in floating point can be one too high when 1/tau
+  // is an integer that is not exact in binary; step down while 1/(k-1)
+  // still meets the threshold.
+  auto k = static_cast<std::uint64_t>(std::ceil(1.0 / tau));
+  while (k > 1 && 1.0 / static_cast<double>(k - 1) <= tau * (1 + 1e-12)) --k;
+  while (1.0 / static_cast<double>(k) > tau * (1 + 1e-12)) ++k;
+  return k;
+}
 
 TargetedAttackRisk targeted_attack_risk(std::span<const std::uint64_t> f, std::span<const std::uint64_t> F,
                                         double tau) {

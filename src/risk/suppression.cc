@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "quality/entry_classes.h"
+#include "check/entry_classes.h"
 
 namespace deid::risk {
 namespace {
@@ -26,7 +26,7 @@ std::vector<std::uint64_t> subset_representatives(const Problem& problem, const 
                                                   const Classes& classes) {
   std::vector<std::uint64_t> last;
   if (!problem.has_subset() || problem.subset.size() != problem.histogram.row_entry.size()) return last;
-  const std::vector<std::uint32_t> entry_class = quality::entry_classes(problem, t, classes);
+  const std::vector<std::uint32_t> entry_class = entry_classes(problem, t, classes);
   last.assign(classes.size(), 0);
   for (std::size_t r = 0; r < problem.subset.size(); ++r)
     if (problem.subset[r]) last[entry_class[problem.histogram.row_entry[r]]] = r;

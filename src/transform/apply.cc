@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "deid/csv.h"
+#include "deid/formulas.h"
 #include "deid/output.h"
 #include "deid/pipeline.h"
 #include "transform/microaggregation.h"

@@ -16,17 +16,6 @@
 
 namespace deid {
 
-std::uint64_t k_for_threshold(double tau) {
-  if (!(tau > 0) || tau > 1) throw std::invalid_argument("tau must be in (0, 1]");
-  // ceil(1/tau) computed in floating point can be one too high when 1/tau
-  // is an integer that is not exact in binary; step down while 1/(k-1)
-  // still meets the threshold.
-  auto k = static_cast<std::uint64_t>(std::ceil(1.0 / tau));
-  while (k > 1 && 1.0 / static_cast<double>(k - 1) <= tau * (1 + 1e-12)) --k;
-  while (1.0 / static_cast<double>(k) > tau * (1 + 1e-12)) ++k;
-  return k;
-}
-
 int CellTable::column_index(const std::string& name) const {
   for (std::size_t c = 0; c < names.size(); ++c)
     if (names[c] == name) return static_cast<int>(c);

@@ -22,6 +22,8 @@
 #include "deid/csv.h"
 #include "deid/database.h"
 #include "deid/error.h"
+#include "deid/formula_warnings.h"
+#include "deid/formulas.h"
 #include "deid/job.h"
 #include "deid/output.h"
 #include "deid/pipeline.h"

@@ -10,8 +10,8 @@
 #include <string_view>
 
 #include "deid/error.h"
-#include "quality/arx_conventions.h"
-#include "quality/entry_classes.h"
+#include "check/entry_classes.h"
+#include "util/java_double.h"
 
 namespace deid {
 
@@ -86,7 +86,7 @@ Numbers numbers_of(const Column& column) {
 // (Math.round: floor(x + 0.5)).
 std::string format_number(double v, bool integer) {
   if (integer) return fmt::format("{}", static_cast<std::int64_t>(std::floor(v + 0.5)));
-  return quality::java_double(v);
+  return java_double(v);
 }
 
 // The aggregate of one class: (code, count) pairs of its records.
@@ -195,7 +195,7 @@ std::vector<double> dimension_sums(const Problem& problem, const Transformation&
                                    double s) {
   std::vector<double> sums;
   if (problem.aggregated_dimensions() == 0) return sums;
-  const std::vector<std::uint32_t> cls = quality::entry_classes(problem, t, classes);
+  const std::vector<std::uint32_t> cls = entry_classes(problem, t, classes);
   for (const MicroaggregatedAttribute& a : problem.microaggregated) {
     if (a.generalized()) continue;
     // The distinct values of each class: its entries' codes, each counted

@@ -1,3 +1,4 @@
+#include "deid/formulas.h"
 #include "deid/utility.h"
 
 #include <absl/container/flat_hash_map.h>

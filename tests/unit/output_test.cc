@@ -1,5 +1,6 @@
 // Safe outputs (include/deid/output.h): file identity checks, atomic
 // replacement, digests, the signal-time cleanup and the formula rule.
+#include "deid/formulas.h"
 #include "deid/output.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "quality/entry_classes.h"
+#include "check/entry_classes.h"
 
 #include <absl/container/flat_hash_map.h>
 
@@ -9,7 +9,7 @@
 #include "deid/check.h"
 #include "deid/problem.h"
 
-namespace deid::quality {
+namespace deid {
 
 // Classes are found by their keys' mixed-radix numbers when these fit 64
 // bits (measured: hashing the keys' bytes took a quarter of an adult search
@@ -58,4 +58,4 @@ std::vector<std::uint32_t> entry_classes(const Problem& problem, const Transform
   });
 }
 
-}  // namespace deid::quality
+}  // namespace deid

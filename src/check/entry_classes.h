@@ -1,6 +1,7 @@
-// Which class of a transformation each histogram entry falls in, for the
-// quality models that need the records of each class (microaggregation's
-// distinct values, KL divergence's input distribution).
+// Which class of a transformation each histogram entry falls in, for what
+// needs the records of each class: microaggregation's distinct values, the
+// quality models of KL divergence and classification, the risk of the
+// records a solution keeps.
 #pragma once
 
 #include <cstdint>
@@ -9,11 +10,10 @@
 #include "deid/lattice.h"
 
 namespace deid {
+
 struct Problem;
 struct Classes;
-}  // namespace deid
 
-namespace deid::quality {
 
 // Histogram entry -> class of `classes` (the classes of `t`, from a
 // Checker): entry_class when the classes carry it, else by generalizing
@@ -21,4 +21,4 @@ namespace deid::quality {
 // when an entry has no class (classes that are not those of `t`).
 std::vector<std::uint32_t> entry_classes(const Problem& problem, const Transformation& t, const Classes& classes);
 
-}  // namespace deid::quality
+}  // namespace deid

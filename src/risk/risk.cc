@@ -8,6 +8,7 @@
 
 #include "deid/attack_risk.h"
 #include "deid/error.h"
+#include "deid/formula_warnings.h"
 #include "deid/histogram.h"
 #include "deid/output.h"
 #include "deid/pipeline.h"
