@@ -12,16 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-// httplib.h is a system header (no warnings of its own), but its templates
-// (std::regex among them) are instantiated here.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <httplib.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include "httplib_include.h"
 
 #include "connections.h"
 #include "deid/error.h"

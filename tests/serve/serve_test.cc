@@ -26,14 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <httplib.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include "httplib_include.h"
 
 #include "deid/output.h"
 #include "security.h"
