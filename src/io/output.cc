@@ -203,7 +203,7 @@ CheckedFiles check_files(const std::vector<FileUse>& reads, const std::vector<Fi
                                                          reason(errno)));
     const std::string dir_name = fs::path(resolved).parent_path().string();
     if ((!exists || S_ISREG(st.st_mode)) &&
-        ((ds.st_mode & 0222) == 0 || ::access(dir_name.c_str(), W_OK | X_OK) != 0))
+        ((ds.st_mode & 0222) == 0 || ::faccessat(dir, ".", W_OK | X_OK, 0) != 0))
       fail(w.path, fmt::format("cannot write the {} in the directory '{}' ({})", w.role, dir_name,
                                (ds.st_mode & 0222) == 0 ? fmt::format("it is read-only, mode {:04o}",
                                                                       ds.st_mode & 07777)
