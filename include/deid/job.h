@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -300,13 +301,21 @@ struct PostgresTable {
 };
 const char* to_string(PostgresTable::Mode mode);
 
+// How a table file is stored: CSV text, or Parquet, which the Python package
+// reads and writes (parquet.h; `input.parquet`, `output.parquet`).
+enum class TableFormat { csv, parquet };
+// The format of a file named on the command line: Parquet when its name
+// ends in ".parquet" (any case), CSV otherwise.
+TableFormat table_format_of(std::string_view path);
+
 struct Job {
   std::string path;       // the job file (empty when built in code)
   std::string base_dir;   // directory paths are relative to
 
   struct Input {
     std::string path;
-    std::optional<char> delimiter;
+    TableFormat format = TableFormat::csv;  // `parquet: PATH` instead of `path: PATH`
+    std::optional<char> delimiter;          // of a CSV file
     std::optional<PostgresTable> postgres;  // instead of `path`
   } input;
 
@@ -338,7 +347,8 @@ struct Job {
   std::optional<Subset> subset;
 
   struct Output {
-    std::string path;    // transformed CSV; empty: not written
+    std::string path;    // transformed table; empty: not written
+    TableFormat format = TableFormat::csv;  // `parquet: PATH` instead of `path: PATH`
     std::string result;  // JSON result; empty: not written
     std::string report;  // HTML report; empty: not written
     std::optional<char> delimiter;  // default: the input's

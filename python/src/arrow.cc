@@ -372,8 +372,6 @@ void check_header(const std::vector<std::string>& names, const std::string& sour
   }
 }
 
-namespace {
-
 std::shared_ptr<Table> encode_arrow_stream(const py::capsule& capsule, const std::string& source,
                                            const std::string& delimiter, std::uint64_t rows_hint) {
   if (std::string_view(capsule.name() ? capsule.name() : "") != "arrow_array_stream")
@@ -509,8 +507,6 @@ std::shared_ptr<Table> encode_arrow_stream(const py::capsule& capsule, const std
   ds.rows = rows;
   return table;
 }
-
-}  // namespace
 
 void bind_arrow(py::module_& m) {
   m.def("encode_arrow_stream", &encode_arrow_stream, py::arg("stream"), py::arg("source"),

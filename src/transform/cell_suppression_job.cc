@@ -26,6 +26,7 @@
 #include "deid/formulas.h"
 #include "deid/job.h"
 #include "deid/output.h"
+#include "deid/parquet.h"
 #include "deid/pipeline.h"
 #include "deid/sampling.h"
 #include "util/release.h"
@@ -607,7 +608,14 @@ CellSuppressionRun run(const Job& job, Dataset data, Clock::time_point t_start, 
     in_memory->sample_rows = samples;
   } else if (!job.output.path.empty()) {
     outputs.push_back(std::make_unique<OutputFile>(checked->output("output table")));
-    write_table(b, out, cs.marker, delim, escape, outputs.back()->stream(), nullptr);
+    if (job.output.format == TableFormat::parquet) {
+      // The CSV text, converted by the codec: the same cells as a CSV output.
+      std::ostringstream csv;
+      write_table(b, out, cs.marker, delim, escape, csv, nullptr);
+      write_parquet(csv.view(), delim, outputs.back()->stream(), job.output.path, "output table");
+    } else {
+      write_table(b, out, cs.marker, delim, escape, outputs.back()->stream(), nullptr);
+    }
     files.push_back(outputs.back()->finish("output"));
   } else if (job.output.postgres) {
     // Row by row, as for a file: COPY ... FROM STDIN in one transaction,
@@ -680,6 +688,7 @@ CellSuppressionRun run_cell_suppression(const Job& job) {
   // Before any work: no output may be an input or another output, and every
   // output's directory must take it (docs/reliability.md).
   const CheckedFiles checked = check_files(job_reads(job), job_writes(job));
+  require_table_formats(job);
   // A hierarchy is read only for an attribute released above level 0, but
   // one the job names and that cannot be read is a mistake in the job
   // either way: said now, not silently passed over.
