@@ -809,8 +809,21 @@ TEST_F(Serve, WebAppAssetsAreServedWithTheirTypesAndTheStrictPolicy) {
     EXPECT_NE(csp.find("script-src 'self'"), std::string::npos) << csp;
     EXPECT_EQ(csp.find("unsafe-inline"), std::string::npos) << csp;
   }
-  // The served bytes are the files of serve/web.
+  // The served bytes are the files of serve/web; every module app.js
+  // imports is served as JavaScript too.
   EXPECT_EQ(c->Get("/assets/app.js")->body, slurp(fs::path(DEID_SOURCE_DIR) / "serve" / "web" / "app.js"));
+  std::size_t modules = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(DEID_SOURCE_DIR) / "serve" / "web")) {
+    if (entry.path().extension() != ".js") continue;
+    ++modules;
+    const std::string name = entry.path().filename().string();
+    const auto res = c->Get("/assets/" + name);
+    ASSERT_TRUE(res) << name;
+    EXPECT_EQ(res->status, 200) << name;
+    EXPECT_EQ(res->get_header_value("Content-Type"), "text/javascript; charset=utf-8") << name;
+    EXPECT_EQ(res->body, slurp(entry.path())) << name;
+  }
+  EXPECT_GT(modules, 1u);
   EXPECT_EQ(c->Get("/assets/nothing.js")->status, 404);
   EXPECT_EQ(c->Get("/assets/../server.cc")->status, 404);
   EXPECT_EQ(s.bare_client()->Get("/assets/app.js")->status, 401);
