@@ -44,6 +44,14 @@ std::string slurp(const fs::path& path) {
   return s.str();
 }
 
+// Runs `command` in `dir` (a shell command line), its output to LOG; the
+// exit status (-1 when it did not exit).
+int run_in(const fs::path& dir, const std::string& command, const fs::path& log) {
+  const std::string line = "cd '" + dir.string() + "' && " + command + " > '" + log.string() + "' 2>&1";
+  const int status = std::system(line.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 void write(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
@@ -484,9 +492,8 @@ TEST_F(Serve, AdultJobOutputIsByteForByteTheCommandLinesOutput) {
     a["hierarchy"] = (data_ / a["hierarchy"].get<std::string>()).string();
   cli_job["output"] = {{"path", (tmp_.path / "cli.csv").string()}, {"result", (tmp_.path / "cli.json").string()}};
   write(tmp_.path / "job.yaml", cli_job.dump(2));
-  const std::string cmd = std::string("'") + DEID_CLI_PATH + "' -q anonymize '" + (tmp_.path / "job.yaml").string() + "'";
-  const int status = std::system(cmd.c_str());
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << cmd;
+  ASSERT_EQ(run_in(tmp_.path, std::string("'") + DEID_CLI_PATH + "' -q anonymize job.yaml", tmp_.path / "cli.log"), 0)
+      << slurp(tmp_.path / "cli.log");
   const std::string cli_output = slurp(tmp_.path / "cli.csv");
   const json cli_result = json::parse(slurp(tmp_.path / "cli.json"));
   ASSERT_FALSE(cli_output.empty());
@@ -954,9 +961,8 @@ TEST_F(Serve, JobYamlRunsUnchangedWithTheCommandLine) {
   EXPECT_EQ(yaml->body.find(data_.string()), std::string::npos) << "no path of the machine";
   // Saved in the data directory, run by deid anonymize: the same table.
   write(data_ / "job.yaml", yaml->body);
-  const std::string command = std::string(DEID_CLI_PATH) + " anonymize " + (data_ / "job.yaml").string() + " > " +
-                              (tmp_.path / "cli.log").string() + " 2>&1";
-  ASSERT_EQ(std::system(command.c_str()), 0) << slurp(tmp_.path / "cli.log") << yaml->body;
+  ASSERT_EQ(run_in(data_, std::string("'") + DEID_CLI_PATH + "' anonymize job.yaml", tmp_.path / "cli.log"), 0)
+      << slurp(tmp_.path / "cli.log") << yaml->body;
   EXPECT_EQ(slurp(data_ / "adult-deid.csv"), c->Get("/api/v1/jobs/" + id + "/output")->body);
   EXPECT_TRUE(fs::exists(data_ / "adult-deid.json"));
   EXPECT_TRUE(fs::exists(data_ / "adult-deid.html"));
@@ -968,14 +974,6 @@ TEST_F(Serve, JobYamlRunsUnchangedWithTheCommandLine) {
   const auto refused = c->Get("/api/v1/jobs/" + inline_job + "/job.yaml");
   ASSERT_TRUE(refused);
   EXPECT_EQ(refused->status, 409);
-}
-
-// Runs `command` in `dir` (a shell command line), its output to LOG; the
-// exit status (-1 when it did not exit).
-int run_in(const fs::path& dir, const std::string& command, const fs::path& log) {
-  const std::string line = "cd '" + dir.string() + "' && " + command + " > '" + log.string() + "' 2>&1";
-  const int status = std::system(line.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 TEST_F(Serve, RiskJobResultAndReportAreTheCommandLinesByteForByte) {
