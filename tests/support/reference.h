@@ -1,5 +1,7 @@
-// ARX reference results (tests/testdata/reference, copied from
-// shared/reference): each run becomes a deid Job on examples/adult.
+// What the tests share: the ARX reference results (tests/testdata/reference,
+// copied from shared/reference) as deid jobs, a reference job run through
+// the command line (CliRun) or the library and compared with ARX's run,
+// temporary directories and files, and running the command line.
 #pragma once
 
 #include <gtest/gtest.h>
