@@ -63,6 +63,8 @@ function init() {
   $('#a-generalize-before').addEventListener('change', updateEditor);
   $('#delete-dataset').addEventListener('click', () => guard(deleteDataset));
   $('#run').addEventListener('click', () => guard(() => run(null)));
+  // A transformation of the result released (step 5's Release buttons).
+  document.addEventListener('deid:release', (e) => guard(() => run(e.detail)));
   $('#cancel').addEventListener('click', () => guard(cancel));
   $('#show-result').addEventListener('click', () => showStep('result'));
   updateCommand();

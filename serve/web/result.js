@@ -1,8 +1,7 @@
 // Step 5, the result: the figures of the command that ran (anonymize,
 // risk, suppress), the utility analysis, and the downloads.
 
-import { $, API, api, el, enableSteps, figures, guard, levels, number, percent, sameTransformation, state } from './common.js';
-import { run } from './run.js';
+import { $, API, api, el, enableSteps, figures, levels, number, percent, sameTransformation, state } from './common.js';
 import { classSizes, parseCsv, plotFrontier } from './result_charts.js';
 
 export async function showResult(status) {
@@ -154,7 +153,8 @@ async function showAnonymization(id, r, found) {
     type: 'button', class: 'small', text: 'Release',
     'aria-label': `Release ${label}`,
     disabled: sameTransformation(t, chosen) ? true : undefined,
-    onclick: () => guard(() => run(t)),
+    // app.js runs the release (step 4 shows this step when it ends).
+    onclick: () => document.dispatchEvent(new CustomEvent('deid:release', { detail: t })),
   });
   const frontier = r.search?.frontier || [];
   $('#frontier-table tbody').replaceChildren(...frontier.map((p, i) =>
