@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "deid/cell_suppression.h"
+#include "deid/cell_suppression_job.h"
 #include "deid/error.h"
 #include "deid/output.h"
 #include "deid/report.h"

@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "deid/cell_suppression.h"
+#include "deid/cell_suppression_job.h"
 #include "deid/csv.h"
 #include "deid/database.h"
 #include "deid/histogram.h"
