@@ -76,7 +76,6 @@ void ReleaseCheck::check_output_columns() {
     qi_in[q] = in_col.at(qis[q].name);
     qi_out[q] = out_index(qis[q].name);
   }
-
 }
 
 void ReleaseCheck::check_row_count() {
