@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "commands.h"
-#include "deid/cell_suppression.h"
+#include "deid/cell_suppression_job.h"
 #include "deid/pipeline.h"
 #include "deid/job.h"
 
