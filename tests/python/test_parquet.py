@@ -131,6 +131,19 @@ def test_verify_risk_and_utility_read_parquet(adult_parquet, tmp_path):
     assert "attributes" in json.loads((tmp_path / "u.json").read_text())
 
 
+def test_verify_builds_an_inline_hierarchy_from_a_parquet_input(adult_parquet, tmp_path):
+    job = tmp_path / "job.yaml"
+    text = job_text("parquet", adult_parquet, "parquet", tmp_path / "out.parquet", tmp_path / "out.json")
+    text = text.replace(f"age: {{role: quasi-identifying, hierarchy: {ADULT / 'hierarchies' / 'age.csv'}}}",
+                        "age: {role: quasi-identifying, hierarchy: {type: intervals, min: 0, max: 100, "
+                        "widths: [10, 20]}}")
+    assert "type: intervals" in text
+    job.write_text(text)
+    assert python_deid("anonymize", job).returncode == 0
+    v = python_deid("verify", job, "--result", tmp_path / "out.json")
+    assert v.returncode == 0, v.stdout + v.stderr
+
+
 def test_the_package_function_reads_a_parquet_job(adult_parquet, csv_run, tmp_path):
     job = tmp_path / "job.yaml"
     job.write_text(job_text("parquet", adult_parquet, "path", tmp_path / "unused.csv", tmp_path / "unused.json"))
