@@ -161,7 +161,7 @@ Command add_hierarchy_command(CLI::App& app) {
 
   Command cmd;
   cmd.app = h;
-  cmd.run = [st, iv, mk, dt, gr]() -> int {
+  cmd.run = [st, iv, mk, dt]() -> int {
     // Before reading: the hierarchy must not overwrite the table it is
     // built from, and its directory must take it.
     const CheckedFiles checked = check_files({{"input data", st->src.input}}, {{"hierarchy", st->src.output}});
