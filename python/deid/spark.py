@@ -318,8 +318,14 @@ def _release(df: DataFrame, run: "_core.Run", histogram: _Histogram) -> DataFram
         if role == _IDENTIFYING:
             continue
         if name in generalized:
-            label = _col(generalized[name][1])
-            value = F.when(label == "", F.lit(None)).otherwise(label)
+            code, label = _col(generalized[name][0]), _col(generalized[name][1])
+            # Every value is in its map, which comes from the histogram of
+            # the same input: one that is not means the input changed
+            # between the two jobs, and the write fails (nothing published).
+            missing = F.raise_error(F.lit(f"attribute '{name}': a value that is not in the histogram the search "
+                                          "ran on (the input changed between the two reads)"))
+            value = (F.when(code.isNull(), missing).when(label == "", F.lit(None).cast("string"))
+                     .otherwise(label))
             if flag is not None:
                 value = F.when(_col(flag).isNotNull(), F.lit("*")).otherwise(value)
             selected.append(value.alias(name))
@@ -485,6 +491,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--result", help="the JSON result (default: the job's output.result, if any)")
     p.add_argument("--order-by", help="a key column whose order is the rows' order (default: the files' order)")
     p.add_argument("--master", help="Spark's master URL (default: spark-submit's, or local[*])")
+    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                   help="a Spark setting (repeatable), as spark-submit's --conf")
     p.add_argument("--threads", type=int, help="threads of the search on the driver (default: all cores)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on standard error")
     args = p.parse_args(argv)
@@ -503,6 +511,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         builder = SparkSession.builder.appName("deid")
         if args.master:
             builder = builder.master(args.master)
+        for setting in args.conf:
+            key, eq, value = setting.partition("=")
+            if not eq:
+                return fail(2, f"--conf {setting}: expected KEY=VALUE")
+            builder = builder.config(key, value)
         spark = builder.getOrCreate()
         df = _read_input(spark, source, job.input_delimiter)
         if not args.quiet:
