@@ -113,7 +113,7 @@ def _arrow_batches(df: DataFrame) -> List[pa.RecordBatch]:
     (of the histogram only: its size is the number of distinct groups)."""
     collect = getattr(df, "_collect_as_arrow", None)
     if collect is not None:
-        return collect(split_batches=True)
+        return collect()
     return df.toArrow().to_batches()
 
 
@@ -137,22 +137,33 @@ class _Histogram:
                 .agg(F.count(F.lit(1)).alias(count), F.min(_col(first)).alias(first))
                 .orderBy(_col(first)).drop(first))
         t0 = time.monotonic()
-        batches = _arrow_batches(hist)
+        # The sorted histogram is kept on the executors and fetched one
+        # range partition at a time, in order, so that the driver holds
+        # one partition's Arrow batches beside the encoded histogram, not
+        # all of them (docs/spark.md, "Memory").
+        hist = hist.persist()
+        try:
+            parts = hist.rdd.getNumPartitions()
+            first_batches = _arrow_batches(hist.where(F.spark_partition_id() == 0))
+            schema = first_batches[0].schema if first_batches else hist.limit(0).toArrow().schema
+            self.distinct: Dict[str, List[pa.Array]] = {n: [] for n in self.grouped}
+
+            def stream():
+                batches = first_batches
+                for i in range(parts):
+                    if i > 0:
+                        batches = _arrow_batches(hist.where(F.spark_partition_id() == i))
+                    while batches:
+                        b = batches.pop(0)
+                        for n in self.grouped:
+                            self.distinct[n].append(pc.unique(b.column(n)))
+                        yield b
+
+            reader = pa.RecordBatchReader.from_batches(schema, stream())
+            self.table = _core.encode_grouped_arrow_stream(reader.__arrow_c_stream__(), source, names, count)
+        finally:
+            hist.unpersist()
         self.group_ms = (time.monotonic() - t0) * 1000
-        schema = batches[0].schema if batches else None
-        if schema is None:
-            raise InputError(f"{source}: the table has a header but no rows")
-        self.distinct: Dict[str, List[pa.Array]] = {n: [] for n in self.grouped}
-
-        def stream():
-            while batches:
-                b = batches.pop(0)
-                for n in self.grouped:
-                    self.distinct[n].append(pc.unique(b.column(n)))
-                yield b
-
-        reader = pa.RecordBatchReader.from_batches(schema, stream())
-        self.table = _core.encode_grouped_arrow_stream(reader.__arrow_c_stream__(), source, names, count)
         self.entries = self.table.rows
         if self.copied:
             self._formula_candidates(df)
@@ -528,8 +539,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             if not args.quiet:
                 print(f"deid.spark: writing {args.output}", file=sys.stderr)
             r.write(args.output, mode=args.mode)
-        if args.result:
-            r.save_result(args.result)
+        result = args.result or job.output_result
+        if result:
+            r.save_result(result)
         return 0 if r.found else 1
     except (JobError, InputError, ValueError) as e:
         return fail(2, str(e))

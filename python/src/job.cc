@@ -71,6 +71,7 @@ void bind_job(py::module_& m) {
                                return std::string(1, *j.job.output.delimiter);
                              })
       .def_property_readonly("output_path", [](const JobHandle& j) { return j.job.output.path; })
+      .def_property_readonly("output_result", [](const JobHandle& j) { return j.job.output.result; })
       .def_property_readonly("input_postgres", [](const JobHandle& j) { return j.job.input.postgres.has_value(); })
       .def_property_readonly("output_postgres", [](const JobHandle& j) { return j.job.output.postgres.has_value(); })
       .def_property_readonly("has_privacy", [](const JobHandle& j) { return !j.job.privacy.empty(); })
