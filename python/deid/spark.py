@@ -283,11 +283,66 @@ class SparkResult:
         if not self.found:
             raise ValueError("no transformation satisfies the job: nothing was released")
         rows = write_atomically(self.data, os.fspath(path), mode, format, self.records)
-        files = [f for f in self.result.get("files", []) if f.get("role") != "output"]
-        files.append({"role": "output", "path": os.fspath(path), "sha256": None, "bytes": 0, "pushdown": "spark",
-                      "rows": rows})
-        self.result["files"] = files
+        self._written(os.fspath(path), rows)
         return rows
+
+    def write_table(self, name: str, mode: str = "create") -> int:
+        """Writes the release into the table `name` of the session's catalog
+        (output.table) whole or not at all: Spark writes a staging table,
+        its rows are counted against the input's records, and then mode
+        'create' renames it to `name`, 'replace' renames the old table
+        aside, the staging table in and drops the old one, 'append' inserts
+        it in one Spark job (docs/spark.md, "Tables"). Returns the rows
+        written."""
+        if not self.found:
+            raise ValueError("no transformation satisfies the job: nothing was released")
+        rows = write_table(self.data, name, mode, self.records)
+        self._written(f"spark table {name}", rows)
+        return rows
+
+    def _written(self, path: str, rows: int) -> None:
+        files = [f for f in self.result.get("files", []) if f.get("role") != "output"]
+        files.append({"role": "output", "path": path, "sha256": None, "bytes": 0, "pushdown": "spark", "rows": rows})
+        self.result["files"] = files
+
+
+def _table_sql(name: str) -> str:
+    """A table name for SQL: each dotted part quoted."""
+    return ".".join("`" + part.replace("`", "``") + "`" for part in name.split("."))
+
+
+def write_table(data: DataFrame, name: str, mode: str, records: int) -> int:
+    """Writes `data` into the catalog table `name` whole or not at all (see
+    SparkResult.write_table); returns the rows written."""
+    if mode not in ("create", "replace", "append"):
+        raise ValueError(f"mode must be 'create', 'replace' or 'append', not {mode!r}")
+    spark = data.sparkSession
+    exists = spark.catalog.tableExists(name)
+    if mode == "create" and exists:
+        raise InputError(f"table {name}: it exists (mode create); use mode replace or append")
+    if mode == "append" and not exists:
+        raise InputError(f"table {name}: it does not exist (mode append)")
+    tag = uuid.uuid4().hex[:12]
+    prefix, _, base = name.rpartition(".")
+    staging = f"{prefix + '.' if prefix else ''}{base}__deid_{tag}"
+    aside = f"{prefix + '.' if prefix else ''}{base}__deid_old_{tag}"
+    try:
+        data.write.format("parquet").mode("errorifexists").saveAsTable(staging)
+        rows = spark.table(staging).count()
+        if rows != records:
+            raise _core.InternalError(f"table {name}: Spark wrote {rows} rows for {records} input records; nothing "
+                                      "was published")
+        if mode == "append":
+            spark.table(staging).write.insertInto(name)
+        elif mode == "replace" and exists:
+            spark.sql(f"ALTER TABLE {_table_sql(name)} RENAME TO {_table_sql(aside)}")
+            spark.sql(f"ALTER TABLE {_table_sql(staging)} RENAME TO {_table_sql(name)}")
+            spark.sql(f"DROP TABLE IF EXISTS {_table_sql(aside)}")
+        else:
+            spark.sql(f"ALTER TABLE {_table_sql(staging)} RENAME TO {_table_sql(name)}")
+        return rows
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {_table_sql(staging)}")
 
 
 def _release(df: DataFrame, run: "_core.Run", histogram: _Histogram) -> DataFrame:
@@ -515,10 +570,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         job = load_job(args.job, args.input is not None)
         source = args.input or job.input_path
-        if not source or job.input_postgres:
-            return fail(2, f"{args.job}: the job's input must be a file (input.path) or given with --input")
+        table = None if args.input else (job.input_table or None)
+        if not (source or table) or job.input_postgres:
+            return fail(2, f"{args.job}: the job's input must be a file (input.path), a Spark table (input.table) "
+                           "or given with --input")
         if job.output_path and not args.output:
-            return fail(2, f"{args.job}: output.path names a CSV file; deid.spark writes Parquet: give --output DIR")
+            return fail(2, f"{args.job}: output.path names a CSV file; deid.spark writes Parquet: give --output DIR "
+                           "or output.table")
+        out_table = None if args.output else (job.output_table or None)
         builder = SparkSession.builder.appName("deid")
         if args.master:
             builder = builder.master(args.master)
@@ -528,9 +587,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 return fail(2, f"--conf {setting}: expected KEY=VALUE")
             builder = builder.config(key, value)
         spark = builder.getOrCreate()
-        df = _read_input(spark, source, job.input_delimiter)
+        if out_table:
+            exists = spark.catalog.tableExists(out_table)
+            if job.output_mode == "create" and exists:
+                return fail(2, f"table {out_table}: it exists (output.mode create); use replace or append")
+            if job.output_mode == "append" and not exists:
+                return fail(2, f"table {out_table}: it does not exist (output.mode append)")
+        df = spark.table(table) if table else _read_input(spark, source, job.input_delimiter)
         if not args.quiet:
-            print(f"deid.spark: grouping {source} on Spark ({spark.sparkContext.master})", file=sys.stderr)
+            print(f"deid.spark: grouping {table or source} on Spark ({spark.sparkContext.master})", file=sys.stderr)
         r = anonymize(df, args.job, order_by=args.order_by, threads=args.threads,
                       progress=None if args.quiet else True)
         if not args.quiet:
@@ -539,6 +604,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             if not args.quiet:
                 print(f"deid.spark: writing {args.output}", file=sys.stderr)
             r.write(args.output, mode=args.mode)
+        elif r.found and out_table:
+            if not args.quiet:
+                print(f"deid.spark: writing table {out_table}", file=sys.stderr)
+            r.write_table(out_table, mode=job.output_mode)
         result = args.result or job.output_result
         if result:
             r.save_result(result)

@@ -54,6 +54,7 @@ void bind_job(py::module_& m) {
                     [](JobHandle& j, const std::string& p) {
                       j.job.input.path = p;
                       j.job.input.postgres.reset();
+                      j.job.input.table.clear();
                     })
       .def_property(
           "input_delimiter",
@@ -72,6 +73,9 @@ void bind_job(py::module_& m) {
                              })
       .def_property_readonly("output_path", [](const JobHandle& j) { return j.job.output.path; })
       .def_property_readonly("output_result", [](const JobHandle& j) { return j.job.output.result; })
+      .def_property_readonly("input_table", [](const JobHandle& j) { return j.job.input.table; })
+      .def_property_readonly("output_table", [](const JobHandle& j) { return j.job.output.table; })
+      .def_property_readonly("output_mode", [](const JobHandle& j) { return j.job.output.table_mode; })
       .def_property_readonly("input_postgres", [](const JobHandle& j) { return j.job.input.postgres.has_value(); })
       .def_property_readonly("output_postgres", [](const JobHandle& j) { return j.job.output.postgres.has_value(); })
       .def_property_readonly("has_privacy", [](const JobHandle& j) { return !j.job.privacy.empty(); })

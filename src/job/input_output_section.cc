@@ -11,12 +11,17 @@ void parse_input(const Ctx& ctx, const YAML::Node& root, Job& job) {
   if (!root["input"]) ctx.fail(root, "the job needs 'input' with a 'path'");
   const auto& in = root["input"];
   ctx.keys(in, "input", Section::input);
-  if (in["postgres"]) {
+  if (in["table"]) {
+    if (in["path"] || in["postgres"])
+      ctx.fail(in["table"], "input has one of 'path' (a CSV file), 'postgres' or 'table' (a Spark table), not two");
+    job.input.table = ctx.str(in["table"], "input.table");
+    if (job.input.table.empty()) ctx.fail(in["table"], "input.table must name a table");
+  } else if (in["postgres"]) {
     if (in["path"] || in["delimiter"])
       ctx.fail(in["postgres"], "input has either 'path' (a CSV file) or 'postgres' (a table), not both");
     job.input.postgres = parse_postgres(ctx, in["postgres"], true);
   } else {
-    if (!in["path"]) ctx.fail(in, "input needs 'path' (a CSV file) or 'postgres' (a table)");
+    if (!in["path"]) ctx.fail(in, "input needs 'path' (a CSV file), 'postgres' or 'table' (a Spark table)");
     job.input.path = ctx.path(in["path"], "input.path");
     if (in["delimiter"]) job.input.delimiter = ctx.delimiter(in["delimiter"]);
   }
@@ -39,6 +44,20 @@ void parse_output(const Ctx& ctx, const YAML::Node& root, Job& job) {
         ctx.fail(o["postgres"], fmt::format("output.postgres.table '{}' is the input table; it would be overwritten",
                                             t.table));
       job.output.postgres = std::move(t);
+    }
+    if (o["table"]) {
+      if (o["path"] || o["postgres"] || o["delimiter"])
+        ctx.fail(o["table"], "output has one of 'path' (a CSV file), 'postgres' or 'table' (a Spark table), not two");
+      job.output.table = ctx.str(o["table"], "output.table");
+      if (job.output.table.empty()) ctx.fail(o["table"], "output.table must name a table");
+      if (job.output.table == job.input.table)
+        ctx.fail(o["table"], fmt::format("output.table '{}' is the input table; it would be overwritten",
+                                         job.output.table));
+    }
+    if (o["mode"]) {
+      if (!o["table"]) ctx.fail(o["mode"], "output.mode goes with output.table (a Spark table)");
+      job.output.table_mode = ctx.choice<std::string>(o["mode"], "output.mode",
+                                                      {{"create", "create"}, {"replace", "replace"}, {"append", "append"}});
     }
     if (o["path"]) job.output.path = ctx.path(o["path"], "output.path");
     if (o["result"]) job.output.result = ctx.path(o["result"], "output.result");

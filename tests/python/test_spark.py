@@ -12,6 +12,7 @@ import collections
 import json
 import os
 import shutil
+import subprocess
 
 import pandas as pd
 import pytest
@@ -22,13 +23,15 @@ if not (os.environ.get("JAVA_HOME") or shutil.which("java")):
 
 import deid  # noqa: E402
 import deid.spark  # noqa: E402
-from conftest import ADULT, adult_job, arx_runs  # noqa: E402
+from conftest import ADULT, adult_job, arx_runs, write_yaml_job  # noqa: E402
 
 
 @pytest.fixture(scope="session")
-def spark():
+def spark(tmp_path_factory):
     from pyspark.sql import SparkSession
+    warehouse = tmp_path_factory.mktemp("spark-warehouse")
     s = (SparkSession.builder.master("local[2]").appName("deid-tests")
+         .config("spark.sql.warehouse.dir", str(warehouse))
          .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
          .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
          .config("spark.sql.shuffle.partitions", "4").getOrCreate())
@@ -189,3 +192,43 @@ def test_release_is_lazy(spark, adult_df):
     r = deid.spark.anonymize(adult_df, job)
     plan = r.data._jdf.queryExecution().optimizedPlan().toString()
     assert "Join" in plan and "LocalRelation" in plan
+
+
+def test_job_with_spark_tables(spark, adult_df, tmp_path):
+    """input.table and output.table with its modes, from python -m deid.spark
+    (run in this process, on this session)."""
+    adult_df.write.format("parquet").saveAsTable("adult_in")
+    job = adult_job(RUNS[0])
+    job["input"] = {"table": "adult_in"}
+    job["output"] = {"table": "adult_out", "result": str(tmp_path / "result.json")}
+    path = write_yaml_job(job, tmp_path / "job.yaml")
+    assert deid.spark.main([str(path), "-q"]) == 0
+    want = deid.anonymize(str(ADULT / "adult.csv"), adult_job(RUNS[0]))
+    got = json.loads((tmp_path / "result.json").read_text())
+    assert comparable(got) == comparable(want.info)
+    assert got["files"][1] == {"role": "output", "path": "spark table adult_out", "sha256": None, "bytes": 0,
+                               "pushdown": "spark", "rows": 30162}
+    assert rows_of_spark(spark.table("adult_out")) == rows_of_frame(want.data)
+    assert deid.spark.main([str(path), "-q"]) == 2  # mode create: the table exists
+    job["output"]["mode"] = "replace"
+    write_yaml_job(job, path)
+    assert deid.spark.main([str(path), "-q"]) == 0
+    assert spark.table("adult_out").count() == 30162
+    job["output"]["mode"] = "append"
+    write_yaml_job(job, path)
+    assert deid.spark.main([str(path), "-q"]) == 0
+    assert spark.table("adult_out").count() == 2 * 30162
+    assert sorted(t.name for t in spark.catalog.listTables()) == ["adult_in", "adult_out"]
+
+
+def test_the_command_refuses_spark_tables(cli, tmp_path):
+    job = adult_job(RUNS[0])
+    job["input"] = {"table": "adult_in"}
+    p = subprocess.run([cli, "anonymize", str(write_yaml_job(job, tmp_path / "job.yaml"))], capture_output=True,
+                       text=True)
+    assert p.returncode == 2 and "input.table names a table of a Spark session" in p.stderr, p.stderr
+    job = adult_job(RUNS[0])
+    job["output"] = {"table": "adult_out", "mode": "append"}
+    p = subprocess.run([cli, "anonymize", str(write_yaml_job(job, tmp_path / "job.yaml"))], capture_output=True,
+                       text=True)
+    assert p.returncode == 2 and "python -m deid.spark" in p.stderr, p.stderr
