@@ -21,6 +21,17 @@ struct Command {
   std::function<int()> run;
 };
 
+// Registers a command on the app; `quiet` is read when the command runs.
+using AddCommand = Command (*)(CLI::App& app, const bool& quiet);
+
+// The whole command line, `deid [-q] [-j N] COMMAND ...`: parses `argv`,
+// runs the command, prints what it prints and returns the exit code
+// (docs/job-file.md). `add_serve` adds `deid serve` (add_serve_command);
+// without it (the Python package, which links no HTTP server) there is no
+// such command. Installs the handlers of SIGINT, SIGTERM and SIGHUP that
+// remove unpublished outputs.
+int run(int argc, char** argv, AddCommand add_serve);
+
 // `deid hierarchy intervals|masking|dates|grouping ...`: writes an ARX
 // hierarchy CSV built from the distinct values of a column (or a list).
 Command add_hierarchy_command(CLI::App& app);

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "commands.h"
-#include "deid/cell_suppression.h"
+#include "deid/cell_suppression_job.h"
 #include "deid/pipeline.h"
 #include "deid/job.h"
 
@@ -24,8 +24,8 @@ Command add_suppress_command(CLI::App& app, const bool& quiet) {
   sub->add_option("job", opts->job, "Job file (YAML) with a 'cell-suppression' section")
       ->required()
       ->check(CLI::ExistingFile);
-  sub->add_option("--input", opts->input, "Input CSV (overrides input.path)");
-  sub->add_option("--output", opts->output, "Output CSV (overrides output.path)");
+  sub->add_option("--input", opts->input, "Input table: CSV, or Parquet when named *.parquet (overrides the job's input)");
+  sub->add_option("--output", opts->output, "Output table: CSV, or Parquet when named *.parquet (overrides the job's output)");
   sub->add_option("--result", opts->result, "JSON result (overrides output.result)");
 
   Command cmd;
@@ -34,10 +34,12 @@ Command add_suppress_command(CLI::App& app, const bool& quiet) {
     Job job = read_job(opts->job);
     if (!opts->input.empty()) {
       job.input.path = opts->input;
+      job.input.format = table_format_of(opts->input);
       job.input.postgres.reset();
     }
     if (!opts->output.empty()) {
       job.output.path = opts->output;
+      job.output.format = table_format_of(opts->output);
       job.output.postgres.reset();
     }
     if (!opts->result.empty()) job.output.result = opts->result;

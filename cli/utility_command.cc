@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "deid/job.h"
 #include "deid/output.h"
+#include "deid/parquet.h"
 #include "deid/pipeline.h"
 #include "deid/report.h"
 #include "deid/utility.h"
@@ -28,8 +29,8 @@ Command add_utility_command(CLI::App& app, const bool& quiet) {
   CLI::App* sub = app.add_subcommand("utility", "Compare a released table with its input: distributions, "
                                                 "numeric summaries, dependencies");
   sub->add_option("job", opts->job, "Job file (YAML) the table was released with")->required()->check(CLI::ExistingFile);
-  sub->add_option("--input", opts->input, "Input CSV (overrides input.path)");
-  sub->add_option("--output", opts->output, "The released table (CSV written by deid anonymize)")
+  sub->add_option("--input", opts->input, "Input table: CSV, or Parquet when named *.parquet (overrides the job's input)");
+  sub->add_option("--output", opts->output, "The released table (written by deid anonymize: CSV, or Parquet when named *.parquet)")
       ->required()
       ->check(CLI::ExistingFile);
   sub->add_option("--json", opts->json,
@@ -43,6 +44,7 @@ Command add_utility_command(CLI::App& app, const bool& quiet) {
     Job job = read_job(opts->job);
     if (!opts->input.empty()) {
       job.input.path = opts->input;
+      job.input.format = table_format_of(opts->input);
       job.input.postgres.reset();
     }
     std::vector<FileUse> reads = job_reads(job);
@@ -51,7 +53,8 @@ Command add_utility_command(CLI::App& app, const bool& quiet) {
         check_files(reads, {{"utility JSON", opts->json}, {"HTML utility report", opts->report}});
     const std::unique_ptr<PreparedJob> prepared = prepare(job);
     const Dataset released =
-        read_dataset(opts->output, CsvOptions{job.output.delimiter.value_or(prepared->data.delimiter), true});
+        read_table_file(opts->output, table_format_of(opts->output),
+                        CsvOptions{job.output.delimiter.value_or(prepared->data.delimiter), true}, "released table");
     const auto ta = std::chrono::steady_clock::now();
     const UtilityAnalysis analysis = analyze_utility(utility_input(*prepared, released));
     const double analysis_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ta).count();

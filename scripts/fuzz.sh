@@ -28,7 +28,8 @@ if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DDEID_FUZZ=ON -DDEID_BUILD_TESTS=OFF \
-  -DDEID_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
+  -DDEID_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" \
+  "${launcher[@]}" >/dev/null
 cmake --build build-fuzz --target "${targets[@]}"
 
 artifacts=${DEID_FUZZ_ARTIFACTS:-build-fuzz/artifacts}

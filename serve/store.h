@@ -12,7 +12,7 @@
 // `deid anonymize` (deid::anonymize()), `deid risk` (deid::assess_risk())
 // and `deid suppress` (deid::run_cell_suppression()), on a pool of
 // workers; a job that fails (any exception) fails alone. Once a job is done
-// its result names no path of the server (publish_names in store.cc). Thread-safe: every
+// its result names no path of the server (publish_names in store_run.cc). Thread-safe: every
 // member may be called from any HTTP thread. Nothing here prints or exits.
 #pragma once
 

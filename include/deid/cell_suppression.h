@@ -50,20 +50,18 @@
 // knows the moles holding it, so a pass touches only the rows it
 // suppresses. All functions are deterministic and single-threaded; they
 // share no state, so different tables may be processed concurrently.
+//
+// The release of every level of a hierarchy is
+// deid/cell_suppression_release.h, the information lost
+// deid/cell_suppression_report.h, and the whole job (`deid suppress`)
+// deid/cell_suppression_job.h.
 #pragma once
 
 #include <cstdint>
 #include <limits>
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-
-#include "deid/attack_risk.h"  // k_for_threshold
-#include "deid/dataset.h"
-#include "deid/hierarchy.h"
 
 namespace deid {
 
@@ -145,169 +143,9 @@ struct CombinationClasses {
 // value convention: classes numbered in order of their first row.
 CombinationClasses combination_classes(const CellTable& table, std::span<const std::size_t> columns);
 
-// ---------------------------------------------------------------------------
-// Releasing every level of a hierarchy (papers/003, "Disclosing All Levels
-// of the Hierarchy", Tables 5, 7 and 8).
-
-// How one quasi-identifier is released.
-struct ReleaseAttribute {
-  std::string name;                         // the input column
-  const Column* column = nullptr;           // its encoded values
-  const Generalization* hierarchy = nullptr;  // null: only level 0 can be released
-  // Levels released, each as its own output column, ascending; default {0}.
-  std::vector<int> levels;
-  // Output column name per released level; default: the attribute's name
-  // for the finest released level, "<name>_L<level>" for the others.
-  std::vector<std::string> names;
-  // The finest level at which the adversary knows the attribute (he then
-  // also knows every coarser level). Default: the finest released level.
-  // Released levels finer than it are in no combination: they only receive
-  // the suppression of the coarser levels they would reveal.
-  std::optional<int> known_level;
-  // Levels at which combinations are evaluated. Default: the known level
-  // only when `totally_ordered`, else every released level >= the known
-  // level. A released level coarser than the known level that is not
-  // evaluated is suppressed exactly where the nearest finer evaluated level
-  // is (the paper: "the suppressions in DIAG_BLOCK performed on combination
-  // 1c can just be propagated to DIAG_CHAPTER without having to evaluate
-  // combination 1d"); this is sound because a deid hierarchy maps each
-  // value to one value per level, so the coarser column's classes are
-  // unions of the finer column's classes.
-  std::vector<int> evaluate;
-  bool totally_ordered = true;
-  double weight = 1.0;  // for every released column of the attribute
-};
-
-// A release: the table of released columns and the spec to run.
-struct ReleasePlan {
-  CellTable table;
-  CellSuppressionSpec spec;
-  // Per table column: the attribute (index into the attributes given) and
-  // its level.
-  std::vector<std::size_t> column_attribute;
-  std::vector<int> column_level;
-  // Per table column: whether it is in some combination.
-  std::vector<bool> evaluated;
-};
-
-// A combination of attributes (what an adversary may know): each attribute
-// is expanded into its evaluated levels, giving one combination of columns
-// per element of the cartesian product (papers/003 Table 7: two
-// hierarchical attributes with 4 and 2 levels give 8 combinations). An
-// entry may also name a released column directly (that level only).
-// `combinations` empty: one combination of every attribute.
-// Throws JobError (naming `job_file` and the attribute) for unknown
-// attributes or columns, levels outside the hierarchy, a known level or an
-// evaluated level that is not released, weights outside [0, 1], duplicate
-// output names, and a hierarchy label equal to `marker` at a released level.
-ReleasePlan plan_release(const std::vector<ReleaseAttribute>& attributes,
-                         const std::vector<std::vector<std::string>>& combinations, std::uint64_t k,
-                         const std::string& marker, const std::string& job_file);
-
 // The "complete" algorithm of papers/003 ("Performance of Suppression
 // Algorithm"): the same spec with one combination of every column that is
 // in some combination.
 CellSuppressionSpec complete_spec(const CellSuppressionSpec& spec, std::size_t columns);
-
-// ---------------------------------------------------------------------------
-// Information loss (papers/003, "Measuring Information Loss", Tables 9-13).
-
-struct ColumnLoss {
-  std::string name;
-  std::uint64_t suppressed = 0;   // records with this column suppressed
-  double fraction = 0;            // of all records
-  // Non-uniform entropy (Gionis and Tassa) of the column's suppression, in
-  // bits: sum over suppressed cells of log2(n / count of the original
-  // value), where a value that is kept costs 0.
-  double entropy = 0;
-};
-
-struct InformationLoss {
-  std::uint64_t records = 0;
-  std::uint64_t cells = 0;             // quasi-identifier cells: records * columns
-  std::uint64_t suppressed_cells = 0;
-  double suppressed_cells_fraction = 0;
-  std::uint64_t records_with_suppression = 0;
-  double records_with_suppression_fraction = 0;
-  double entropy = 0;                  // sum over columns
-  std::vector<ColumnLoss> columns;
-};
-
-// Loss of `after` against `before` (same shape; `before` without suppressed
-// cells, or with the cells counted as already lost).
-InformationLoss information_loss(const CellTable& before, const CellTable& after);
-
-// Per value of a grouping column (`by_codes`, one code per row, e.g. the
-// region before suppression), the share of records whose column `variable`
-// is suppressed in `after` (papers/003, Tables 11-13). Groups without
-// records are left out; rows whose group code is kSuppressedCell are not
-// counted.
-struct Missingness {
-  std::string variable, by;
-  struct Group {
-    std::uint32_t value = 0;   // group code
-    std::uint64_t records = 0;
-    std::uint64_t suppressed = 0;
-    double fraction = 0;
-  };
-  std::vector<Group> groups;   // by code
-};
-Missingness missingness(const CellTable& after, std::size_t variable,
-                        std::span<const std::uint32_t> by_codes, std::uint32_t by_cardinality);
-
-}  // namespace deid
-
-// ---------------------------------------------------------------------------
-// `deid suppress JOB`: the whole job (docs/cell-suppression.md).
-
-namespace deid {
-
-struct Job;
-
-struct CellSuppressionRun {
-  std::uint64_t k = 0;
-  CellSuppressionStats stats;
-  InformationLoss loss;
-  std::optional<InformationLoss> complete_loss;    // compare-complete only
-  std::optional<CellSuppressionStats> complete_stats;
-  nlohmann::json result;                           // what job.output.result receives
-};
-
-// Reads the job's input and hierarchies, releases every quasi-identifier at
-// its levels, runs the combinations algorithm, and writes: job.output.path
-// (one row per input row, in input order; identifying columns removed; each
-// quasi-identifier replaced by its released columns, finest level first;
-// suppressed cells written as the marker), each sample of `samples`, and
-// job.output.result (JSON). Unset outputs are not written.
-// Throws JobError when the job has no cell-suppression section or does not
-// fit the data (unknown or role-less columns, unknown names in weights,
-// combinations or missingness, fewer rows than k), and InputError/IoError
-// for unreadable or malformed files.
-CellSuppressionRun run_cell_suppression(const Job& job);
-
-// The released tables of a run kept in memory: the output table and each
-// sample, as the CSV text run_cell_suppression(job) writes to their files.
-struct CellSuppressionTables {
-  std::string table;
-  std::vector<std::string> samples;
-  // The same table as columns, in the order written: per column its name,
-  // the input column it copies (-1 for a released quasi-identifier column)
-  // and per row a code into `labels`, the text written (escaped as
-  // output.escape-formulas asks; the marker for a suppressed cell).
-  struct Column {
-    std::string name;
-    int input_column = -1;
-    Codes codes;
-    std::vector<std::string> labels;
-  };
-  std::vector<Column> columns;
-  std::vector<std::vector<std::uint64_t>> sample_rows;  // the rows of each sample, in the order written
-};
-
-// The same run on `data` (read already, or built in memory by a front end),
-// writing no file: the tables go to `tables` (the output table even when
-// job.output.path is empty), the result stays in the returned run. The
-// result's "files" lists the input only.
-CellSuppressionRun run_cell_suppression(const Job& job, Dataset data, CellSuppressionTables& tables);
 
 }  // namespace deid

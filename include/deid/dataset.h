@@ -183,4 +183,9 @@ Dataset read_dataset_text(std::string_view text, const std::string& name, const 
 Dataset read_dataset_stream(const std::function<std::size_t(char*, std::size_t)>& read, const std::string& name,
                             const CsvOptions& options);
 
+// The table as CSV text that reads back to the same table: a header, then
+// one record per row, each cell quoted only where the CSV format needs it.
+// REQUIRES: not grouped (one row per record).
+std::string dataset_csv_text(const Dataset& data, char delimiter);
+
 }  // namespace deid

@@ -54,8 +54,9 @@ def anonymize(data: Any, job: Any, *, hierarchies: Optional[Mapping[str, Any]] =
     data: a pandas DataFrame, an Arrow table (a pyarrow Table or
         RecordBatchReader, or any object with __arrow_c_stream__: polars,
         DuckDB; read from the Arrow buffers, docs/python.md "Arrow tables"),
-        the path of a CSV file, or None for the job's input (its
-        input.path, or its PostgreSQL table).
+        the path of a CSV file (or a Parquet file, named *.parquet: read
+        through pyarrow), or None for the job's input (its input.path or
+        input.parquet, or its PostgreSQL table).
     job: a dict in the job-file schema (docs/job-file.md; 'input' may be left
         out when data is given), YAML text, or the path of a job file. Its
         output files are not written: use Result.to_csv, save_report,

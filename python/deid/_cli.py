@@ -1,8 +1,13 @@
 # Copyright the deid authors. Licensed under the Apache License, Version 2.0.
-"""The ``deid`` command of the installed package: the C++ tool the wheel
-ships (deid/_bin/deid), started with the arguments given, so that
-``deid ...`` and ``python -m deid ...`` take the same commands and options
-and give the same output and exit codes as a ``deid`` built from source.
+"""The ``deid`` command of the installed package. ``deid ...`` and
+``python -m deid ...`` take the same commands and options and give the same
+output and exit codes as a ``deid`` built from source: they run the tool's
+own C++ code (cli/app.cc) in this process (deid._core.run_cli), where the
+package's Parquet codec is registered, so that jobs and command lines with
+Parquet tables run too. Everything else (``deid serve``, a server that links
+an HTTP library the module does not; ``--help``, ``--version``, a word that
+is no command) runs as the tool the wheel ships (deid/_bin/deid), which
+takes this process's place.
 """
 from __future__ import annotations
 
@@ -25,8 +30,30 @@ def executable() -> str:
     return path
 
 
+#: The commands run in this process (every command but serve).
+IN_PROCESS = frozenset(["anonymize", "risk", "suppress", "verify", "utility", "hierarchy"])
+
+
+def _command(args: List[str]) -> Optional[str]:
+    """The command word: the first argument that is not an option of the
+    whole command line (-q, --quiet, -j N, --threads N)."""
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif a in ("-j", "--threads"):
+            skip = True
+        elif not a.startswith("-"):
+            return a
+    return None
+
+
 def main(argv: Optional[List[str]] = None) -> NoReturn:
     args = sys.argv[1:] if argv is None else list(argv)
+    if _command(args) in IN_PROCESS:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        sys.exit(_core.run_cli(["deid", *args]))
     try:
         exe = executable()
     except OSError as e:

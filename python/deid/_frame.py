@@ -183,6 +183,26 @@ def is_arrow(data: Any) -> bool:
     return hasattr(data, "__arrow_c_stream__") and not isinstance(data, pd.DataFrame)
 
 
+def _arrow_backed(frame: pd.DataFrame) -> bool:
+    """Whether every column of ``frame`` is held in Arrow arrays
+    (``pd.ArrowDtype``) of a type the engine reads straight from Arrow
+    (strings, integers, floats, booleans, dates), whose text is the same
+    from Arrow as from pandas: the table then takes the Arrow path."""
+    arrow_dtype = getattr(pd, "ArrowDtype", None)
+    if arrow_dtype is None or frame.shape[1] == 0 or not all(isinstance(n, str) for n in frame.columns):
+        return False
+    import pyarrow as pa
+    for dtype in frame.dtypes:
+        if not isinstance(dtype, arrow_dtype):
+            return False
+        t = dtype.pyarrow_dtype
+        if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_integer(t)
+                or (pa.types.is_floating(t) and t.bit_width > 16) or pa.types.is_boolean(t)
+                or pa.types.is_date(t)):
+            return False
+    return True
+
+
 #: An input given in memory: a DataFrame, or an Arrow table.
 InMemory = Any
 
@@ -192,6 +212,11 @@ def table_of(data: Any, delimiter: Optional[str]) -> Tuple["_core.Table", InMemo
     path) and the object given in memory, if any (a DataFrame, or an
     ArrowSource)."""
     if isinstance(data, pd.DataFrame):
+        if _arrow_backed(data):
+            # Its Arrow arrays as they are (no Python object per cell); the
+            # text of each value is the one pandas' to_csv writes.
+            import pyarrow as pa
+            return ArrowSource(pa.Table.from_pandas(data, preserve_index=False)).encode(delimiter), data
         return encode_frame(data, delimiter), data
     if is_path(data):
         return _core.read_table(os.fspath(data), delimiter), None

@@ -126,16 +126,20 @@ def _looks_like_path(s: str) -> bool:
 
 def job_and_table(job: Any, data: Any, hierarchies: Optional[Mapping[str, Any]],
                   database_jobs: bool = False) -> Tuple["_core.Job", Optional["_core.Table"], Optional[pd.DataFrame]]:
-    """The parsed job and the table it runs on: `data` (a DataFrame or a
-    CSV path, which replaces input.path) or else the job's input (its CSV
-    file, or its PostgreSQL table streamed). With `database_jobs`, a job
+    """The parsed job and the table it runs on: `data` (a DataFrame, an
+    Arrow table, or the path of a CSV or Parquet file, which replaces the
+    job's input) or else the job's input (its CSV or Parquet file, or its
+    PostgreSQL table streamed). With `database_jobs`, a job
     without data whose input or output is a table gets no table (None): the
     caller runs it as the command does."""
     from ._frame import table_of
     parsed = load_job(job, data is not None, hierarchies)
     if data is None and database_jobs and (parsed.input_postgres or parsed.output_postgres):
         return parsed, None, None
-    if data is None and parsed.input_postgres:
+    if data is None and (parsed.input_postgres or parsed.input_parquet):
+        return parsed, _core.read_input(parsed), None
+    if is_path(data) and os.fspath(data).lower().endswith(".parquet"):
+        parsed.input_path = os.fspath(data)  # a Parquet file, read through pyarrow (_parquet.py)
         return parsed, _core.read_input(parsed), None
     if data is None:
         table, frame = table_of(parsed.input_path, parsed.input_delimiter)

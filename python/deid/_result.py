@@ -119,8 +119,8 @@ class Released:
         separated by input.delimiter, else ","), the released table as
         ``to_csv`` writes it and ``info`` as the result whose counts are
         checked; an Arrow input as the text the run read from it (read
-        again: not from a one-shot RecordBatchReader); a CSV input is read
-        where it is. Returns what deid.verify
+        again; a one-shot RecordBatchReader from the run's encoded input);
+        a CSV or Parquet input is read where it is. Returns what deid.verify
         returns: {"output", "valid", "checks": [...]}. The directory is
         removed before returning."""
         job, frame = self._verification()
@@ -131,7 +131,12 @@ class Released:
                 from ._frame import write_input_csv
                 delimiter = job.input_delimiter or ","
                 input_path = os.path.join(d, "input.csv")
-                write_input_csv(frame, input_path, delimiter)
+                from ._frame import ArrowSource
+                if isinstance(frame, ArrowSource) and frame.one_shot and hasattr(self, "_run"):
+                    # A RecordBatchReader is read once: the text the run read.
+                    self._run.write_input_csv(input_path)
+                else:
+                    write_input_csv(frame, input_path, delimiter)
                 job.input_delimiter = delimiter
             info = self.info
             # A run that wrote its output table (a job with tables, data None)

@@ -79,7 +79,7 @@ def risk(data: Any, job: Any, *, threshold: Optional[float] = None,
     models, the risk profile, population uniques.
 
     data: a DataFrame (an input or a released table: records with '*' in
-        every quasi-identifier count as suppressed), a CSV path, or None for
+        every quasi-identifier count as suppressed), a CSV or Parquet path, or None for
         the job's input. job: as for deid.anonymize. threshold: the risk
         above which a record is at risk (default: the job's risk.threshold,
         else 0.2). populations: name -> size, replacing the job's list.

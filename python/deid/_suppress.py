@@ -90,7 +90,7 @@ def suppress(data: Any, job: Any, *, threads: Optional[int] = None) -> Suppressi
     """Local cell suppression for combinations of quasi-identifiers (the
     job's 'cell-suppression' section, papers/003), as ``deid suppress``.
 
-    data: a DataFrame, a CSV path, or None for the job's input. job: as for
+    data: a DataFrame, a CSV or Parquet path, or None for the job's input. job: as for
     deid.anonymize. Writes no file (see SuppressionResult.to_csv).
     """
     from . import _threads

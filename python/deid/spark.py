@@ -574,10 +574,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if not (source or table) or job.input_postgres:
             return fail(2, f"{args.job}: the job's input must be a file (input.path), a Spark table (input.table) "
                            "or given with --input")
-        if job.output_path and not args.output:
-            return fail(2, f"{args.job}: output.path names a CSV file; deid.spark writes Parquet: give --output DIR "
-                           "or output.table")
+        if job.output_path and not job.output_parquet and not args.output:
+            return fail(2, f"{args.job}: output.path names a CSV file; deid.spark writes Parquet: give "
+                           "output.parquet, --output DIR or output.table")
         out_table = None if args.output else (job.output_table or None)
+        if not args.output and job.output_parquet:
+            args.output = job.output_path
         builder = SparkSession.builder.appName("deid")
         if args.master:
             builder = builder.master(args.master)

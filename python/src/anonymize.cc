@@ -262,6 +262,17 @@ void bind_anonymize(py::module_& m) {
           py::arg("column"))
       .def("suppressed_classes", &suppressed_classes, "The suppressed classes' codes, one row per class.")
       .def_property_readonly("records", [](const Run& r) { return r.prepared->data.records(); })
+      .def(
+          "write_input_csv",
+          [](const Run& r, const std::string& path) {
+            // The text the run read (its encoded input), for the verifier:
+            // an input that cannot be read again (a one-shot Arrow stream).
+            const Dataset& ds = r.prepared->data;
+            if (ds.grouped()) throw std::logic_error("the database grouped the input: the run holds no rows");
+            py::gil_scoped_release release;
+            write_file_atomically(path, "input copy", dataset_csv_text(ds, ds.delimiter), "input copy");
+          },
+          py::arg("path"))
       .def("column",
            [](const Run& r, std::size_t c) {
              const Column& col = r.prepared->data.columns.at(c);

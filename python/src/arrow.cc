@@ -541,14 +541,14 @@ Dataset encode_stream(const py::capsule& capsule, const std::string& source, con
   return ds;
 }
 
-namespace {
-
 std::shared_ptr<Table> encode_arrow_stream(const py::capsule& capsule, const std::string& source,
                                            const std::string& delimiter, std::uint64_t rows_hint) {
   auto table = std::make_shared<Table>();
   table->data = encode_stream(capsule, source, delimiter, rows_hint, {});
   return table;
 }
+
+namespace {
 
 // A histogram grouped where its rows live (docs/spark.md): a stream with one
 // row per distinct combination of the grouped columns, in order of first
@@ -579,8 +579,6 @@ std::shared_ptr<Table> encode_grouped_arrow_stream(const py::capsule& capsule, c
   }
   return table;
 }
-
-}  // namespace
 
 void bind_arrow(py::module_& m) {
   m.def("encode_arrow_stream", &encode_arrow_stream, py::arg("stream"), py::arg("source"),

@@ -52,7 +52,14 @@ void check_header(const std::vector<std::string>& names, const std::string& sour
 Dataset encode_stream(const pybind11::capsule& stream, const std::string& source, const std::string& delimiter,
                       std::uint64_t rows_hint, const std::string& weights);
 
+// A table from an Arrow C stream (the PyCapsule __arrow_c_stream__
+// returns), encoded batch by batch from the Arrow buffers (arrow.cc);
+// `source` names it in messages.
+std::shared_ptr<Table> encode_arrow_stream(const pybind11::capsule& capsule, const std::string& source,
+                                           const std::string& delimiter, std::uint64_t rows_hint);
+
 void bind_arrow(pybind11::module_& m);
+void bind_cli(pybind11::module_& m);
 void bind_data(pybind11::module_& m);
 void bind_job(pybind11::module_& m);
 void bind_anonymize(pybind11::module_& m);

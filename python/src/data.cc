@@ -197,20 +197,7 @@ void bind_data(py::module_& m) {
             // reads back to the same table (the verifier's input).
             const Dataset& ds = t.get();
             py::gil_scoped_release release;
-            std::string text;
-            for (std::size_t c = 0; c < ds.columns.size(); ++c) {
-              if (c > 0) text += ds.delimiter;
-              append_csv_field(text, ds.columns[c].name, ds.delimiter);
-            }
-            text += '\n';
-            for (std::uint64_t r = 0; r < ds.rows; ++r) {
-              for (std::size_t c = 0; c < ds.columns.size(); ++c) {
-                if (c > 0) text += ds.delimiter;
-                const Column& col = ds.columns[c];
-                append_csv_field(text, col.dictionary.value(col.codes[r]), ds.delimiter);
-              }
-              text += '\n';
-            }
+            const std::string text = dataset_csv_text(ds, ds.delimiter);
             write_file_atomically(path, role, text, role);
           },
           py::arg("path"), py::arg("role") = "input copy",

@@ -49,13 +49,19 @@ void bind_job(py::module_& m) {
   py::class_<JobHandle, std::shared_ptr<JobHandle>>(m, "Job", "A parsed job (deid::Job).")
       .def_property_readonly("path", [](const JobHandle& j) { return j.job.path; })
       .def("copy", [](const JobHandle& j) { return std::make_shared<JobHandle>(j); }, "A copy to adjust.")
-      // Setting a path makes the input that file, also in a job with a table.
+      // Setting a path makes the input that file, also in a job with a table:
+      // Parquet when its name ends in ".parquet" (as on the command line).
       .def_property("input_path", [](const JobHandle& j) { return j.job.input.path; },
                     [](JobHandle& j, const std::string& p) {
                       j.job.input.path = p;
+                      j.job.input.format = table_format_of(p);
                       j.job.input.postgres.reset();
                       j.job.input.table.clear();
                     })
+      .def_property_readonly("input_parquet",
+                             [](const JobHandle& j) {
+                               return j.job.input.format == TableFormat::parquet && !j.job.input.postgres;
+                             })
       .def_property(
           "input_delimiter",
           [](const JobHandle& j) -> std::optional<std::string> {
@@ -72,6 +78,7 @@ void bind_job(py::module_& m) {
                                return std::string(1, *j.job.output.delimiter);
                              })
       .def_property_readonly("output_path", [](const JobHandle& j) { return j.job.output.path; })
+      .def_property_readonly("output_parquet", [](const JobHandle& j) { return j.job.output.format == TableFormat::parquet; })
       .def_property_readonly("output_result", [](const JobHandle& j) { return j.job.output.result; })
       .def_property_readonly("input_table", [](const JobHandle& j) { return j.job.input.table; })
       .def_property_readonly("output_table", [](const JobHandle& j) { return j.job.output.table; })

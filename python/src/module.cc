@@ -71,4 +71,5 @@ PYBIND11_MODULE(_core, m) {
   bind_hierarchy(m);
   bind_suppress(m);
   bind_verify(m);
+  bind_cli(m);
 }

@@ -6,7 +6,7 @@
 #include <pybind11/stl.h>
 
 #include "binding.h"
-#include "deid/cell_suppression.h"
+#include "deid/cell_suppression_job.h"
 
 namespace py = pybind11;
 

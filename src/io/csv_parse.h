@@ -1,5 +1,5 @@
 // Internal to libdeid: the RFC 4180 record parser shared by read_csv
-// (src/io/csv.cc) and the parallel dataset encoder (src/data/dataset.cc).
+// (src/io/csv.cc) and the parallel dataset encoder (src/data/dataset_read.cc).
 //
 // The parser works on a piece of text that starts at a record boundary and
 // hands each field to a sink as a string_view: a view into the text when the

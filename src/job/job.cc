@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <string_view>
 #include <filesystem>
 #include <fstream>
@@ -66,6 +67,15 @@ const char* to_string(PostgresTable::Mode mode) {
     case PostgresTable::Mode::append: return "append";
   }
   return "?";
+}
+
+TableFormat table_format_of(std::string_view path) {
+  constexpr std::string_view suffix = ".parquet";
+  if (path.size() <= suffix.size()) return TableFormat::csv;
+  const std::string_view end = path.substr(path.size() - suffix.size());
+  for (std::size_t i = 0; i < suffix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(end[i])) != suffix[i]) return TableFormat::csv;
+  return TableFormat::parquet;
 }
 
 const AttributeSpec* Job::attribute(const std::string& name) const {

@@ -11,6 +11,7 @@
 #include "deid/error.h"
 #include "deid/formula_warnings.h"
 #include "deid/output.h"
+#include "deid/parquet.h"
 #include "deid/pipeline.h"
 #include "deid/report.h"
 #include "deid/utility.h"
@@ -345,6 +346,8 @@ Anonymization anonymize(const Job& job, const RunOptions& options, std::unique_p
   // Before any work: no output may be an input or another output, and every
   // output's directory must take it (docs/reliability.md).
   const CheckedFiles checked = check_files(job_reads(job), job_writes(job));
+  // A Parquet table needs the codec of a front end (parquet.h).
+  require_table_formats(job);
   // And every database answers, and the output table can be written.
   check_databases(job);
   Timings timings;
@@ -383,7 +386,15 @@ Anonymization anonymize(const Job& job, const RunOptions& options, std::unique_p
   std::optional<PostgresTableWriter> db_table;
   if (a.found && !job.output.path.empty()) {
     table.emplace(checked.output("output table"));
-    write_output(*prepared, a.search.best->transformation, *a.classes, table->stream());
+    if (job.output.format == TableFormat::parquet) {
+      // The CSV text, converted by the codec: the same cells as a CSV output.
+      std::ostringstream csv;
+      write_output(*prepared, a.search.best->transformation, *a.classes, csv);
+      write_parquet(csv.view(), job.output.delimiter.value_or(prepared->data.delimiter), table->stream(),
+                    job.output.path, "output table");
+    } else {
+      write_output(*prepared, a.search.best->transformation, *a.classes, table->stream());
+    }
     files.push_back(table->finish("output"));
   } else if (a.found && job.output.postgres && pushdown) {
     files.push_back(write_pushdown(*pushdown, *prepared, a.search.best->transformation, *a.classes));

@@ -6,6 +6,7 @@
 #include "deid/database.h"
 #include "deid/error.h"
 #include "deid/hierarchy_builder.h"
+#include "deid/parquet.h"
 #include "deid/pipeline.h"
 #include "pipeline/subset.h"
 #include "privacy/differential_privacy.h"
@@ -206,7 +207,7 @@ static void fix_differential_privacy_levels(const Job& job, Problem& pr) {
 
 Dataset read_input(const Job& job) {
   if (job.input.postgres) return read_postgres(*job.input.postgres);
-  return read_dataset(job.input.path, CsvOptions{job.input.delimiter});
+  return read_table_file(job.input.path, job.input.format, CsvOptions{job.input.delimiter}, "input data");
 }
 
 std::string input_name(const Job& job) { return job.input.postgres ? describe(*job.input.postgres) : job.input.path; }

@@ -11,6 +11,7 @@
 #include "deid/formula_warnings.h"
 #include "deid/histogram.h"
 #include "deid/output.h"
+#include "deid/parquet.h"
 #include "deid/pipeline.h"
 #include "deid/risk.h"
 
@@ -79,7 +80,8 @@ RiskReport assess_risk(const Job& job, const std::string& input_path, const Risk
   // input's.
   CsvOptions csv;
   csv.delimiter = explicit_input && job.output.delimiter ? job.output.delimiter : job.input.delimiter;
-  RiskReport r = assess_risk(job, explicit_input ? read_dataset(path, csv) : read_input(job), options);
+  RiskReport r = assess_risk(
+      job, explicit_input ? read_table_file(path, table_format_of(path), csv, "input data") : read_input(job), options);
   // The job's input, named or by default (a file name that leads to the
   // input file counts as the input).
   std::error_code ec;

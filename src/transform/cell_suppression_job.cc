@@ -7,18 +7,16 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <chrono>
 #include <cstring>
 #include <ctime>
 #include <memory>
-#include <map>
 #include <optional>
 #include <sstream>
 
 #include "deid/attack_risk.h"
-#include "deid/cell_suppression.h"
+#include "deid/cell_suppression_job.h"
 #include "deid/csv.h"
 #include "deid/database.h"
 #include "deid/error.h"
@@ -26,8 +24,10 @@
 #include "deid/formulas.h"
 #include "deid/job.h"
 #include "deid/output.h"
+#include "deid/parquet.h"
 #include "deid/pipeline.h"
 #include "deid/sampling.h"
+#include "transform/cell_suppression_bound.h"
 #include "util/release.h"
 
 namespace deid {
@@ -46,18 +46,21 @@ std::uint64_t peak_rss() {
   throw JobError(Location{job.path, line, 0, {}}, msg);
 }
 
+using detail::Bound;
+using detail::label;
+using detail::loss_json;
+using detail::OutColumn;
+using detail::output_columns;
+using detail::registry_json;
+using detail::released_columns;
+using detail::sizes_of;
+using detail::stats_json;
+using detail::targeted_json;
+using detail::write_table;
 
-// Everything the job needs, bound to the data.
-struct Bound {
-  Dataset data;
-  std::vector<Role> roles;                     // per data column
-  std::vector<HierarchyTable> tables;          // per quasi-identifier with release levels above 0
-  std::vector<Generalization> hierarchies;
-  std::vector<int> qi_columns;                 // data columns, in data order
-  std::vector<ReleaseAttribute> attributes;    // per quasi-identifier
-  ReleasePlan plan;
-};
-
+// Binds the job to its data: roles, the hierarchies of the attributes
+// released above level 0, and the release plan. Throws JobError when they
+// do not fit.
 void bind(const Job& job, Bound& b, std::uint64_t k) {
   const Job::CellSuppression& cs = *job.cell_suppression;
   Dataset& ds = b.data;
@@ -116,280 +119,6 @@ void bind(const Job& job, Bound& b, std::uint64_t k) {
   if (ds.rows < k)
     fail(job, cs.line, fmt::format("the input has {} rows, fewer than k = {}: no suppression makes it k-anonymous",
                                    ds.rows, k));
-}
-
-// The label of a released cell.
-const std::string& label(const Bound& b, std::size_t column, std::uint32_t code) {
-  const ReleaseAttribute& a = b.attributes[b.plan.column_attribute[column]];
-  if (a.hierarchy) return a.hierarchy->label(b.plan.column_level[column], code);
-  return a.column->dictionary.value(code);
-}
-
-// Writes the released table, all rows or the rows listed.
-// With `escape` (output.escape-formulas), a cell a spreadsheet would run as
-// a formula gets a leading "'".
-// The columns of the released table, in order: identifying columns
-// dropped, each quasi-identifier replaced by its released columns.
-struct OutColumn {
-  int data_column = -1;  // copied column
-  std::size_t table_column = 0;
-};
-std::vector<OutColumn> output_columns(const Bound& b, const CellTable& t) {
-  std::vector<OutColumn> plan;
-  for (std::size_t c = 0; c < b.data.columns.size(); ++c) {
-    if (b.roles[c] == Role::identifying) continue;
-    if (b.roles[c] != Role::quasi_identifying) {
-      plan.push_back({static_cast<int>(c), 0});
-      continue;
-    }
-    std::size_t qi = 0;
-    while (b.qi_columns[qi] != static_cast<int>(c)) ++qi;
-    for (std::size_t tc = 0; tc < t.columns(); ++tc)
-      if (b.plan.column_attribute[tc] == qi) plan.push_back({-1, tc});
-  }
-  return plan;
-}
-
-// The released table as columns of codes and labels (CellSuppressionTables).
-std::vector<CellSuppressionTables::Column> released_columns(const Bound& b, const CellTable& t,
-                                                            const std::string& marker, bool escape) {
-  auto text = [&](const std::string& l) { return escape && looks_like_formula(l) ? "'" + l : l; };
-  std::vector<CellSuppressionTables::Column> out;
-  for (const OutColumn& o : output_columns(b, t)) {
-    CellSuppressionTables::Column c;
-    if (o.data_column >= 0) {
-      const Column& col = b.data.columns[static_cast<std::size_t>(o.data_column)];
-      c.name = col.name;
-      c.input_column = o.data_column;
-      c.codes = col.codes;
-      for (std::uint32_t v = 0; v < col.dictionary.size(); ++v) c.labels.push_back(text(col.dictionary.value(v)));
-    } else {
-      c.name = t.names[o.table_column];
-      const std::uint32_t n = t.cardinality[o.table_column];
-      for (std::uint32_t v = 0; v < n; ++v) c.labels.push_back(text(label(b, o.table_column, v)));
-      c.labels.push_back(text(marker));
-      const auto& codes = t.codes[o.table_column];
-      c.codes = Codes(codes.size(), code_width(n + 1));
-      c.codes.visit_mut([&](auto dst) {
-        using T = typename decltype(dst)::value_type;
-        for (std::size_t r = 0; r < codes.size(); ++r) dst[r] = static_cast<T>(codes[r] == kSuppressedCell ? n : codes[r]);
-      });
-    }
-    out.push_back(std::move(c));
-  }
-  return out;
-}
-
-void write_table(const Bound& b, const CellTable& t, const std::string& marker, char delim, bool escape,
-                 std::ostream& out, const std::vector<std::uint64_t>* rows) {
-  auto field = [&](std::string& line, const std::string& value) { append_output_field(line, value, delim, escape); };
-  const std::vector<OutColumn> plan = output_columns(b, t);
-  std::string line;
-  for (std::size_t i = 0; i < plan.size(); ++i) {
-    if (i) line.push_back(delim);
-    append_csv_field(line, plan[i].data_column >= 0 ? b.data.columns[static_cast<std::size_t>(plan[i].data_column)].name
-                                                    : t.names[plan[i].table_column],
-                     delim);
-  }
-  line.push_back('\n');
-  out << line;
-  const std::uint64_t n = rows ? rows->size() : t.rows;
-  for (std::uint64_t i = 0; i < n; ++i) {
-    const std::uint64_t r = rows ? (*rows)[i] : i;
-    line.clear();
-    for (std::size_t j = 0; j < plan.size(); ++j) {
-      if (j) line.push_back(delim);
-      if (plan[j].data_column >= 0) {
-        const Column& col = b.data.columns[static_cast<std::size_t>(plan[j].data_column)];
-        field(line, col.dictionary.value(col.codes[r]));
-      } else {
-        const std::uint32_t code = t.codes[plan[j].table_column][r];
-        field(line, code == kSuppressedCell ? marker : label(b, plan[j].table_column, code));
-      }
-    }
-    line.push_back('\n');
-    out << line;
-  }
-}
-
-nlohmann::json loss_json(const InformationLoss& l) {
-  nlohmann::json j;
-  j["records"] = l.records;
-  j["quasi_identifier_cells"] = l.cells;
-  j["suppressed_cells"] = l.suppressed_cells;
-  j["suppressed_cells_fraction"] = l.suppressed_cells_fraction;
-  j["records_with_suppression"] = l.records_with_suppression;
-  j["records_with_suppression_fraction"] = l.records_with_suppression_fraction;
-  j["entropy"] = l.entropy;
-  nlohmann::json cols = nlohmann::json::object();
-  for (const auto& c : l.columns)
-    cols[c.name] = {{"suppressed_records", c.suppressed}, {"fraction", c.fraction}, {"entropy", c.entropy}};
-  j["columns"] = cols;
-  return j;
-}
-
-nlohmann::json stats_json(const CellSuppressionStats& s, const CellSuppressionSpec& spec, const CellTable& t) {
-  nlohmann::json j;
-  j["phase1_cells"] = s.phase1_cells;
-  j["phase2_cells"] = s.phase2_cells;
-  j["propagated_cells"] = s.propagated_cells;
-  j["phase2_passes"] = s.phase2_passes;
-  j["rounds"] = s.rounds;
-  nlohmann::json moles = nlohmann::json::array();
-  for (std::size_t b = 0; b < spec.combinations.size(); ++b) {
-    std::vector<std::string> names;
-    for (std::size_t c : spec.combinations[b]) names.push_back(t.names[c]);
-    moles.push_back({{"combination", names}, {"moles", s.moles_after_phase1.at(b)}});
-  }
-  j["moles_after_phase1"] = moles;
-  j["time_ms"] = {{"phase1", s.phase1_ms}, {"phase2", s.phase2_ms}};
-  return j;
-}
-
-nlohmann::json targeted_json(const TargetedAttackRisk& r) {
-  return {{"k", r.k},
-          {"records", r.records},
-          {"classes", r.classes},
-          {"highest_risk", r.highest_risk},
-          {"average_risk", r.average_risk},
-          {"records_at_risk", r.records_at_risk},
-          {"records_at_risk_fraction", r.records_at_risk_fraction},
-          {"classes_at_risk", r.classes_at_risk},
-          {"population_sizes", r.population_sizes},
-          {"meets_threshold", r.meets_threshold()}};
-}
-
-// Class sizes of `rows` (all when null) within the classes of `cls`;
-// exempt classes (every cell suppressed) count 0.
-std::vector<std::uint64_t> sizes_of(const CombinationClasses& cls, const std::vector<std::uint64_t>* rows) {
-  std::vector<std::uint64_t> f(cls.sizes.size(), 0);
-  if (!rows) {
-    f = cls.sizes;
-  } else {
-    for (std::uint64_t r : *rows) ++f[cls.row_class[r]];
-  }
-  for (std::size_t j = 0; j < f.size(); ++j)
-    if (cls.exempt[j]) f[j] = 0;
-  return f;
-}
-
-// Attacks 1 and 2 over the registry's attributes (their finest released
-// columns), with population counts when given.
-nlohmann::json registry_json(const Job& job, const Bound& b, const CellTable& t, double tau,
-                             const std::vector<std::vector<std::uint64_t>>& samples) {
-  const auto& reg = *job.cell_suppression->registry;
-  std::vector<std::size_t> cols;
-  std::vector<std::string> names;
-  for (const auto& name : reg.attributes) {
-    std::size_t qi = 0;
-    while (b.attributes[qi].name != name) ++qi;
-    for (std::size_t c = 0; c < t.columns(); ++c)
-      if (b.plan.column_attribute[c] == qi) {
-        cols.push_back(c);
-        names.push_back(t.names[c]);
-        break;
-      }
-  }
-  nlohmann::json j;
-  j["attributes"] = names;
-  const CombinationClasses cls = combination_classes(t, cols);
-  std::uint64_t classes = 0;
-  for (std::size_t m = 0; m < cls.sizes.size(); ++m) classes += cls.exempt[m] ? 0 : 1;
-  j["classes"] = classes;
-
-  if (!reg.population.empty()) {
-    const Dataset pop = read_dataset(reg.population, CsvOptions{});
-    std::vector<const Column*> pcols;
-    for (const auto& n : names) {
-      const int c = pop.column_index(n);
-      if (c < 0)
-        throw InputError(Location{reg.population, 1, 0, {}},
-                         fmt::format("the population file needs a column '{}' (a released column of the registry)", n));
-      pcols.push_back(&pop.columns[static_cast<std::size_t>(c)]);
-    }
-    const int cc = pop.column_index(reg.count_column);
-    if (cc < 0)
-      throw InputError(Location{reg.population, 1, 0, {}}, fmt::format("no count column '{}'", reg.count_column));
-    const Column& count_col = pop.columns[static_cast<std::size_t>(cc)];
-    // Population classes: the rows of the file summed per combination of
-    // the registry's released values (a census by province gives classes
-    // by region when the region is what is released).
-    std::map<std::vector<std::uint32_t>, std::uint64_t> classes_of;
-    for (std::uint64_t r = 0; r < pop.rows; ++r) {
-      const std::string& s = count_col.dictionary.value(count_col.codes[r]);
-      std::uint64_t v = 0;
-      const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-      if (ec != std::errc() || end != s.data() + s.size())
-        throw InputError(Location{reg.population, r + 2, static_cast<std::uint64_t>(cc) + 1, reg.count_column},
-                         fmt::format("count '{}' is not a non-negative integer", s));
-      std::vector<std::uint32_t> key;
-      for (const Column* pc : pcols) key.push_back(pc->codes[r]);
-      classes_of[key] += v;
-    }
-    std::vector<std::uint64_t> C;
-    std::vector<std::uint32_t> group;
-    std::vector<std::vector<std::uint32_t>> keys;
-    for (const auto& [key, count] : classes_of) {
-      keys.push_back(key);
-      C.push_back(count);
-      group.push_back(key[0]);
-    }
-    // Attack 1 (equation 1), overall and per value of the first attribute.
-    const RegistryPersonRisk all = registry_person_risk(C, tau);
-    const auto by = registry_person_risk_by_group(C, group, pcols[0]->dictionary.size(), tau);
-    nlohmann::json per = nlohmann::json::object();
-    for (std::uint32_t g = 0; g < by.size(); ++g)
-      per[pcols[0]->dictionary.value(g)] = {{"population", by[g].population}, {"proportion", by[g].proportion}};
-    j["attack1"] = {{"k", all.k},
-                    {"population", all.population},
-                    {"population_at_risk", all.population_at_risk},
-                    {"proportion", all.proportion},
-                    {"by_" + names[0], per}};
-
-    // Attack 2 (equation 2): F of a released class = the population of the
-    // registry classes it is consistent with (a marker matches any value).
-    std::vector<std::uint64_t> F(cls.sizes.size(), 0);
-    std::vector<std::uint64_t> rep(cls.sizes.size(), 0);
-    std::vector<bool> has(cls.sizes.size(), false);
-    for (std::uint64_t r = 0; r < t.rows; ++r)
-      if (!has[cls.row_class[r]]) {
-        has[cls.row_class[r]] = true;
-        rep[cls.row_class[r]] = r;
-      }
-    for (std::size_t m = 0; m < cls.sizes.size(); ++m) {
-      if (cls.exempt[m]) continue;
-      for (std::size_t pc = 0; pc < keys.size(); ++pc) {
-        bool match = true;
-        for (std::size_t i = 0; i < cols.size() && match; ++i) {
-          const std::uint32_t code = t.codes[cols[i]][rep[m]];
-          match = code == kSuppressedCell || pcols[i]->dictionary.value(keys[pc][i]) == label(b, cols[i], code);
-        }
-        if (match) F[m] += C[pc];
-      }
-    }
-    auto attack2 = [&](const std::vector<std::uint64_t>* rows) {
-      const auto f = sizes_of(cls, rows);
-      for (std::size_t m = 0; m < f.size(); ++m)
-        if (f[m] > F[m])
-          throw InputError(Location{reg.population, 0, 0, {}},
-                           fmt::format("the population counts are smaller than the data: a class of {} released "
-                                       "records has a population of {}",
-                                       f[m], F[m]));
-      const RegistryMatchingRisk r = registry_matching_risk(f, F);
-      return nlohmann::json{{"records", r.records}, {"expected_matches", r.expected_matches},
-                            {"proportion", r.proportion}};
-    };
-    j["attack2"] = attack2(nullptr);
-    nlohmann::json per_sample = nlohmann::json::array();
-    for (const auto& s : samples) per_sample.push_back(attack2(&s));
-    if (!samples.empty()) j["attack2_samples"] = per_sample;
-  } else if (reg.sampling_fraction) {
-    // Equation 3 without population counts.
-    const RegistryMatchingRisk r = registry_matching_bound(*reg.sampling_fraction, classes, t.rows);
-    j["attack2"] = {{"records", r.records}, {"expected_matches", r.expected_matches}, {"proportion", r.proportion},
-                    {"sampling_fraction", *reg.sampling_fraction}, {"bound", true}};
-  }
-  return j;
 }
 
 }  // namespace
@@ -607,7 +336,14 @@ CellSuppressionRun run(const Job& job, Dataset data, Clock::time_point t_start, 
     in_memory->sample_rows = samples;
   } else if (!job.output.path.empty()) {
     outputs.push_back(std::make_unique<OutputFile>(checked->output("output table")));
-    write_table(b, out, cs.marker, delim, escape, outputs.back()->stream(), nullptr);
+    if (job.output.format == TableFormat::parquet) {
+      // The CSV text, converted by the codec: the same cells as a CSV output.
+      std::ostringstream csv;
+      write_table(b, out, cs.marker, delim, escape, csv, nullptr);
+      write_parquet(csv.view(), delim, outputs.back()->stream(), job.output.path, "output table");
+    } else {
+      write_table(b, out, cs.marker, delim, escape, outputs.back()->stream(), nullptr);
+    }
     files.push_back(outputs.back()->finish("output"));
   } else if (job.output.postgres) {
     // Row by row, as for a file: COPY ... FROM STDIN in one transaction,
@@ -680,6 +416,7 @@ CellSuppressionRun run_cell_suppression(const Job& job) {
   // Before any work: no output may be an input or another output, and every
   // output's directory must take it (docs/reliability.md).
   const CheckedFiles checked = check_files(job_reads(job), job_writes(job));
+  require_table_formats(job);
   // A hierarchy is read only for an attribute released above level 0, but
   // one the job names and that cannot be read is a mistake in the job
   // either way: said now, not silently passed over.

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <set>
 
-#include "deid/cell_suppression.h"
+#include "deid/cell_suppression_release.h"
 #include "deid/error.h"
 
 namespace deid {

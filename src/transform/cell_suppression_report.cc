@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "deid/cell_suppression.h"
+#include "deid/cell_suppression_report.h"
 
 namespace deid {
 

@@ -64,7 +64,7 @@
 //
 // Adding a privacy model: add an alternative to ClassRequirement (e.g.
 // entropy or recursive-(c,l)-diversity, t-closeness with the distance and
-// t), and a case in requirement_holds() in verify.cc. That function receives
+// t), and a case in requirement_holds() in classes.cc. That function receives
 // the class's distribution of the requirement's attribute and its
 // distribution over all records of the table, the two inputs every
 // l-diversity and t-closeness variant needs. The sensitive attribute

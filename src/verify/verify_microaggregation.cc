@@ -6,6 +6,11 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "release_check.h"
 
 namespace verify {
 namespace {
@@ -119,6 +124,87 @@ AggregateErrors check_aggregates(const Microaggregated& m, const std::vector<std
     }
   }
   return out;
+}
+
+void ReleaseCheck::check_microaggregated() {
+  // Microaggregated columns: '*' in suppressed records (and in those outside
+  // the research subset), elsewhere the aggregate of the input values of
+  // the record's class; with a subset, of the class's records in the
+  // subset (ARX aggregates only those: HashGroupify.addFromBuffer adds a
+  // value to a class's distribution only for a record of the subset). A column
+  // generalized before aggregation joins the class at one level of its
+  // hierarchy: the first combination of levels at which every record is
+  // right, else the one with the fewest wrong records.
+  micro_out.assign(micro.size(), -1);
+  for (std::size_t m = 0; m < micro.size(); ++m) micro_out[m] = out_index(micro[m].name);
+  if (aligned && !micro.empty()) {
+    std::vector<std::vector<std::string>> in_values(micro.size()), released(micro.size());
+    for (std::size_t m = 0; m < micro.size(); ++m) {
+      if (micro_out[m] < 0) continue;  // column_missing reported
+      const int ic = in_col.at(micro[m].name);
+      std::uint64_t not_star = 0;
+      std::size_t first = rows;
+      for (std::size_t r = 0; r < rows; ++r) {
+        in_values[m].push_back(input.rows[r][static_cast<std::size_t>(ic)]);
+        released[m].push_back(output.rows[r][static_cast<std::size_t>(micro_out[m])]);
+        if ((suppressed[r] || outside(r)) && released[m][r] != "*" && not_star++ == 0) first = r;
+      }
+      if (not_star)
+        add(Kind::wrong_aggregate, micro[m].name, first + 1, not_star,
+            "column " + quote(micro[m].name) + ": " + std::to_string(not_star) +
+                " suppressed record(s) show a value instead of '*'; the first at data row " + std::to_string(first + 1));
+    }
+    // Per column generalized before aggregation: input value -> its hierarchy row.
+    std::vector<std::size_t> generalized;
+    std::vector<std::unordered_map<std::string, const std::vector<std::string>*>> rows_of(micro.size());
+    std::vector<int> heights_of(micro.size(), 1);
+    for (std::size_t m = 0; m < micro.size(); ++m) {
+      if (micro[m].hierarchy_path.empty() || micro_out[m] < 0 || aggregated_hierarchies[m].rows.empty()) continue;
+      generalized.push_back(m);
+      heights_of[m] = static_cast<int>(aggregated_hierarchies[m].rows.front().size());
+      for (const auto& row : aggregated_hierarchies[m].rows) rows_of[m].emplace(row[0], &row);
+    }
+    // The records aggregated: neither suppressed nor outside the subset.
+    std::vector<char> left_out = suppressed;
+    for (std::size_t r = 0; r < rows; ++r) left_out[r] = left_out[r] || outside(r);
+    std::vector<std::string> base(rows);
+    for (std::size_t r = 0; r < rows; ++r) base[r] = class_key(output.rows[r], qi_out);
+    std::vector<int> level(generalized.size(), 0);
+    std::vector<AggregateErrors> best;
+    std::uint64_t best_wrong = UINT64_MAX;
+    for (int combos = 0; combos < 4096; ++combos) {
+      std::vector<std::string> group = base;
+      for (std::size_t g = 0; g < generalized.size(); ++g)
+        for (std::size_t r = 0; r < rows; ++r) {
+          const std::size_t m = generalized[g];
+          const auto it = rows_of[m].find(in_values[m][r]);
+          const std::string& v = it == rows_of[m].end() ? in_values[m][r] : (*it->second)[static_cast<std::size_t>(level[g])];
+          group[r] += std::to_string(v.size()) + "|" + v;
+        }
+      std::vector<AggregateErrors> errors(micro.size());
+      std::uint64_t wrong = 0;
+      for (std::size_t m = 0; m < micro.size(); ++m) {
+        if (micro_out[m] < 0) continue;
+        errors[m] = check_aggregates(micro[m], in_values[m], released[m], group, left_out);
+        wrong += errors[m].wrong;
+      }
+      if (wrong < best_wrong) {
+        best_wrong = wrong;
+        best = std::move(errors);
+      }
+      if (wrong == 0) break;
+      // The next combination of levels (an odometer), or stop.
+      std::size_t g = 0;
+      while (g < generalized.size() && ++level[g] == heights_of[generalized[g]]) level[g++] = 0;
+      if (g == generalized.size()) break;
+    }
+    for (std::size_t m = 0; m < micro.size(); ++m)
+      if (!best.empty() && best[m].wrong)
+        add(Kind::wrong_aggregate, micro[m].name, best[m].first_row + 1, best[m].wrong,
+            "column " + quote(micro[m].name) + ": " + std::to_string(best[m].wrong) +
+                " record(s) do not show their class's " + micro[m].function + "; the first at data row " +
+                std::to_string(best[m].first_row + 1) + ": " + best[m].why);
+  }
 }
 
 }  // namespace verify

@@ -154,18 +154,9 @@ TEST_P(ArxPopulationUniqueness, FindsArxInformationLoss) {
   const deid::Anonymization a = deid::run_search(*prepared);
   ASSERT_TRUE(a.found);
   const nlohmann::json& r = a.result;
-  const double arx_loss = run["information_loss"].get<double>();
-  const double loss = r["information_loss"].get<double>();
-  EXPECT_LE(std::abs(loss - arx_loss), 1e-8 * std::abs(arx_loss)) << "deid " << loss << ", ARX " << arx_loss;
-
-  std::vector<int> levels;
-  for (const auto& q : run["quasi_identifiers"]) levels.push_back(r["transformation"][q.get<std::string>()].get<int>());
+  const std::vector<int> levels = deid::testing::expect_arx_adult_optimum(r, run);
   if (levels == run["optimum_levels"].get<std::vector<int>>()) {
-    EXPECT_EQ(r["suppressed_records"].get<std::uint64_t>(), run["suppressed_records"].get<std::uint64_t>());
-    EXPECT_EQ(r["classes"].get<std::uint64_t>(), run["output_classes"]["num_classes"].get<std::uint64_t>());
     EXPECT_EQ(r["smallest_class_size"].get<std::uint64_t>(), run["output_classes"]["min_size"].get<std::uint64_t>());
-  } else {
-    RecordProperty("tie_broken_differently", deid::to_string(deid::Transformation(levels.begin(), levels.end())));
   }
 }
 

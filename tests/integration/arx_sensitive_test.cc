@@ -90,28 +90,12 @@ verify::Options verifier_options(const nlohmann::json& run, const deid::Job& job
 
 TEST_P(ArxSensitive, MatchesArxInformationLossAndOutputPassesVerifier) {
   const nlohmann::json& run = deid::testing::arx_adult_run(GetParam());
-  deid::Job job = deid::testing::arx_adult_job(run, deid::SearchSpec::Algorithm::automatic);
-  const std::filesystem::path output = std::filesystem::path(::testing::TempDir()) /
-                                       (std::string("arx_sensitive_") + GetParam() + "_" +
-                                        std::to_string(::getpid()) + ".csv");
-  job.output.path = output.string();
+  const deid::Job job = deid::testing::arx_adult_job_with_output(run, "arx_sensitive_");
+  const std::filesystem::path output = job.output.path;
   const deid::Anonymization a = deid::anonymize(job);
   ASSERT_TRUE(a.found);
   const nlohmann::json& r = a.result;
-
-  const double arx_loss = run["information_loss"].get<double>();
-  const double loss = r["information_loss"].get<double>();
-  EXPECT_LE(std::abs(loss - arx_loss), 1e-8 * std::abs(arx_loss)) << "deid " << loss << ", ARX " << arx_loss;
-
-  std::vector<int> levels;
-  for (const auto& q : run["quasi_identifiers"]) levels.push_back(r["transformation"][q.get<std::string>()].get<int>());
-  if (levels == run["optimum_levels"].get<std::vector<int>>()) {
-    EXPECT_EQ(r["suppressed_records"].get<std::uint64_t>(), run["suppressed_records"].get<std::uint64_t>());
-    EXPECT_EQ(r["classes"].get<std::uint64_t>(), run["output_classes"]["num_classes"].get<std::uint64_t>());
-  } else {
-    // A tie of equal loss broken differently (shared/reference/README.md).
-    RecordProperty("tie_broken_differently", deid::to_string(deid::Transformation(levels.begin(), levels.end())));
-  }
+  deid::testing::expect_arx_adult_optimum(r, run);
 
   const verify::Report report = verify::check(verifier_options(run, job));
   EXPECT_TRUE(report.valid()) << report.to_string();

@@ -791,6 +791,29 @@ std::vector<Case> option_cases() {
       {"option_hierarchy_date_invalid", {}, "hierarchy dates --values 2020-02-30", 2, {"'2020-02-30'", "not a date"}},
       {"option_risk_threshold_above_one", {}, "risk job.yaml --threshold 2", 2, {"--threshold", "2"}},
       {"option_risk_population_without_size", {}, "risk job.yaml --population USA", 2, {"'USA'", "NAME=SIZE"}},
+      // Parquet is read and written by the Python package (`python -m deid`):
+      // the tool alone says so, before it writes anything.
+      {"option_parquet_input_in_the_tool", {{"in.parquet", "PAR1"}}, "anonymize job.yaml --input in.parquet", 2,
+       {"in.parquet", "input data is a Parquet file", "python -m deid"}},
+      {"option_parquet_output_in_the_tool", {}, "anonymize job.yaml --output out.parquet", 2,
+       {"out.parquet", "output table is a Parquet file", "python -m deid"}},
+      {"option_parquet_risk_input_in_the_tool", {{"in.parquet", "PAR1"}}, "risk job.yaml --input in.parquet", 2,
+       {"in.parquet", "python -m deid"}},
+      {"option_parquet_verify_output_in_the_tool", {{"out.parquet", "PAR1"}}, "verify job.yaml --output out.parquet",
+       2, {"out.parquet", "python -m deid"}},
+      {"option_parquet_job_input_in_the_tool",
+       {{"job.yaml", "input: {parquet: in.parquet}\n" + std::string(kAttributes) +
+                         "privacy: [{k-anonymity: {k: 2}}]\noutput: {path: out.csv}\n"},
+        {"in.parquet", "PAR1"}},
+       "anonymize job.yaml",
+       2,
+       {"in.parquet", "python -m deid"}},
+      {"option_parquet_job_output_in_the_tool",
+       {{"job.yaml", "input: {path: data.csv}\n" + std::string(kAttributes) +
+                         "privacy: [{k-anonymity: {k: 2}}]\noutput: {parquet: out.parquet, result: out.json}\n"}},
+       "anonymize job.yaml",
+       2,
+       {"out.parquet", "python -m deid"}},
   };
 }
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "cell_suppression_check.h"
-#include "deid/cell_suppression.h"
+#include "deid/cell_suppression_job.h"
 #include "deid/error.h"
 #include "deid/job.h"
 #include "support/reference.h"

@@ -21,14 +21,10 @@
 namespace {
 
 namespace fs = std::filesystem;
-using deid::testing::run_deid;
-using deid::testing::slurp;
+using deid::testing::CliRun;
+using deid::testing::expect_arx_optimum;
 
 const std::vector<nlohmann::json>& runs() { return deid::testing::reference_runs("arx-classification.json"); }
-
-using deid::testing::output_sha256;
-using deid::testing::reference_dataset_dir;
-using deid::testing::TempDir;
 
 std::string job_text(const nlohmann::json& run, const std::string& algorithm = "optimal") {
   return deid::testing::reference_job_text(run, run["quality"].dump(), algorithm);
@@ -38,23 +34,12 @@ class ArxClassification : public ::testing::TestWithParam<std::size_t> {};
 
 TEST_P(ArxClassification, OptimumLossAndReleaseAreArxs) {
   const nlohmann::json& run = runs()[GetParam()];
-  if (!fs::exists(reference_dataset_dir(run))) GTEST_SKIP() << "no data at " << reference_dataset_dir(run).string();
-  const TempDir dir("classification-" + run["name"].get<std::string>());
-  const std::string job = dir / "job.yaml", out = dir / "out.csv", res = dir / "result.json";
-  std::ofstream(job) << job_text(run);
-  const std::string so = dir / "stdout.txt", se = dir / "stderr.txt";
-  ASSERT_EQ(run_deid("-q anonymize '" + job + "' --output '" + out + "' --result '" + res + "'", so, se), 0)
-      << slurp(se);
-  const nlohmann::json result = nlohmann::json::parse(slurp(res));
-  EXPECT_EQ(result["quality_model_description"], run["arx_quality_model"]);
-  EXPECT_EQ(result["search"]["lattice_size"], run["lattice_size"]);
-  EXPECT_EQ(result["transformation"], run["optimum"]);
+  DEID_SKIP_WITHOUT_REFERENCE_DATA(run);
+  const CliRun cli("classification-" + run["name"].get<std::string>(), job_text(run));
+  ASSERT_EQ(cli.exit_code, 0) << cli.errors();
   // ARX adds the penalties in its hash table's order, deid counts them
   // exactly per weight: equal but for the last bits.
-  const double arx = run["information_loss"].get<double>();
-  EXPECT_NEAR(result["information_loss"].get<double>(), arx, 1e-13 * arx);
-  EXPECT_EQ(result["suppressed_records"], run["suppressed_records"]);
-  EXPECT_EQ(output_sha256(result), run["output_sha256"]);
+  expect_arx_optimum(cli.result, run, 1e-13 * run["information_loss"].get<double>());
 }
 
 INSTANTIATE_TEST_SUITE_P(Runs, ArxClassification, ::testing::Range<std::size_t>(0, 9),
@@ -70,12 +55,9 @@ TEST(ArxClassificationReference, HasNineRuns) { EXPECT_EQ(runs().size(), 9u); }
 TEST(Classification, ExhaustiveSearchAgrees) {
   for (const nlohmann::json& run : runs()) {
     if (run["name"] != "adult_k10_cls_two") continue;
-    const deid::Anonymization o = deid::run_search(*deid::prepare(deid::parse_job(job_text(run), "c.yaml", ".")));
-    const deid::Anonymization e =
-        deid::run_search(*deid::prepare(deid::parse_job(job_text(run, "exhaustive"), "c.yaml", ".")));
+    const deid::Anonymization e = deid::testing::expect_exhaustive_agrees(
+        deid::parse_job(job_text(run), "c.yaml", "."), deid::parse_job(job_text(run, "exhaustive"), "c.yaml", "."));
     ASSERT_TRUE(e.found);
-    EXPECT_EQ(e.result["information_loss"], o.result["information_loss"]);
-    EXPECT_EQ(e.result["transformation"], o.result["transformation"]);
     EXPECT_EQ(e.result["transformation"], run["optimum"]);
   }
 }

@@ -62,15 +62,10 @@ TEST_P(ArxConstraints, SearchFindsArxOptimumInArxLattice) {
   auto prepared = deid::prepare(job_of(run));
   const deid::Problem& pr = prepared->problem;
   EXPECT_EQ(pr.quality->describe(), run["arx_quality_model"].get<std::string>());
-  EXPECT_EQ(static_cast<std::uint64_t>(pr.lattice().size()), run["lattice_size"].get<std::uint64_t>());
-  const deid::Anonymization a = deid::run_search(*prepared);
-  ASSERT_TRUE(a.found);
-  EXPECT_TRUE(a.search.optimal);
   // ARX's loss to the last bits: the weighted aggregates are computed in
   // ARX's order.
-  EXPECT_EQ(a.result["information_loss"].get<double>(), run["information_loss"].get<double>());
-  EXPECT_EQ(a.result["transformation"], run["optimum"]);
-  EXPECT_EQ(a.result["suppressed_records"].get<std::uint64_t>(), run["suppressed_records"].get<std::uint64_t>());
+  const deid::Anonymization a = deid::testing::expect_arx_search(*prepared, run);
+  ASSERT_TRUE(a.found);
   for (std::size_t q = 0; q < pr.qi_names.size(); ++q) {
     const int level = a.result["transformation"][pr.qi_names[q]].get<int>();
     const auto& spec = run["attributes"].contains(pr.qi_names[q]) ? run["attributes"][pr.qi_names[q]] : nlohmann::json{};

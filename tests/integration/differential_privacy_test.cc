@@ -28,6 +28,7 @@
 namespace {
 
 namespace fs = std::filesystem;
+using deid::testing::CliRun;
 using deid::testing::output_sha256;
 using deid::testing::run_deid;
 using deid::testing::slurp;
@@ -61,15 +62,10 @@ class ArxDifferentialPrivacy : public ::testing::TestWithParam<std::size_t> {};
 
 TEST_P(ArxDifferentialPrivacy, SampleTransformationAndReleaseAreArxs) {
   const nlohmann::json& run = runs()[GetParam()];
-  if (!fs::exists(deid::testing::reference_dataset_dir(run)))
-    GTEST_SKIP() << "no data at " << deid::testing::reference_dataset_dir(run).string();
-  const TempDir dir("dp-" + run["name"].get<std::string>());
-  const std::string job = dir / "job.yaml", out = dir / "out.csv", res = dir / "result.json";
-  std::ofstream(job) << job_text(run);
-  const std::string so = dir / "stdout.txt", se = dir / "stderr.txt";
-  ASSERT_EQ(run_deid("-q anonymize '" + job + "' --output '" + out + "' --result '" + res + "'", so, se), 0)
-      << slurp(se);
-  const nlohmann::json result = nlohmann::json::parse(slurp(res));
+  DEID_SKIP_WITHOUT_REFERENCE_DATA(run);
+  const CliRun cli("dp-" + run["name"].get<std::string>(), job_text(run));
+  ASSERT_EQ(cli.exit_code, 0) << cli.errors();
+  const nlohmann::json& result = cli.result;
   const nlohmann::json& model = result["privacy_models"][0];
   ASSERT_EQ(model["model"], "differential-privacy");
   EXPECT_EQ(model["k"], run["k"]);
@@ -111,14 +107,12 @@ TEST_P(ArxDifferentialPrivacy, SampleTransformationAndReleaseAreArxs) {
 
   // The independent verifier accepts the release (k-anonymity with ARX's k
   // and the other models it can check on the released classes).
-  EXPECT_EQ(run_deid("verify '" + job + "' --output '" + out + "' --result '" + res + "'", dir / "v.txt", dir / "v.err"),
-            0)
-      << slurp(dir / "v.txt") << slurp(dir / "v.err");
+  EXPECT_EQ(cli.verify(), 0) << cli.verify_report();
   // t-closeness, delta-disclosure and beta-likeness compare a class with
   // the secret sample's distribution: reported as skipped, never as ok.
   for (const auto& p : run["privacy"]) {
     if (p.contains("t-closeness") || p.contains("delta-disclosure") || p.contains("beta-likeness")) {
-      EXPECT_NE(slurp(dir / "v.txt").find("skipped"), std::string::npos) << slurp(dir / "v.txt");
+      EXPECT_NE(slurp(cli.dir / "v.txt").find("skipped"), std::string::npos) << slurp(cli.dir / "v.txt");
     }
   }
 }
@@ -154,14 +148,9 @@ TEST(DifferentialPrivacy, ReportedEntropyLossIsArxsWithTheSampleAsSubset) {
                                      std::pair<std::string, double>{"normalized-entropy", 5.294584148862602}}) {
       nlohmann::json run = reference;
       run["quality"] = {{"model", model}};
-      const TempDir dir("dp-entropy-loss-" + model);
-      const std::string job = dir / "job.yaml", out = dir / "out.csv", res = dir / "result.json";
-      std::ofstream(job) << job_text(run);
-      ASSERT_EQ(run_deid("-q anonymize '" + job + "' --output '" + out + "' --result '" + res + "'", dir / "so.txt",
-                         dir / "se.txt"),
-                0)
-          << slurp(dir / "se.txt");
-      const nlohmann::json result = nlohmann::json::parse(slurp(res));
+      const CliRun cli("dp-entropy-loss-" + model, job_text(run));
+      ASSERT_EQ(cli.exit_code, 0) << cli.errors();
+      const nlohmann::json& result = cli.result;
       EXPECT_EQ(result["transformation"], reference["optimum"]) << model;  // the scores are the same
       EXPECT_NEAR(result["information_loss"].get<double>(), arx, 1e-12 * arx) << model;
     }

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "deid/cell_suppression.h"
+#include "deid/cell_suppression_job.h"
 #include "deid/hierarchy.h"
 #include "deid/pipeline.h"
 #include "deid/risk.h"

@@ -24,9 +24,8 @@ using deid::testing::slurp;
 
 const std::vector<nlohmann::json>& runs() { return deid::testing::reference_runs("arx-privacy-models.json"); }
 
+using deid::testing::CliRun;
 using deid::testing::output_sha256;
-using deid::testing::reference_dataset_dir;
-using deid::testing::TempDir;
 
 std::string job_text(const nlohmann::json& run, const nlohmann::json& privacy, const std::string& algorithm) {
   nlohmann::json r = run;
@@ -34,30 +33,18 @@ std::string job_text(const nlohmann::json& run, const nlohmann::json& privacy, c
   return deid::testing::reference_job_text(r, "{model: loss}", algorithm);
 }
 
-struct Release {
-  nlohmann::json result;
-  std::string job, output, result_path;
-};
-
-// Runs the CLI on the run's job (or `privacy` in its place) into `dir`.
-Release anonymize(const TempDir& dir, const nlohmann::json& run, const std::string& algorithm = "optimal") {
-  Release r{{}, dir / "job.yaml", dir / "out.csv", dir / "result.json"};
-  std::ofstream(r.job) << job_text(run, run["privacy"], algorithm);
-  const std::string so = dir / "stdout.txt", se = dir / "stderr.txt";
-  const int rc = run_deid("-q anonymize '" + r.job + "' --output '" + r.output + "' --result '" + r.result_path + "'",
-                          so, se);
-  EXPECT_EQ(rc, 0) << slurp(se);
-  if (rc == 0) r.result = nlohmann::json::parse(slurp(r.result_path));
-  return r;
+// The CLI's run of the run's job, in a directory named `dir`.
+CliRun anonymize(const std::string& dir, const nlohmann::json& run, const std::string& algorithm = "optimal") {
+  return CliRun(dir, job_text(run, run["privacy"], algorithm));
 }
 
 class ArxPrivacyModels : public ::testing::TestWithParam<std::size_t> {};
 
 TEST_P(ArxPrivacyModels, OptimumLossAndReleaseAreArxs) {
   const nlohmann::json& run = runs()[GetParam()];
-  if (!fs::exists(reference_dataset_dir(run))) GTEST_SKIP() << "no data at " << reference_dataset_dir(run).string();
-  const TempDir dir("privacy-" + run["name"].get<std::string>());
-  const Release r = anonymize(dir, run);
+  DEID_SKIP_WITHOUT_REFERENCE_DATA(run);
+  const CliRun r = anonymize("privacy-" + run["name"].get<std::string>(), run);
+  EXPECT_EQ(r.exit_code, 0) << r.errors();
   ASSERT_FALSE(r.result.is_null());
   ASSERT_EQ(r.result["solution_found"], run["solution_found"]);
   EXPECT_EQ(r.result["search"]["lattice_size"], run["lattice_size"]);
@@ -76,9 +63,7 @@ TEST_P(ArxPrivacyModels, OptimumLossAndReleaseAreArxs) {
     }
   }
   // The independent verifier accepts the release, with the model's line.
-  const std::string so = dir / "verify.txt", se = dir / "verify.err";
-  EXPECT_EQ(run_deid("verify '" + r.job + "' --output '" + r.output + "' --result '" + r.result_path + "'", so, se), 0)
-      << slurp(so) << slurp(se);
+  EXPECT_EQ(r.verify(), 0) << r.verify_report();
 }
 
 INSTANTIATE_TEST_SUITE_P(Runs, ArxPrivacyModels, ::testing::Range<std::size_t>(0, 25),
@@ -124,9 +109,10 @@ TEST(PrivacyModels, ExhaustiveSearchAgrees) {
         name != "adult_sampleuniq001_s5")
       continue;
     SCOPED_TRACE(name);
-    const TempDir o(name + "-o"), e(name + "-e");
-    const Release optimal = anonymize(o, run, "optimal");
-    const Release exhaustive = anonymize(e, run, "exhaustive");
+    const CliRun optimal = anonymize(name + "-o", run, "optimal");
+    const CliRun exhaustive = anonymize(name + "-e", run, "exhaustive");
+    EXPECT_EQ(optimal.exit_code, 0) << optimal.errors();
+    EXPECT_EQ(exhaustive.exit_code, 0) << exhaustive.errors();
     ASSERT_FALSE(optimal.result.is_null() || exhaustive.result.is_null());
     EXPECT_EQ(exhaustive.result["information_loss"], optimal.result["information_loss"]);
     EXPECT_EQ(exhaustive.result["transformation"], optimal.result["transformation"]);
@@ -164,9 +150,9 @@ TEST(PrivacyModels, VerifyRejectsAReleaseThatBreaksTheModel) {
     for (const auto& r : runs())
       if (r["name"] == c.run) run = &r;
     ASSERT_NE(run, nullptr);
-    const TempDir dir(std::string(c.run) + "-strict");
-    const Release r = anonymize(dir, *run);
-    const std::string strict = dir / "strict.yaml", so = dir / "verify.txt", se = dir / "verify.err";
+    const CliRun r = anonymize(std::string(c.run) + "-strict", *run);
+    EXPECT_EQ(r.exit_code, 0) << r.errors();
+    const std::string strict = r.dir / "strict.yaml", so = r.dir / "verify.txt", se = r.dir / "verify.err";
     std::ofstream(strict) << job_text(*run, c.stricter, "optimal");
     EXPECT_EQ(run_deid("verify '" + strict + "' --output '" + r.output + "'", so, se), 1) << slurp(so) << slurp(se);
     const std::string table = slurp(so);

@@ -27,11 +27,8 @@
 namespace {
 
 namespace fs = std::filesystem;
-using deid::testing::output_sha256;
-using deid::testing::reference_dataset_dir;
-using deid::testing::run_deid;
-using deid::testing::slurp;
-using deid::testing::TempDir;
+using deid::testing::CliRun;
+using deid::testing::expect_arx_optimum;
 
 const std::vector<nlohmann::json>& runs() { return deid::testing::reference_runs("arx-profitability.json"); }
 
@@ -45,32 +42,20 @@ class ArxProfitability : public ::testing::TestWithParam<std::size_t> {};
 
 TEST_P(ArxProfitability, OptimumLossAndReleaseAreArxs) {
   const nlohmann::json& run = runs()[GetParam()];
-  if (!fs::exists(reference_dataset_dir(run))) GTEST_SKIP() << "no data at " << reference_dataset_dir(run).string();
-  const TempDir dir("profitability-" + run["name"].get<std::string>());
-  const std::string job = dir / "job.yaml", out = dir / "out.csv", res = dir / "result.json";
-  std::ofstream(job) << job_text(run);
-  const std::string so = dir / "stdout.txt", se = dir / "stderr.txt";
-  ASSERT_EQ(run_deid("-q anonymize '" + job + "' --output '" + out + "' --result '" + res + "'", so, se), 0)
-      << slurp(se);
-  const nlohmann::json result = nlohmann::json::parse(slurp(res));
-  EXPECT_EQ(result["quality_model_description"], run["arx_quality_model"]);
-  EXPECT_EQ(result["search"]["lattice_size"], run["lattice_size"]);
-  EXPECT_EQ(result["transformation"], run["optimum"]);
+  DEID_SKIP_WITHOUT_REFERENCE_DATA(run);
+  const CliRun cli("profitability-" + run["name"].get<std::string>(), job_text(run));
+  ASSERT_EQ(cli.exit_code, 0) << cli.errors();
   // The payout's terms are not whole numbers and ARX adds them in its hash
   // table's order: equal but for the last bits.
   const double arx = run["information_loss"].get<double>();
-  EXPECT_NEAR(result["information_loss"].get<double>(), arx, 1e-12 * std::max(1.0, std::abs(arx)));
-  EXPECT_EQ(result["suppressed_records"], run["suppressed_records"]);
-  EXPECT_EQ(output_sha256(result), run["output_sha256"]);
+  expect_arx_optimum(cli.result, run, 1e-12 * std::max(1.0, std::abs(arx)));
   // ARX's description of each privacy model.
   auto prepared = deid::prepare(deid::parse_job(job_text(run), "p.yaml", "."));
   ASSERT_EQ(prepared->problem.privacy.size(), run["arx_privacy_models"].size());
   for (std::size_t i = 0; i < prepared->problem.privacy.size(); ++i)
     EXPECT_EQ(prepared->problem.privacy[i]->describe(), run["arx_privacy_models"][i].get<std::string>());
   // The independent verifier accepts the release.
-  EXPECT_EQ(run_deid("verify '" + job + "' --output '" + out + "' --result '" + res + "'", dir / "v.txt", dir / "v.err"),
-            0)
-      << slurp(dir / "v.txt") << slurp(dir / "v.err");
+  EXPECT_EQ(cli.verify(), 0) << cli.verify_report();
 }
 
 INSTANTIATE_TEST_SUITE_P(Runs, ArxProfitability, ::testing::Range<std::size_t>(0, 8),

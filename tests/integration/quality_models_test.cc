@@ -19,16 +19,11 @@
 namespace {
 
 namespace fs = std::filesystem;
-using deid::testing::example_path;
 
 const std::vector<nlohmann::json>& runs() { return deid::testing::reference_runs("arx-adult-quality-models.json"); }
 
 std::string job_text(const nlohmann::json& run, const std::string& algorithm = "optimal") {
-  const std::string adult = example_path("adult");
-  std::string yaml = "input: {path: '" + adult + "/adult.csv', delimiter: ';'}\nattributes:\n";
-  for (const char* q : {"age", "education", "marital-status", "native-country", "race", "salary-class", "sex",
-                        "workclass", "occupation"})
-    yaml += std::string("  ") + q + ": {role: quasi-identifying, hierarchy: '" + adult + "/hierarchies/" + q + ".csv'}\n";
+  std::string yaml = deid::testing::adult_job_head();
   yaml += "default-role: insensitive\nprivacy:\n  - k-anonymity: {k: " + run["k"].dump() + "}\n";
   yaml += "suppression-limit: " + run["suppression_limit"].dump() + "\n";
   yaml += "quality: " + run["quality"].dump() + "\nsearch: {algorithm: " + algorithm + "}\n";
@@ -45,13 +40,7 @@ TEST_P(ArxQualityModels, OptimumAndLossAreArxs) {
   const nlohmann::json& run = runs()[GetParam()];
   auto prepared = deid::prepare(job_of(run));
   EXPECT_EQ(prepared->problem.quality->describe(), run["arx_quality_model"].get<std::string>());
-  EXPECT_EQ(static_cast<std::uint64_t>(prepared->problem.lattice().size()), run["lattice_size"].get<std::uint64_t>());
-  const deid::Anonymization a = deid::run_search(*prepared);
-  ASSERT_TRUE(a.found);
-  EXPECT_TRUE(a.search.optimal);
-  EXPECT_EQ(a.result["information_loss"].get<double>(), run["information_loss"].get<double>());
-  EXPECT_EQ(a.result["transformation"], run["optimum"]);
-  EXPECT_EQ(a.result["suppressed_records"].get<std::uint64_t>(), run["suppressed_records"].get<std::uint64_t>());
+  deid::testing::expect_arx_search(*prepared, run);
 }
 
 INSTANTIATE_TEST_SUITE_P(Runs, ArxQualityModels, ::testing::Range<std::size_t>(0, 10),
@@ -69,13 +58,7 @@ TEST(QualityModels, ExhaustiveSearchAgrees) {
         run["name"] != "adult_k10_dm_star")
       continue;
     SCOPED_TRACE(run["name"].get<std::string>());
-    auto optimal = deid::prepare(job_of(run));
-    auto exhaustive = deid::prepare(job_of(run, "exhaustive"));
-    const deid::Anonymization o = deid::run_search(*optimal);
-    const deid::Anonymization e = deid::run_search(*exhaustive);
-    ASSERT_TRUE(e.found);
-    EXPECT_EQ(e.result["information_loss"], o.result["information_loss"]);
-    EXPECT_EQ(e.result["transformation"], o.result["transformation"]);
+    ASSERT_TRUE(deid::testing::expect_exhaustive_agrees(job_of(run), job_of(run, "exhaustive")).found);
   }
 }
 

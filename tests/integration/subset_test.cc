@@ -30,6 +30,7 @@
 namespace {
 
 namespace fs = std::filesystem;
+using deid::testing::CliRun;
 using deid::testing::output_sha256;
 using deid::testing::reference_dataset_dir;
 using deid::testing::run_deid;
@@ -91,15 +92,12 @@ std::string job_text(const nlohmann::json& run, const std::string& subset, const
 template <class MakeJob>
 void expect_arx_release(const nlohmann::json& run, MakeJob make_job, std::string* verify_table = nullptr,
                         bool same_descriptions = true) {
-  if (!fs::exists(reference_dataset_dir(run))) GTEST_SKIP() << "no data at " << reference_dataset_dir(run).string();
-  const TempDir dir("subset-" + run["name"].get<std::string>());
-  const std::string subset = write_subset(run, dir / "subset.csv");
-  const std::string job = dir / "job.yaml", out = dir / "out.csv", res = dir / "result.json";
-  std::ofstream(job) << make_job(subset);
-  const std::string so = dir / "stdout.txt", se = dir / "stderr.txt";
-  ASSERT_EQ(run_deid("-q anonymize '" + job + "' --output '" + out + "' --result '" + res + "'", so, se), 0)
-      << slurp(se);
-  const nlohmann::json result = nlohmann::json::parse(slurp(res));
+  DEID_SKIP_WITHOUT_REFERENCE_DATA(run);
+  CliRun cli("subset-" + run["name"].get<std::string>());
+  const std::string subset = write_subset(run, cli.dir / "subset.csv");
+  cli.anonymize(make_job(subset));
+  ASSERT_EQ(cli.exit_code, 0) << cli.errors();
+  const nlohmann::json& result = cli.result;
   EXPECT_EQ(result["quality_model_description"], run["arx_quality_model"]);
   EXPECT_EQ(result["transformation"], run["optimum"]);
   const double arx = run["information_loss"].get<double>();
@@ -125,7 +123,7 @@ void expect_arx_release(const nlohmann::json& run, MakeJob make_job, std::string
     // The header and the subset's rows of the release, which are ARX's also
     // where ARX releases the records outside.
     const std::vector<std::size_t> rows = subset_rows(run);
-    std::istringstream released(slurp(out));
+    std::istringstream released(slurp(cli.output));
     std::string kept, line;
     std::getline(released, line);
     kept += line + '\n';
@@ -153,11 +151,9 @@ void expect_arx_release(const nlohmann::json& run, MakeJob make_job, std::string
   else
     EXPECT_EQ(ours.size(), arxs.size());
   // The independent verifier finds the subset again and accepts the release.
-  EXPECT_EQ(run_deid("verify '" + job + "' --output '" + out + "' --result '" + res + "'", dir / "v.txt", dir / "v.err"),
-            0)
-      << slurp(dir / "v.txt") << slurp(dir / "v.err");
-  EXPECT_NE(slurp(dir / "v.txt").find("research subset"), std::string::npos) << slurp(dir / "v.txt");
-  if (verify_table) *verify_table = slurp(dir / "v.txt");
+  EXPECT_EQ(cli.verify(), 0) << cli.verify_report();
+  EXPECT_NE(slurp(cli.dir / "v.txt").find("research subset"), std::string::npos) << slurp(cli.dir / "v.txt");
+  if (verify_table) *verify_table = slurp(cli.dir / "v.txt");
 }
 
 class ArxSubset : public ::testing::TestWithParam<std::size_t> {};
@@ -443,27 +439,24 @@ TEST_F(SubsetByHand, QualityModelsCountTheSubsetsRecords) {
 // give 3 * 3/6 twice over 6: 1). The verifier checks the subset's means and
 // fails the population's.
 TEST(SubsetMicroaggregationByHand, AggregatesTheSubsetsRecords) {
-  const TempDir dir("subset-microaggregation-hand");
+  CliRun cli("subset-microaggregation-hand");
+  const TempDir& dir = cli.dir;
+  const std::string& job = cli.job;
+  const std::string& out = cli.output;
   std::ofstream(dir / "data.csv") << "id,zip,age,in\n1,1301,20,y\n2,1301,30,y\n3,1301,70,n\n"
                                      "4,1401,40,y\n5,1401,90,n\n6,1401,50,y\n";
   std::ofstream(dir / "zip.csv") << "1301;130*;*\n1401;14**;*\n";
-  const std::string job = dir / "job.yaml", out = dir / "out.csv", res = dir / "result.json";
-  std::ofstream(job) << "input: {path: '" + (dir / "data.csv") + "'}\nattributes:\n  id: {role: identifying}\n"
-                        "  in: {role: identifying}\n  zip: {role: quasi-identifying, hierarchy: '" + (dir / "zip.csv") +
-                        "'}\n  age: {role: quasi-identifying, transformation: microaggregation, function: mean}\n"
-                        "privacy:\n  - k-anonymity: {k: 2}\nquality: {model: loss}\n"
-                        "subset: {column: in, value: y}\noutput: {utility: false}\n";
-  ASSERT_EQ(run_deid("-q anonymize '" + job + "' --output '" + out + "' --result '" + res + "'", dir / "so.txt",
-                     dir / "se.txt"),
-            0)
-      << slurp(dir / "se.txt");
+  cli.anonymize("input: {path: '" + (dir / "data.csv") + "'}\nattributes:\n  id: {role: identifying}\n"
+                "  in: {role: identifying}\n  zip: {role: quasi-identifying, hierarchy: '" + (dir / "zip.csv") +
+                "'}\n  age: {role: quasi-identifying, transformation: microaggregation, function: mean}\n"
+                "privacy:\n  - k-anonymity: {k: 2}\nquality: {model: loss}\n"
+                "subset: {column: in, value: y}\noutput: {utility: false}\n");
+  ASSERT_EQ(cli.exit_code, 0) << cli.errors();
   EXPECT_EQ(slurp(out), "zip,age\n1301,25\n1301,25\n*,*\n1401,45\n*,*\n1401,45\n");
-  const nlohmann::json result = nlohmann::json::parse(slurp(res));
+  const nlohmann::json& result = cli.result;
   EXPECT_EQ(result["transformation"]["zip"], 0);
   EXPECT_NEAR(result["information_loss_per_attribute"]["age"].get<double>(), 1.0 / 3.0, 1e-9);
-  EXPECT_EQ(run_deid("verify '" + job + "' --output '" + out + "' --result '" + res + "'", dir / "v.txt", dir / "v.err"),
-            0)
-      << slurp(dir / "v.txt") << slurp(dir / "v.err");
+  EXPECT_EQ(cli.verify(), 0) << cli.verify_report();
   // The population's means: the verifier's microaggregation check fails.
   std::ofstream(out) << "zip,age\n1301,40\n1301,40\n*,*\n1401,60\n*,*\n1401,60\n";
   EXPECT_NE(run_deid("verify '" + job + "' --output '" + out + "'", dir / "w.txt", dir / "w.err"), 0);

@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "deid/cell_suppression.h"
+#include "deid/cell_suppression_job.h"
 #include "deid/csv.h"
 #include "deid/database.h"
 #include "deid/histogram.h"
@@ -183,6 +183,26 @@ nlohmann::json comparable(nlohmann::json r) {
 
 // --- The same results as the CSV path ----------------------------------------
 
+// `job` reading the rows of `query` and writing the table `out`, both on the
+// test cluster, instead of files.
+deid::Job on_tables(deid::Job job, const std::string& query, const std::string& out) {
+  job.input.path.clear();
+  job.input.delimiter.reset();
+  job.input.postgres = PostgresTable{};
+  job.input.postgres->connection = conninfo();
+  job.input.postgres->query = query;
+  job.output.path.clear();
+  job.output.postgres = PostgresTable{};
+  job.output.postgres->connection = conninfo();
+  job.output.postgres->table = out;
+  return job;
+}
+
+// The adult table `in` (loaded by load_adult) in its file's line order.
+std::string adult_query(const std::string& in) {
+  return std::string("SELECT ") + kAdultColumns + " FROM " + q(in) + " ORDER BY line";
+}
+
 class ReferenceFromTable : public ::testing::TestWithParam<std::tuple<std::string, bool>> {};
 
 // Every ARX reference run of adult, read from a table (in the file's order)
@@ -202,15 +222,7 @@ TEST_P(ReferenceFromTable, SameResultAndRowsAsTheCsvFile) {
   csv_job.output.path = csv_out.string();
   const deid::Anonymization from_csv = deid::anonymize(csv_job);
 
-  deid::Job pg_job = deid::testing::arx_adult_job(run);
-  pg_job.input.path.clear();
-  pg_job.input.delimiter.reset();
-  pg_job.input.postgres = PostgresTable{};
-  pg_job.input.postgres->connection = conninfo();
-  pg_job.input.postgres->query = std::string("SELECT ") + kAdultColumns + " FROM " + q(in) + " ORDER BY line";
-  pg_job.output.postgres = PostgresTable{};
-  pg_job.output.postgres->connection = conninfo();
-  pg_job.output.postgres->table = out;
+  deid::Job pg_job = on_tables(deid::testing::arx_adult_job(run), adult_query(in), out);
   pg_job.input.postgres->pushdown = pushdown;
   ASSERT_EQ(deid::uses_pushdown(pg_job), pushdown);
   const deid::Anonymization from_pg = deid::anonymize(pg_job);
@@ -244,16 +256,7 @@ TEST_P(ReferenceFromTable, SameResultAndRowsAsTheCsvFile) {
 // `job` reading the adult table `in` of the test cluster (in its file's
 // line order) and writing the table `out` there, with pushdown.
 deid::Job adult_table_job(deid::Job job, const std::string& in, const std::string& out) {
-  job.input.path.clear();
-  job.input.delimiter.reset();
-  job.input.postgres = PostgresTable{};
-  job.input.postgres->connection = conninfo();
-  job.input.postgres->query = std::string("SELECT ") + kAdultColumns + " FROM " + q(in) + " ORDER BY line";
-  job.output.path.clear();
-  job.output.postgres = PostgresTable{};
-  job.output.postgres->connection = conninfo();
-  job.output.postgres->table = out;
-  return job;
+  return on_tables(std::move(job), adult_query(in), out);
 }
 
 // KL divergence sums over the records in input order (ARX's bits): with
@@ -590,18 +593,12 @@ TEST(Postgres, SuppressFromTableToTable) {
   csv.output.result.clear();
   const deid::CellSuppressionRun from_csv = deid::run_cell_suppression(csv);
 
-  deid::Job pg = deid::read_job(deid::testing::example_path("discharge/discharge.yaml"));
+  deid::Job pg = on_tables(deid::read_job(deid::testing::example_path("discharge/discharge.yaml")),
+                           "SELECT abstract_id, province, age_group, sex, diagnosis, intervention, los, discharge "
+                           "FROM " + q(in) + " ORDER BY line",
+                           out);
   pg.cell_suppression->samples.clear();
-  pg.input.path.clear();
-  pg.input.postgres = PostgresTable{};
-  pg.input.postgres->connection = conninfo();
-  pg.input.postgres->query = "SELECT abstract_id, province, age_group, sex, diagnosis, intervention, los, discharge "
-                             "FROM " + q(in) + " ORDER BY line";
-  pg.output.path.clear();
   pg.output.result.clear();
-  pg.output.postgres = PostgresTable{};
-  pg.output.postgres->connection = conninfo();
-  pg.output.postgres->table = out;
   const deid::CellSuppressionRun from_pg = deid::run_cell_suppression(pg);
 
   EXPECT_EQ(table_rows(db, q(out)), rows_of(deid::testing::slurp((dir / "out.csv").string()), ','));
@@ -619,18 +616,9 @@ TEST(Postgres, SuppressFromTableToTable) {
 // --- Modes, transactions ------------------------------------------------------
 
 deid::Job adult_job(const std::string& in, const std::string& out, PostgresTable::Mode mode) {
-  deid::Job job = deid::read_job(deid::testing::example_path("adult.yaml"));
-  job.input.path.clear();
-  job.input.delimiter.reset();
-  job.input.postgres = PostgresTable{};
-  job.input.postgres->connection = conninfo();
-  job.input.postgres->query = std::string("SELECT ") + kAdultColumns + " FROM " + q(in) + " ORDER BY line";
-  job.output.path.clear();
+  deid::Job job = on_tables(deid::read_job(deid::testing::example_path("adult.yaml")), adult_query(in), out);
   job.output.result.clear();
   job.output.report.clear();
-  job.output.postgres = PostgresTable{};
-  job.output.postgres->connection = conninfo();
-  job.output.postgres->table = out;
   job.output.postgres->mode = mode;
   return job;
 }
@@ -910,11 +898,11 @@ TEST(Postgres, CommandLineExitCodes) {
       << "output:\n  postgres: {table: " << out << "}\n  result: result.json\n";
   };
   auto run = [&](std::string* err, const std::string& command = "anonymize") {
-    const std::string cmd = std::string(DEID_CLI_PATH) + " " + command + " --quiet " + (dir / "job.yaml").string() +
-                            " 2> " + (dir / "err.txt").string();
-    const int status = std::system(cmd.c_str());
-    *err = deid::testing::slurp((dir / "err.txt").string());
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    const std::string err_path = (dir / "err.txt").string();
+    const int code = deid::testing::run_deid(command + " --quiet '" + (dir / "job.yaml").string() + "'",
+                                             (dir / "out.txt").string(), err_path);
+    *err = deid::testing::slurp(err_path);
+    return code;
   };
   std::string err;
   write_job(conninfo() + " password=cli-Secret-42");
@@ -946,11 +934,9 @@ struct Cli {
   std::string out, err;
 };
 Cli run_cli(const fs::path& dir, const std::string& args) {
-  const std::string cmd = std::string(DEID_CLI_PATH) + " " + args + " > " + (dir / "out.txt").string() + " 2> " +
-                          (dir / "err.txt").string();
-  const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, deid::testing::slurp((dir / "out.txt").string()),
-          deid::testing::slurp((dir / "err.txt").string())};
+  const std::string out = (dir / "out.txt").string(), err = (dir / "err.txt").string();
+  const int code = deid::testing::run_deid(args, out, err);
+  return {code, deid::testing::slurp(out), deid::testing::slurp(err)};
 }
 
 // The checks of a `deid verify --json` file, without the digests (whose

@@ -44,6 +44,14 @@ std::string slurp(const fs::path& path) {
   return s.str();
 }
 
+// Runs `command` in `dir` (a shell command line), its output to LOG; the
+// exit status (-1 when it did not exit).
+int run_in(const fs::path& dir, const std::string& command, const fs::path& log) {
+  const std::string line = "cd '" + dir.string() + "' && " + command + " > '" + log.string() + "' 2>&1";
+  const int status = std::system(line.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 void write(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
@@ -484,9 +492,8 @@ TEST_F(Serve, AdultJobOutputIsByteForByteTheCommandLinesOutput) {
     a["hierarchy"] = (data_ / a["hierarchy"].get<std::string>()).string();
   cli_job["output"] = {{"path", (tmp_.path / "cli.csv").string()}, {"result", (tmp_.path / "cli.json").string()}};
   write(tmp_.path / "job.yaml", cli_job.dump(2));
-  const std::string cmd = std::string("'") + DEID_CLI_PATH + "' -q anonymize '" + (tmp_.path / "job.yaml").string() + "'";
-  const int status = std::system(cmd.c_str());
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << cmd;
+  ASSERT_EQ(run_in(tmp_.path, std::string("'") + DEID_CLI_PATH + "' -q anonymize job.yaml", tmp_.path / "cli.log"), 0)
+      << slurp(tmp_.path / "cli.log");
   const std::string cli_output = slurp(tmp_.path / "cli.csv");
   const json cli_result = json::parse(slurp(tmp_.path / "cli.json"));
   ASSERT_FALSE(cli_output.empty());
@@ -809,8 +816,21 @@ TEST_F(Serve, WebAppAssetsAreServedWithTheirTypesAndTheStrictPolicy) {
     EXPECT_NE(csp.find("script-src 'self'"), std::string::npos) << csp;
     EXPECT_EQ(csp.find("unsafe-inline"), std::string::npos) << csp;
   }
-  // The served bytes are the files of serve/web.
+  // The served bytes are the files of serve/web; every module app.js
+  // imports is served as JavaScript too.
   EXPECT_EQ(c->Get("/assets/app.js")->body, slurp(fs::path(DEID_SOURCE_DIR) / "serve" / "web" / "app.js"));
+  std::size_t modules = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(DEID_SOURCE_DIR) / "serve" / "web")) {
+    if (entry.path().extension() != ".js") continue;
+    ++modules;
+    const std::string name = entry.path().filename().string();
+    const auto res = c->Get("/assets/" + name);
+    ASSERT_TRUE(res) << name;
+    EXPECT_EQ(res->status, 200) << name;
+    EXPECT_EQ(res->get_header_value("Content-Type"), "text/javascript; charset=utf-8") << name;
+    EXPECT_EQ(res->body, slurp(entry.path())) << name;
+  }
+  EXPECT_GT(modules, 1u);
   EXPECT_EQ(c->Get("/assets/nothing.js")->status, 404);
   EXPECT_EQ(c->Get("/assets/../server.cc")->status, 404);
   EXPECT_EQ(s.bare_client()->Get("/assets/app.js")->status, 401);
@@ -941,9 +961,8 @@ TEST_F(Serve, JobYamlRunsUnchangedWithTheCommandLine) {
   EXPECT_EQ(yaml->body.find(data_.string()), std::string::npos) << "no path of the machine";
   // Saved in the data directory, run by deid anonymize: the same table.
   write(data_ / "job.yaml", yaml->body);
-  const std::string command = std::string(DEID_CLI_PATH) + " anonymize " + (data_ / "job.yaml").string() + " > " +
-                              (tmp_.path / "cli.log").string() + " 2>&1";
-  ASSERT_EQ(std::system(command.c_str()), 0) << slurp(tmp_.path / "cli.log") << yaml->body;
+  ASSERT_EQ(run_in(data_, std::string("'") + DEID_CLI_PATH + "' anonymize job.yaml", tmp_.path / "cli.log"), 0)
+      << slurp(tmp_.path / "cli.log") << yaml->body;
   EXPECT_EQ(slurp(data_ / "adult-deid.csv"), c->Get("/api/v1/jobs/" + id + "/output")->body);
   EXPECT_TRUE(fs::exists(data_ / "adult-deid.json"));
   EXPECT_TRUE(fs::exists(data_ / "adult-deid.html"));
@@ -955,14 +974,6 @@ TEST_F(Serve, JobYamlRunsUnchangedWithTheCommandLine) {
   const auto refused = c->Get("/api/v1/jobs/" + inline_job + "/job.yaml");
   ASSERT_TRUE(refused);
   EXPECT_EQ(refused->status, 409);
-}
-
-// Runs `command` in `dir` (a shell command line), its output to LOG; the
-// exit status (-1 when it did not exit).
-int run_in(const fs::path& dir, const std::string& command, const fs::path& log) {
-  const std::string line = "cd '" + dir.string() + "' && " + command + " > '" + log.string() + "' 2>&1";
-  const int status = std::system(line.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 TEST_F(Serve, RiskJobResultAndReportAreTheCommandLinesByteForByte) {

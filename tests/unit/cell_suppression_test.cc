@@ -9,7 +9,7 @@
 #include <set>
 
 #include "cell_suppression_check.h"
-#include "deid/cell_suppression.h"
+#include "deid/cell_suppression_job.h"
 #include "deid/error.h"
 #include "deid/sampling.h"
 

@@ -24,6 +24,7 @@
 #include "deid/csv.h"
 #include "deid/dataset.h"
 #include "deid/error.h"
+#include "support/reference.h"
 
 namespace deid {
 namespace {
@@ -456,13 +457,8 @@ TEST(CsvParallel, SameDatasetForAnyThreadCount) {
   for (std::size_t i = 1; i < results.size(); ++i) EXPECT_EQ(results[i].columns, results[0].columns) << i;
   expect_same_dataset(reference_dataset(text, std::nullopt), results[0], "(20000 rows)");
   // And the default tuning, from a file.
-  const auto path = std::filesystem::temp_directory_path() / ("deid_csv_parallel_test-" + std::to_string(::getpid()) + ".csv");
-  {
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    ASSERT_NE(f, nullptr);
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fclose(f);
-  }
+  const auto path = deid::testing::write_temp_csv("deid_csv_parallel_test", text);
+  ASSERT_FALSE(path.empty());
   const PlainDataset from_file = plain(read_dataset(path.string(), {}));
   std::filesystem::remove(path);
   EXPECT_EQ(from_file.columns, results[0].columns);

@@ -13,6 +13,7 @@
 #include "deid/csv.h"
 #include "deid/dataset.h"
 #include "deid/error.h"
+#include "support/reference.h"
 
 namespace deid {
 namespace {
@@ -317,13 +318,8 @@ TEST(Dataset, EmptyColumnNameIsRejected) {
 }
 
 TEST(Dataset, ReadsAFileFromDisk) {
-  const auto path = std::filesystem::temp_directory_path() / ("deid_csv_test_dataset-" + std::to_string(::getpid()) + ".csv");
-  {
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    ASSERT_NE(f, nullptr);
-    std::fputs("x|y\r\n1|2\r\n", f);
-    std::fclose(f);
-  }
+  const auto path = deid::testing::write_temp_csv("deid_csv_test_dataset", "x|y\r\n1|2\r\n");
+  ASSERT_FALSE(path.empty());
   const Dataset ds = read_dataset(path.string(), {});
   EXPECT_EQ(ds.delimiter, '|');
   EXPECT_EQ(ds.rows, 1u);

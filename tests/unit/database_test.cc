@@ -188,13 +188,13 @@ TEST(JobFilePostgres, RejectsWhatCannotWork) {
       EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
     }
   };
-  fails("input:\n  path: a.csv\n  postgres: {table: a}\n", "not both");
+  fails("input:\n  path: a.csv\n  postgres: {table: a}\n", "input has one of");
   fails("input:\n  postgres: {table: a, query: SELECT 1}\n", "exactly one of 'table' and 'query'");
   fails("input:\n  postgres: {connection: x}\n", "exactly one of 'table' and 'query'");
   fails("input:\n  postgres: {table: a, mode: create}\n", "unknown key 'mode'");
   fails("input:\n  postgres: {table: a}\noutput:\n  postgres: {table: b, mode: upsert}\n", "create, replace or append");
   fails("input:\n  postgres: {table: a}\noutput:\n  postgres: {table: a}\n", "is the input table");
-  fails("input:\n  postgres: {table: a}\noutput:\n  path: b.csv\n  postgres: {table: b}\n", "not both");
+  fails("input:\n  postgres: {table: a}\noutput:\n  path: b.csv\n  postgres: {table: b}\n", "output has one of");
   fails("input:\n  postgres: {table: a}\noutput:\n  postgres: {mode: append}\n", "needs 'table'");
   fails("input:\n  postgres: {table: " + std::string(64, 'x') + "}\n", "at most 63");
   fails("input:\n  postgres: {table: a, pushdown: sometimes}\n", "pushdown");

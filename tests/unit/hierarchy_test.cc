@@ -11,6 +11,7 @@
 #include "deid/dataset.h"
 #include "deid/error.h"
 #include "deid/hierarchy.h"
+#include "support/reference.h"
 
 namespace deid {
 namespace {
@@ -230,13 +231,8 @@ TEST(GeneralizationErrors, EmptyTableIsRejected) {
 }
 
 TEST(GeneralizationErrors, HierarchyFileOnDiskReportsItsPath) {
-  const auto path = std::filesystem::temp_directory_path() / ("deid_hierarchy_test_sex-" + std::to_string(::getpid()) + ".csv");
-  {
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    ASSERT_NE(f, nullptr);
-    std::fputs("Male;*\n", f);
-    std::fclose(f);
-  }
+  const auto path = deid::testing::write_temp_csv("deid_hierarchy_test_sex", "Male;*\n");
+  ASSERT_FALSE(path.empty());
   const Dataset ds = column_data("sex", {"Male", "Other"});
   const InputError e =
       input_error([&] { Generalization::build(read_hierarchy(path.string()), ds.columns[0], ds.source); });

@@ -167,6 +167,37 @@ TEST(JobParse, WithoutABaseDirectoryPathsStayAsWritten) {
   EXPECT_EQ(parse_job(kHead, "job.yaml", "").input.path, "data.csv");
 }
 
+TEST(JobParse, ParquetTablesAreFilesOfTheirFormat) {
+  const std::string rest = kHead.substr(kHead.find("attributes:"));
+  const Job job = parse("input:\n  parquet: in/data.parquet\n" + rest +
+                        "output:\n  parquet: out.parquet\n  result: r.json\n");
+  EXPECT_EQ(job.input.path, "/base/in/data.parquet");
+  EXPECT_EQ(job.input.format, TableFormat::parquet);
+  EXPECT_EQ(job.output.path, "/base/out.parquet");
+  EXPECT_EQ(job.output.format, TableFormat::parquet);
+  const Job csv = parse(kHead + "output:\n  path: out.csv\n");
+  EXPECT_EQ(csv.input.format, TableFormat::csv);
+  EXPECT_EQ(csv.output.format, TableFormat::csv);
+  // A file on the command line: by its name.
+  EXPECT_EQ(table_format_of("x.parquet"), TableFormat::parquet);
+  EXPECT_EQ(table_format_of("dir/X.PARQUET"), TableFormat::parquet);
+  EXPECT_EQ(table_format_of("x.parquet.csv"), TableFormat::csv);
+  EXPECT_EQ(table_format_of(".parquet"), TableFormat::csv);
+  EXPECT_EQ(table_format_of("x.csv"), TableFormat::csv);
+}
+
+TEST(JobErrors, ParquetTablesAreOneSourceOrTargetWithoutADelimiter) {
+  const std::string rest = kHead.substr(kHead.find("attributes:"));
+  expect_rejected("input:\n  path: a.csv\n  parquet: a.parquet\n" + rest, "input has one of 'path'", 2);
+  expect_rejected("input:\n  parquet: a.parquet\n  delimiter: ';'\n" + rest, "not of a Parquet file", 3);
+  expect_rejected(kHead + "output:\n  path: a.csv\n  parquet: a.parquet\n", "output has one of 'path'", 10);
+  expect_rejected(kHead + "output:\n  parquet: a.parquet\n  delimiter: ';'\n", "not of a Parquet file", 11);
+  expect_rejected("input:\n  parquet: a.parquet\n" + rest + "output:\n  parquet: a.parquet\n",
+                  "output.parquet is the input file", 10);
+  expect_rejected(kHead + "output:\n  parquet: a.parquet\n  result: a.parquet\n",
+                  "output.result is the same file as output.parquet", 11);
+}
+
 TEST(JobParse, DelimiterSpellings) {
   auto delim = [](const std::string& d) { return *parse("input: {path: d.csv, delimiter: " + d + "}\n" + kHead.substr(kHead.find("attributes"))).input.delimiter; };
   EXPECT_EQ(delim("';'"), ';');

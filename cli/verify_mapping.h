@@ -1,0 +1,40 @@
+// A job as the verifier's options (cli/verify_command.cc): which column is
+// what, the hierarchies as tables, every privacy model the release can
+// show, and the `cell-suppression` section's combinations.
+#pragma once
+
+#include <vector>
+
+#include "cell_suppression_check.h"
+#include "checks.h"
+#include "deid/job.h"
+#include "verify.h"
+#include "verify_tables.h"
+
+namespace deid::cli {
+
+// The role of every input column (the job's, or its default role; a column
+// without either is taken as copied, the strictest reading).
+Role role_of(const Job& job, const std::string& column);
+
+struct Mapped {
+  verify::Options options;
+  std::vector<verify::Table> hierarchies;  // per quasi-identifier
+  std::vector<verify::Table> aggregated_hierarchies;  // per microaggregated column (empty: not generalized)
+  // Models of the job the table cannot show (reported as skipped).
+  std::vector<verify::CheckLine> unchecked;
+};
+
+// The job as verifier options (anonymization).
+Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies& hierarchies);
+
+struct MappedCells {
+  verify::CellOptions options;
+  std::vector<verify::Table> hierarchies;  // per released column (empty at level 0)
+};
+
+// The job's `cell-suppression` section as checker options
+// (docs/cell-suppression.md).
+MappedCells map_cell_suppression(const Job& job, const verify::Table& input, Hierarchies& hierarchies);
+
+}  // namespace deid::cli
