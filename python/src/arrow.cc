@@ -580,6 +580,8 @@ std::shared_ptr<Table> encode_grouped_arrow_stream(const py::capsule& capsule, c
   return table;
 }
 
+}  // namespace
+
 void bind_arrow(py::module_& m) {
   m.def("encode_arrow_stream", &encode_arrow_stream, py::arg("stream"), py::arg("source"),
         py::arg("delimiter") = ",", py::arg("rows_hint") = 0,
