@@ -6,7 +6,8 @@
 # and what the tests need (ccache, which keeps scripts/test.sh from
 # compiling the library twice for the wheel; Chromium, for the test that renders the HTML
 # report; pytest, for the Python package's tests; postgresql-15, for the
-# tests that start a throwaway PostgreSQL cluster, docs/databases.md; Node.js
+# tests that start a throwaway PostgreSQL cluster, docs/databases.md; Java 17,
+# for Spark's tests, docs/spark.md; Node.js
 # and npm, for the browser test of the web app, tests/web) and, with npm ci,
 # puppeteer-core (pinned in tests/web/package-lock.json) into
 # tests/web/node_modules, and schemathesis (pinned in
@@ -22,7 +23,7 @@ packages=(
 )
 python=(pybind11-dev python3-dev python3-venv python3-pandas python3-numpy python3-tqdm)
 case "${1:-}" in
-  --test)   packages+=(chromium nodejs npm clang-14 libfuzzer-14-dev libclang-rt-14-dev postgresql-15 ccache "${python[@]}" python3-pytest) ;;
+  --test)   packages+=(chromium nodejs npm clang-14 libfuzzer-14-dev libclang-rt-14-dev postgresql-15 openjdk-17-jre-headless ccache "${python[@]}" python3-pytest) ;;
   --python) packages+=("${python[@]}") ;;
   "") ;;
   *) echo "usage: scripts/install-deps.sh [--python|--test]" >&2; exit 2 ;;

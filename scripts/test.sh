@@ -3,7 +3,8 @@
 #   scripts/test.sh            Release build in build/; the Python package is
 #                              built as a wheel (scripts/wheel.sh), installed
 #                              into a fresh virtual environment (build/python-venv,
-#                              python/requirements-test.txt) and its pytest
+#                              python/requirements-test.txt and
+#                              requirements-spark.txt) and its pytest
 #                              suite runs there, in ctest
 #   scripts/test.sh sanitize   ASan + UBSan build in build-sanitize/ with
 #                              clang-14 at -O1 with line tables (a quarter of
@@ -42,7 +43,8 @@ if [ "$mode" = release ]; then
   scripts/wheel.sh
   rm -rf "$venv"
   /usr/bin/python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check -r python/requirements-test.txt dist/deid-*.whl
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check -r python/requirements-test.txt \
+    -r python/requirements-spark.txt dist/deid-*.whl
 fi
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

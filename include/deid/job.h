@@ -105,6 +105,10 @@ struct Job {
     TableFormat format = TableFormat::csv;  // `parquet: PATH` instead of `path: PATH`
     std::optional<char> delimiter;          // of a CSV file
     std::optional<PostgresTable> postgres;  // instead of `path`
+    // Instead of `path`: a table of a Spark session's catalog
+    // (docs/spark.md). Only deid.spark (the Python package) reads it; the
+    // deid command refuses a job that names one (job_reads).
+    std::string table;
   } input;
 
   std::vector<AttributeSpec> attributes;
@@ -149,6 +153,12 @@ struct Job {
     // The released table written to a database instead of `path`
     // (docs/databases.md); `result` and `report` stay files.
     std::optional<PostgresTable> postgres;
+    // Instead of `path`: the release written by Spark into a table of the
+    // session's catalog (docs/spark.md), with `table_mode` "create",
+    // "replace" or "append". Only deid.spark writes it; the deid command
+    // refuses a job that names one (job_writes).
+    std::string table;
+    std::string table_mode = "create";
   } output;
 
   // The utility analysis's classification (docs/utility.md): the attributes

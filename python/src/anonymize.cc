@@ -149,6 +149,65 @@ py::tuple released_column(const Run& r, std::size_t q) {
   return py::make_tuple(narrow_codes(codes, static_cast<std::uint32_t>(labels.size())), labels);
 }
 
+// The release's map of quasi-identifier q for a table grouped where it
+// lives (docs/spark.md, the counterpart of write_pushdown's maps): for each
+// value of `stream` (one column: the distinct values of the input's column,
+// as the engine holding the data has them), the code of its class at the
+// chosen level and the label released for it (escaped as output.path
+// would write it).
+py::tuple release_map(const Run& r, std::size_t q, const py::capsule& stream) {
+  const PreparedJob& p = *r.prepared;
+  const Problem& pr = p.problem;
+  const CheckResult& b = best(r);
+  const Column& col = p.data.columns.at(static_cast<std::size_t>(pr.qi_columns.at(q)));
+  const Generalization& h = pr.hierarchies.at(q);
+  const std::vector<std::uint32_t>& map = h.map(b.transformation[q]);
+  const bool escape = p.job.output.escape_formulas;
+  const Dataset values = encode_stream(stream, col.name, ",", 0, {});
+  if (values.columns.size() != 1) throw std::invalid_argument("release_map takes a stream of one column");
+  const Column& given = values.columns[0];
+  std::vector<std::int32_t> class_of(given.dictionary.size());
+  std::vector<std::string> label_of(given.dictionary.size());
+  for (std::uint32_t v = 0; v < given.dictionary.size(); ++v) {
+    const std::int64_t code = col.dictionary.find(given.dictionary.value(v));
+    if (code < 0)
+      throw InputError(Location{p.data.source, 0, 0, col.name},
+                       fmt::format("attribute '{}': value '{}' is not in the histogram the search ran on (the input "
+                                   "changed between the two reads)",
+                                   col.name, given.dictionary.value(v)));
+    class_of[v] = static_cast<std::int32_t>(map[static_cast<std::size_t>(code)]);
+    const std::string& l = h.label(b.transformation[q], map[static_cast<std::size_t>(code)]);
+    label_of[v] = escape && looks_like_formula(l) ? "'" + l : l;
+  }
+  py::array_t<std::int32_t> classes(static_cast<py::ssize_t>(values.rows));
+  py::list labels(static_cast<py::ssize_t>(values.rows));
+  for (std::uint64_t row = 0; row < values.rows; ++row) {
+    const std::uint32_t v = given.codes[row];
+    classes.mutable_at(static_cast<py::ssize_t>(row)) = class_of[v];
+    labels[static_cast<py::ssize_t>(row)] = label_of[v];
+  }
+  return py::make_tuple(classes, labels);
+}
+
+// The suppressed classes: one row per class, the class's code of each
+// quasi-identifier at the chosen level.
+py::array_t<std::int32_t> suppressed_classes(const Run& r) {
+  best(r);
+  const Classes& cl = *r.a.classes;
+  std::size_t n = 0;
+  for (std::size_t c = 0; c < cl.size(); ++c) n += cl.suppressed[c] ? 1 : 0;
+  py::array_t<std::int32_t> out({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(cl.width)});
+  std::size_t row = 0;
+  for (std::size_t c = 0; c < cl.size(); ++c) {
+    if (!cl.suppressed[c]) continue;
+    for (std::uint32_t q = 0; q < cl.width; ++q)
+      out.mutable_at(static_cast<py::ssize_t>(row), static_cast<py::ssize_t>(q)) =
+          static_cast<std::int32_t>(cl.keys[c * cl.width + q]);
+    ++row;
+  }
+  return out;
+}
+
 // Checks, before any work, that `path` is none of the files the run read,
 // and fixes where the output goes (OutputTarget).
 OutputTarget check_target(const Run& r, const std::string& path, const char* role) {
@@ -187,6 +246,22 @@ void bind_anonymize(py::module_& m) {
           "Whether the database grouped the input (pushdown): the run holds no rows.")
       .def_property_readonly("qi_columns", [](const Run& r) { return r.prepared->problem.qi_columns; })
       .def("released_column", &released_column, py::arg("q"))
+      .def("release_map", &release_map, py::arg("q"), py::arg("stream"),
+           "For quasi-identifier q, the class code and released label of each value of an Arrow stream of one "
+           "column.")
+      .def(
+          "formula_values",
+          [](const Run& r, std::size_t c) {
+            // The values of column c that output.escape-formulas escapes.
+            std::vector<std::string> out;
+            const Dictionary& d = r.prepared->data.columns.at(c).dictionary;
+            for (std::uint32_t v = 0; v < d.size(); ++v)
+              if (looks_like_formula(d.value(v))) out.push_back(d.value(v));
+            return out;
+          },
+          py::arg("column"))
+      .def("suppressed_classes", &suppressed_classes, "The suppressed classes' codes, one row per class.")
+      .def_property_readonly("records", [](const Run& r) { return r.prepared->data.records(); })
       .def(
           "write_input_csv",
           [](const Run& r, const std::string& path) {

@@ -17,6 +17,7 @@
 #include <absl/container/flat_hash_map.h>
 #include <fmt/format.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 #include <tbb/parallel_for.h>
 
 #include <charconv>
@@ -30,6 +31,7 @@
 
 #include "binding.h"
 #include "deid/error.h"
+#include "deid/formulas.h"
 
 extern "C" {
 struct ArrowSchema {
@@ -372,8 +374,8 @@ void check_header(const std::vector<std::string>& names, const std::string& sour
   }
 }
 
-std::shared_ptr<Table> encode_arrow_stream(const py::capsule& capsule, const std::string& source,
-                                           const std::string& delimiter, std::uint64_t rows_hint) {
+Dataset encode_stream(const py::capsule& capsule, const std::string& source, const std::string& delimiter,
+                      std::uint64_t rows_hint, const std::string& weights) {
   if (std::string_view(capsule.name() ? capsule.name() : "") != "arrow_array_stream")
     throw py::type_error("expected a PyCapsule named 'arrow_array_stream' (from __arrow_c_stream__)");
   auto* given = capsule.get_pointer<ArrowArrayStream>();
@@ -416,9 +418,19 @@ std::shared_ptr<Table> encode_arrow_stream(const py::capsule& capsule, const std
                                    format_of(*values)));
     t.kind = *kind;
   }
+  std::size_t weight_column = ncols;
+  if (!weights.empty()) {
+    for (std::size_t c = 0; c < ncols; ++c)
+      if (names[c] == weights) weight_column = c;
+    if (weight_column == ncols)
+      throw InputError(Location{source, 1, 0, weights}, fmt::format("the stream has no count column '{}'", weights));
+    const ArrowSchema& f = *schema.s.children[weight_column];
+    if (format_of(f) != "l")
+      throw InputError(Location{source, 1, weight_column + 1, weights},
+                       fmt::format("the count column has Arrow type '{}', not int64", format_of(f)));
+  }
 
-  auto table = std::make_shared<Table>();
-  Dataset& ds = table->data;
+  Dataset ds;
   ds.source = source;
   ds.delimiter = delimiter.empty() ? ',' : delimiter[0];
   ds.columns.resize(ncols);
@@ -450,10 +462,26 @@ std::shared_ptr<Table> encode_arrow_stream(const py::capsule& capsule, const std
       if (a.length < length + b.offset || (states[c].type.dictionary && !a.dictionary))
         throw InputError(Location{source, rows + 2, c + 1, names[c]}, "a batch's column does not match the schema");
     }
+    if (weight_column < ncols) {
+      const ArrowArray& a = *b.children[weight_column];
+      const std::int64_t off = a.offset + b.offset;
+      if (a.null_count != 0)
+        throw InputError(Location{source, rows + 2, weight_column + 1, weights}, "a count is null");
+      const auto* counts = static_cast<const std::int64_t*>(a.buffers[1]);
+      for (std::int64_t i = 0; i < length; ++i) {
+        const std::int64_t n = counts[i + off];
+        if (n < 1)
+          throw InputError(Location{source, rows + 2 + static_cast<std::uint64_t>(i), weight_column + 1, weights},
+                           fmt::format("a count {} that is not a positive integer", n));
+        ds.weights.push_back(static_cast<std::uint64_t>(n));
+        ds.grouped_records += static_cast<std::uint64_t>(n);
+      }
+    }
     std::vector<std::string> problems(ncols);
     {
       py::gil_scoped_release release;
       tbb::parallel_for(std::size_t{0}, ncols, [&](std::size_t c) {
+        if (c == weight_column) return;
         ColumnState& s = states[c];
         s.scratch.resize(static_cast<std::size_t>(length));
         Encoder e(s, rows);
@@ -489,8 +517,13 @@ std::shared_ptr<Table> encode_arrow_stream(const py::capsule& capsule, const std
     rows += static_cast<std::uint64_t>(length);
   }
   if (rows == 0) throw InputError(Location{source, 1, 0, {}}, "the table has a header but no rows");
-  for (ColumnState& s : states) {
+  for (std::size_t c = 0; c < ncols; ++c) {
+    ColumnState& s = states[c];
     std::vector<std::uint32_t>().swap(s.scratch);
+    if (c == weight_column) {
+      s.col->codes.clear();
+      continue;
+    }
     // Shrink what was reserved for a hint larger than the table.
     if (s.col->codes.size() < rows_hint) {
       Codes exact(0, s.col->codes.width());
@@ -505,14 +538,72 @@ std::shared_ptr<Table> encode_arrow_stream(const py::capsule& capsule, const std
     }
   }
   ds.rows = rows;
+  return ds;
+}
+
+std::shared_ptr<Table> encode_arrow_stream(const py::capsule& capsule, const std::string& source,
+                                           const std::string& delimiter, std::uint64_t rows_hint) {
+  auto table = std::make_shared<Table>();
+  table->data = encode_stream(capsule, source, delimiter, rows_hint, {});
   return table;
 }
+
+namespace {
+
+// A histogram grouped where its rows live (docs/spark.md): a stream with one
+// row per distinct combination of the grouped columns, in order of first
+// appearance, and its count in the column `count`, as the grouped Dataset
+// pushdown reads (include/deid/dataset.h, Dataset::weights). `columns`
+// are the names of all the input's columns, in its order; those the stream
+// does not hold have a name and nothing else.
+std::shared_ptr<Table> encode_grouped_arrow_stream(const py::capsule& capsule, const std::string& source,
+                                                   const std::vector<std::string>& columns, const std::string& count) {
+  check_header(columns, source);
+  Dataset g = encode_stream(capsule, source, ",", 0, count);
+  auto table = std::make_shared<Table>();
+  Dataset& d = table->data;
+  d.source = source;
+  d.rows = g.rows;
+  d.weights = std::move(g.weights);
+  d.grouped_records = g.grouped_records;
+  d.columns.resize(columns.size());
+  for (std::size_t c = 0; c < columns.size(); ++c) d.columns[c].name = columns[c];
+  for (Column& col : g.columns) {
+    if (col.name == count) continue;
+    const int c = d.column_index(col.name);
+    if (c < 0)
+      throw InputError(Location{source, 1, 0, col.name},
+                       fmt::format("the grouped stream has a column '{}' that the input does not", col.name));
+    col.first_line.clear();  // rows of the histogram, not lines of the input
+    d.columns[static_cast<std::size_t>(c)] = std::move(col);
+  }
+  return table;
+}
+
+}  // namespace
 
 void bind_arrow(py::module_& m) {
   m.def("encode_arrow_stream", &encode_arrow_stream, py::arg("stream"), py::arg("source"),
         py::arg("delimiter") = ",", py::arg("rows_hint") = 0,
         "A table from an Arrow C stream (a PyCapsule 'arrow_array_stream', as __arrow_c_stream__ returns it), "
         "encoded batch by batch from the Arrow buffers; `rows_hint` reserves room for that many rows.");
+  m.def("encode_grouped_arrow_stream", &encode_grouped_arrow_stream, py::arg("stream"), py::arg("source"),
+        py::arg("columns"), py::arg("count"),
+        "A grouped table (a histogram: one row per distinct combination, in order of first appearance, with its "
+        "count in the int64 column `count`) from an Arrow C stream; `columns` names all the input's columns.");
+  m.def(
+      "add_formula_candidates",
+      [](Table& t, std::size_t c, const std::vector<std::string>& values) {
+        // As PostgresPushdown::read: an ungrouped column's dictionary holds
+        // the values a spreadsheet would run, for formula_warnings and the
+        // release's escaping.
+        Column& col = t.data.columns.at(c);
+        if (!col.codes.empty()) throw std::invalid_argument("add_formula_candidates: the column is grouped");
+        for (const std::string& v : values)
+          if (looks_like_formula(v)) col.dictionary.intern(v);
+      },
+      py::arg("table"), py::arg("column"), py::arg("values"),
+      "Of a grouped table: adds to an ungrouped column's dictionary those of `values` that look like formulas.");
 }
 
 }  // namespace deid::python

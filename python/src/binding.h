@@ -43,6 +43,15 @@ pybind11::array narrow_codes(const Codes& codes, std::uint32_t labels);
 // (no columns, an empty name, a name twice).
 void check_header(const std::vector<std::string>& names, const std::string& source);
 
+// An Arrow C stream (a PyCapsule "arrow_array_stream") encoded into a
+// Dataset, batch by batch from the Arrow buffers (arrow.cc gives each
+// type's text). `weights` names a column (int64, no nulls, every value
+// ≥ 1) that is read into Dataset::weights instead of being encoded (a
+// histogram grouped where the rows live, docs/spark.md); that column is
+// left without codes.
+Dataset encode_stream(const pybind11::capsule& stream, const std::string& source, const std::string& delimiter,
+                      std::uint64_t rows_hint, const std::string& weights);
+
 // A table from an Arrow C stream (the PyCapsule __arrow_c_stream__
 // returns), encoded batch by batch from the Arrow buffers (arrow.cc);
 // `source` names it in messages.

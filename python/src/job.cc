@@ -56,6 +56,7 @@ void bind_job(py::module_& m) {
                       j.job.input.path = p;
                       j.job.input.format = table_format_of(p);
                       j.job.input.postgres.reset();
+                      j.job.input.table.clear();
                     })
       .def_property_readonly("input_parquet",
                              [](const JobHandle& j) {
@@ -77,6 +78,11 @@ void bind_job(py::module_& m) {
                                return std::string(1, *j.job.output.delimiter);
                              })
       .def_property_readonly("output_path", [](const JobHandle& j) { return j.job.output.path; })
+      .def_property_readonly("output_parquet", [](const JobHandle& j) { return j.job.output.format == TableFormat::parquet; })
+      .def_property_readonly("output_result", [](const JobHandle& j) { return j.job.output.result; })
+      .def_property_readonly("input_table", [](const JobHandle& j) { return j.job.input.table; })
+      .def_property_readonly("output_table", [](const JobHandle& j) { return j.job.output.table; })
+      .def_property_readonly("output_mode", [](const JobHandle& j) { return j.job.output.table_mode; })
       .def_property_readonly("input_postgres", [](const JobHandle& j) { return j.job.input.postgres.has_value(); })
       .def_property_readonly("output_postgres", [](const JobHandle& j) { return j.job.output.postgres.has_value(); })
       .def_property_readonly("has_privacy", [](const JobHandle& j) { return !j.job.privacy.empty(); })

@@ -12,10 +12,15 @@ void parse_input(const Ctx& ctx, const YAML::Node& root, Job& job) {
   const auto& in = root["input"];
   ctx.keys(in, "input", Section::input);
   int sources = 0;
-  for (const char* key : {"path", "parquet", "postgres"}) sources += in[key] ? 1 : 0;
+  for (const char* key : {"path", "parquet", "postgres", "table"}) sources += in[key] ? 1 : 0;
   if (sources > 1)
-    ctx.fail(in, "input has one of 'path' (a CSV file), 'parquet' (a Parquet file) or 'postgres' (a table)");
-  if (in["postgres"]) {
+    ctx.fail(in, "input has one of 'path' (a CSV file), 'parquet' (a Parquet file), 'postgres' (a table) or 'table' "
+                 "(a Spark table)");
+  if (in["table"]) {
+    if (in["delimiter"]) ctx.fail(in["delimiter"], "input.delimiter is of a CSV file ('path'), not of a table");
+    job.input.table = ctx.str(in["table"], "input.table");
+    if (job.input.table.empty()) ctx.fail(in["table"], "input.table must name a table");
+  } else if (in["postgres"]) {
     if (in["delimiter"]) ctx.fail(in["delimiter"], "input.delimiter is of a CSV file ('path'), not of a table");
     job.input.postgres = parse_postgres(ctx, in["postgres"], true);
   } else if (in["parquet"]) {
@@ -23,7 +28,9 @@ void parse_input(const Ctx& ctx, const YAML::Node& root, Job& job) {
     job.input.path = ctx.path(in["parquet"], "input.parquet");
     job.input.format = TableFormat::parquet;
   } else {
-    if (!in["path"]) ctx.fail(in, "input needs 'path' (a CSV file), 'parquet' (a Parquet file) or 'postgres' (a table)");
+    if (!in["path"])
+      ctx.fail(in, "input needs 'path' (a CSV file), 'parquet' (a Parquet file), 'postgres' (a table) or 'table' (a "
+                   "Spark table)");
     job.input.path = ctx.path(in["path"], "input.path");
     if (in["delimiter"]) job.input.delimiter = ctx.delimiter(in["delimiter"]);
   }
@@ -51,6 +58,21 @@ void parse_output(const Ctx& ctx, const YAML::Node& root, Job& job) {
         ctx.fail(o["postgres"], fmt::format("output.postgres.table '{}' is the input table; it would be overwritten",
                                             t.table));
       job.output.postgres = std::move(t);
+    }
+    if (o["table"]) {
+      if (o["path"] || o["parquet"] || o["postgres"] || o["delimiter"])
+        ctx.fail(o["table"], "output has one of 'path' (a CSV file), 'parquet', 'postgres' or 'table' (a Spark table), "
+                             "not two");
+      job.output.table = ctx.str(o["table"], "output.table");
+      if (job.output.table.empty()) ctx.fail(o["table"], "output.table must name a table");
+      if (job.output.table == job.input.table)
+        ctx.fail(o["table"], fmt::format("output.table '{}' is the input table; it would be overwritten",
+                                         job.output.table));
+    }
+    if (o["mode"]) {
+      if (!o["table"]) ctx.fail(o["mode"], "output.mode goes with output.table (a Spark table)");
+      job.output.table_mode = ctx.choice<std::string>(o["mode"], "output.mode",
+                                                      {{"create", "create"}, {"replace", "replace"}, {"append", "append"}});
     }
     if (o["path"]) job.output.path = ctx.path(o["path"], "output.path");
     if (o["parquet"]) {

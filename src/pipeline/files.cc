@@ -1,12 +1,26 @@
 // The files a job reads and writes, for check_files() (output.h).
 #include <fmt/format.h>
 
+#include "deid/error.h"
 #include "deid/output.h"
 #include "deid/pipeline.h"
 
 namespace deid {
 
+// A Spark table (docs/spark.md) is read and written by deid.spark, in a
+// Spark session; every command and library call that lists a job's files
+// comes here first, so a job that names one is refused before any work.
+static void refuse_spark_tables(const Job& job) {
+  const char* key = !job.input.table.empty() ? "input.table" : !job.output.table.empty() ? "output.table" : nullptr;
+  if (key)
+    throw JobError(Location{job.path, 0, 0, {}},
+                   fmt::format("{} names a table of a Spark session, which only deid.spark reads and writes: run "
+                               "the job with 'python -m deid.spark' (docs/spark.md), or give a file",
+                               key));
+}
+
 std::vector<FileUse> job_reads(const Job& job) {
+  refuse_spark_tables(job);
   std::vector<FileUse> reads;
   reads.push_back({"job file", job.path});
   reads.push_back({"input data", job.input.path});
@@ -19,6 +33,7 @@ std::vector<FileUse> job_reads(const Job& job) {
 }
 
 std::vector<FileUse> job_writes(const Job& job) {
+  refuse_spark_tables(job);
   std::vector<FileUse> writes;
   writes.push_back({"output table", job.output.path});
   writes.push_back({"result", job.output.result});

@@ -208,7 +208,8 @@ TEST(JobKeys, UnknownKeyMessageListsTheTablesKeys) {
     deid::parse_job(job, "job.yaml", "");
     FAIL() << "an unknown key was accepted";
   } catch (const deid::JobError& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown key 'colour' in input (allowed: path, parquet, delimiter, postgres)"),
+    EXPECT_NE(std::string(e.what()).find("unknown key 'colour' in input (allowed: path, parquet, delimiter, postgres, "
+                                         "table)"),
               std::string::npos)
         << e.what();
   }

@@ -1,0 +1,234 @@
+# Copyright the deid authors. Licensed under the Apache License, Version 2.0.
+"""deid.spark (docs/spark.md) on a local[2] Spark: the histogram grouped by
+Spark gives the CSV path's answers (transformation, information loss,
+suppressed records, the released rows as a set), the release is a lazy
+plan, jobs that need the records one by one are refused, and outputs
+appear whole or not at all.
+
+One SparkSession for the whole test session (starting one takes tens of
+seconds); skipped without PySpark or Java.
+"""
+import collections
+import json
+import os
+import shutil
+import subprocess
+
+import pandas as pd
+import pytest
+
+pytest.importorskip("pyspark")
+if not (os.environ.get("JAVA_HOME") or shutil.which("java")):
+    pytest.skip("no Java for Spark (set JAVA_HOME)", allow_module_level=True)
+
+import deid  # noqa: E402
+import deid.spark  # noqa: E402
+from conftest import ADULT, adult_job, arx_runs, write_yaml_job  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def spark(tmp_path_factory):
+    from pyspark.sql import SparkSession
+    warehouse = tmp_path_factory.mktemp("spark-warehouse")
+    s = (SparkSession.builder.master("local[2]").appName("deid-tests")
+         .config("spark.sql.warehouse.dir", str(warehouse))
+         .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+         .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+         .config("spark.sql.shuffle.partitions", "4").getOrCreate())
+    s.sparkContext.setLogLevel("ERROR")
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="session")
+def adult_df(spark):
+    # Two partitions of the one file, so that first appearance crosses splits.
+    spark.conf.set("spark.sql.files.maxPartitionBytes", str(1 << 20))
+    df = spark.read.csv(str(ADULT / "adult.csv"), header=True, sep=";")
+    assert df.rdd.getNumPartitions() > 1
+    return df
+
+
+def rows_of_frame(frame):
+    """A release as a multiset of rows of text (null and NaN as '')."""
+    frame = frame.astype(object).where(frame.notna(), "")
+    return collections.Counter(tuple(str(v) for v in row) for row in frame.itertuples(index=False))
+
+
+def rows_of_spark(df):
+    return rows_of_frame(df.toPandas())
+
+
+def comparable(info):
+    info = json.loads(json.dumps(info))
+    for key in ("time_ms", "peak_rss_bytes", "files", "utility"):
+        info.pop(key, None)
+    info["search"].pop("time_to_best_ms", None)
+    info.get("check", {}).pop("memory", None)
+    return info
+
+
+# Runs the grouped path supports (not kl-divergence), a spread of models.
+RUNS = [r for r in arx_runs() if r["quality_model"] != "kl-divergence"]
+
+
+@pytest.mark.parametrize("run", RUNS, ids=lambda r: r["name"])
+def test_reference_runs_as_the_csv_path(adult_df, run):
+    job = adult_job(run)
+    want = deid.anonymize(str(ADULT / "adult.csv"), job)
+    got = deid.spark.anonymize(adult_df, job)
+    assert got.found == want.found
+    assert got.result["transformation"] == want.info["transformation"]
+    assert got.result["information_loss"] == want.info["information_loss"]
+    assert got.result["suppressed_records"] == want.info["suppressed_records"]
+    assert comparable(got.result) == comparable(want.info)
+    assert got.result["files"][0]["pushdown"] == "histogram"
+    assert got.result["files"][0]["row_order"] == "files"
+
+
+def test_release_is_the_csv_paths_rows(adult_df, tmp_path):
+    job = adult_job(RUNS[0])
+    job["privacy"] = [{"k-anonymity": {"k": 5}}, {"l-diversity": {"attribute": "occupation", "l": 2}}]
+    job["attributes"] = {q: {"role": "quasi-identifying", "hierarchy": str(ADULT / "hierarchies" / f"{q}.csv")}
+                         for q in ["age", "education", "marital-status", "sex", "workclass"]}
+    job["attributes"]["occupation"] = {"role": "sensitive"}
+    job["attributes"]["race"] = {"role": "identifying"}
+    job["suppression-limit"] = 0.05
+    want = deid.anonymize(str(ADULT / "adult.csv"), job)
+    got = deid.spark.anonymize(adult_df, job)
+    assert comparable(got.result) == comparable(want.info)
+    assert got.suppressed_records > 0
+    released = got.data
+    assert released.columns == list(want.data.columns)
+    assert "race" not in released.columns
+    assert rows_of_spark(released) == rows_of_frame(want.data)
+    rows = got.write(tmp_path / "out.parquet")
+    assert rows == 30162
+    assert got.result["files"][1] == {"role": "output", "path": str(tmp_path / "out.parquet"), "sha256": None,
+                                      "bytes": 0, "pushdown": "spark", "rows": 30162}
+    back = pd.read_parquet(tmp_path / "out.parquet")
+    assert rows_of_frame(back) == rows_of_frame(want.data)
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".")]
+
+
+def test_write_whole_or_not_at_all(spark, adult_df, tmp_path):
+    job = adult_job(RUNS[0])
+    r = deid.spark.anonymize(adult_df, job)
+    target = tmp_path / "out.parquet"
+    r.write(target)
+    before = sorted(os.listdir(target))
+    with pytest.raises(deid.InputError, match="exists"):
+        r.write(target)
+    # A job that fails while Spark writes leaves the old output and no temporary.
+    from pyspark.sql import functions as F
+    failing = deid.spark.SparkResult(adult_df, r._run, r._histogram, r.result)
+    failing._data = r.data.withColumn("age", F.raise_error(F.lit("killed")).cast("string"))
+    with pytest.raises(Exception, match="killed"):
+        failing.write(target, mode="replace")
+    assert sorted(os.listdir(target)) == before
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".")]
+    r.write(target, mode="replace")
+    assert len(pd.read_parquet(target)) == 30162
+    # An input that changed since the histogram (a value no map holds)
+    # fails the write: nothing is published.
+    changed = adult_df.withColumn("age", F.when(F.col("age") == "39", F.lit("139")).otherwise(F.col("age")))
+    with pytest.raises(Exception, match="not in the histogram"):
+        deid.spark.SparkResult(changed, r._run, r._histogram, r.result).write(tmp_path / "new.parquet")
+    assert not os.path.exists(tmp_path / "new.parquet")
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".")]
+
+
+def test_typed_columns_as_the_arrow_path(spark):
+    """Spark's types reach the engine as the Arrow path reads them."""
+    frame = pd.DataFrame({
+        "age": [30, 31, 30, 45, 45, 31, 30, 45] * 3,
+        "score": [1.5, 2.0, 1.5, None, None, 2.0, 1.5, None] * 3,
+        "flag": [True, False, True, True, True, False, True, True] * 3,
+        "zip": ["81667", "81675", "81667", None, "", "81675", "81667", ""] * 3,
+        "note": ["=1+1", "ok", "ok", "-x", "ok", "ok", "+3", "ok"] * 3,
+    })
+    job = {"attributes": {"age": {"role": "quasi-identifying", "hierarchy": {"type": "masking"}},
+                          "score": {"role": "quasi-identifying", "hierarchy": {"type": "masking"}},
+                          "flag": {"role": "sensitive"},
+                          "zip": {"role": "quasi-identifying", "hierarchy": {"type": "masking"}}},
+           "default-role": "insensitive", "privacy": [{"k-anonymity": {"k": 3}}], "suppression-limit": 0.1}
+    import pyarrow as pa
+    want = deid.anonymize(pa.Table.from_pandas(frame, preserve_index=False), job)
+    df = spark.createDataFrame(pa.Table.from_pandas(frame, preserve_index=False))
+    got = deid.spark.anonymize(df, job, order_by=None)
+    assert comparable(got.result) == comparable(want.info)
+    assert got.result["warnings"] == want.info["warnings"]
+    assert rows_of_spark(got.data) == rows_of_frame(want.data)
+
+
+def test_order_by_names_a_column(spark, adult_df):
+    from pyspark.sql import functions as F
+    job = adult_job(RUNS[0])
+    numbered = adult_df.withColumn("line", F.monotonically_increasing_id())
+    job["attributes"]["line"] = {"role": "identifying"}
+    shuffled = numbered.repartition(3, "age")
+    got = deid.spark.anonymize(shuffled, job, order_by="line")
+    want = deid.anonymize(str(ADULT / "adult.csv"), adult_job(RUNS[0]))
+    assert comparable(got.result) == comparable(want.info)
+    assert got.result["files"][0]["row_order"] == "column 'line'"
+    with pytest.raises(deid.JobError, match="not a column"):
+        deid.spark.anonymize(adult_df, job, order_by="nope")
+
+
+@pytest.mark.parametrize("extra, match", [
+    ({"subset": {"file": str(ADULT / "adult.csv"), "delimiter": ";"}}, "research subset"),
+    ({"quality": {"model": "kl-divergence"}}, "kl-divergence"),
+])
+def test_row_by_row_jobs_are_refused(adult_df, extra, match):
+    job = adult_job(RUNS[0])
+    job.update(extra)
+    with pytest.raises(deid.JobError, match=match) as e:
+        deid.spark.anonymize(adult_df, job)
+    assert "PostgreSQL" not in str(e.value) and "deid.anonymize" in str(e.value)
+
+
+def test_release_is_lazy(spark, adult_df):
+    job = adult_job(RUNS[0])
+    r = deid.spark.anonymize(adult_df, job)
+    plan = r.data._jdf.queryExecution().optimizedPlan().toString()
+    assert "Join" in plan and "LocalRelation" in plan
+
+
+def test_job_with_spark_tables(spark, adult_df, tmp_path):
+    """input.table and output.table with its modes, from python -m deid.spark
+    (run in this process, on this session)."""
+    adult_df.write.format("parquet").saveAsTable("adult_in")
+    job = adult_job(RUNS[0])
+    job["input"] = {"table": "adult_in"}
+    job["output"] = {"table": "adult_out", "result": str(tmp_path / "result.json")}
+    path = write_yaml_job(job, tmp_path / "job.yaml")
+    assert deid.spark.main([str(path), "-q"]) == 0
+    want = deid.anonymize(str(ADULT / "adult.csv"), adult_job(RUNS[0]))
+    got = json.loads((tmp_path / "result.json").read_text())
+    assert comparable(got) == comparable(want.info)
+    assert got["files"][1] == {"role": "output", "path": "spark table adult_out", "sha256": None, "bytes": 0,
+                               "pushdown": "spark", "rows": 30162}
+    assert rows_of_spark(spark.table("adult_out")) == rows_of_frame(want.data)
+    assert deid.spark.main([str(path), "-q"]) == 2  # mode create: the table exists
+    job["output"]["mode"] = "replace"
+    write_yaml_job(job, path)
+    assert deid.spark.main([str(path), "-q"]) == 0
+    assert spark.table("adult_out").count() == 30162
+    job["output"]["mode"] = "append"
+    write_yaml_job(job, path)
+    assert deid.spark.main([str(path), "-q"]) == 0
+    assert spark.table("adult_out").count() == 2 * 30162
+    assert sorted(t.name for t in spark.catalog.listTables()) == ["adult_in", "adult_out"]
+
+
+def test_the_command_refuses_spark_tables(cli, tmp_path):
+    job = adult_job(RUNS[0])
+    job["input"] = {"table": "adult_in"}
+    p = subprocess.run([cli, "anonymize", str(write_yaml_job(job, tmp_path / "job.yaml"))], capture_output=True,
+                       text=True)
+    assert p.returncode == 2 and "input.table names a table of a Spark session" in p.stderr, p.stderr
+    job = adult_job(RUNS[0])
+    job["output"] = {"table": "adult_out", "mode": "append"}
+    p = subprocess.run([cli, "anonymize", str(write_yaml_job(job, tmp_path / "job.yaml"))], capture_output=True,
+                       text=True)
+    assert p.returncode == 2 and "python -m deid.spark" in p.stderr, p.stderr
