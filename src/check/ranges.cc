@@ -229,11 +229,14 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
       const std::size_t room = (std::size_t{classes} + (last - first)) * w;
       if (out.keys.size() < room) out.keys.resize(std::max(room, std::min(n * w, 2 * out.keys.size())));
     }
+    // An empty table (bounded memory keeps no sorted keys) gives no pointer:
+    // an offset from its null data() would be undefined.
+    auto at = [](auto& v, std::size_t offset) { return v.empty() ? nullptr : v.data() + offset; };
     GroupArgs args{indexed                ? hist.keys.data()
-                   : order.keys16.empty() ? order.keys.data() + std::size_t{first} * w
+                   : order.keys16.empty() ? at(order.keys, std::size_t{first} * w)
                                           : nullptr,
-                   order.keys16.empty() || indexed ? nullptr : order.keys16.data() + std::size_t{first} * w,
-                   indexed ? hist.counts.data() : order.counts.data() + first,
+                   order.keys16.empty() || indexed ? nullptr : at(order.keys16, std::size_t{first} * w),
+                   indexed ? hist.counts.data() : at(order.counts, first),
                    last - first,
                    w,
                    st.tab.data(),
