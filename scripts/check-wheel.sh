@@ -34,7 +34,7 @@ done
 "$work/venv/bin/python" -c 'import ctypes, hashlib, ssl, pandas, numpy
 for line in open("/proc/self/maps"):
     print(line.split()[-1])' | grep '^/' | sort -u > "$work/python-libs"
-mapfile -t hide < <(printf '%s\n' "${hide[@]}" | sort -u | grep -vxF -f "$work/python-libs")
+mapfile -t hide < <(printf "%s\n" "${hide[@]}" | sort -u | grep -vxF -f "$work/python-libs" | grep -v "^$")
 
 # The README's example, with the repository's examples/ and a scratch out/.
 awk '/^## Python/{p=1} p && /^```python/{c=1; next} c && /^```/{exit} c' "$root/README.md" |

@@ -191,10 +191,12 @@ def _arrow_backed(frame: pd.DataFrame) -> bool:
     arrow_dtype = getattr(pd, "ArrowDtype", None)
     if arrow_dtype is None or frame.shape[1] == 0 or not all(isinstance(n, str) for n in frame.columns):
         return False
+    # Only then pyarrow, which a frame of Arrow dtypes implies: the package
+    # works without it on every other frame.
+    if not all(isinstance(dtype, arrow_dtype) for dtype in frame.dtypes):
+        return False
     import pyarrow as pa
     for dtype in frame.dtypes:
-        if not isinstance(dtype, arrow_dtype):
-            return False
         t = dtype.pyarrow_dtype
         if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_integer(t)
                 or (pa.types.is_floating(t) and t.bit_width > 16) or pa.types.is_boolean(t)

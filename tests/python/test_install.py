@@ -58,3 +58,27 @@ def test_python_m_deid_is_the_cli(launcher, tmp_path):
     assert out.stat().st_size > 0
     bad = subprocess.run([*launcher, "anonymize", str(tmp_path / "missing.yaml")], capture_output=True, text=True)
     assert bad.returncode == 2 and "missing.yaml" in bad.stderr
+
+
+def test_works_without_pyarrow(tmp_path):
+    # pyarrow is optional ('.[arrow]'): a DataFrame of numpy dtypes, risk
+    # and the CSV output never import it. `sys.modules["pyarrow"] = None`
+    # makes every `import pyarrow` fail as if it were not installed.
+    out = tmp_path / "adult-deid.csv"
+    script = f"""
+import sys
+sys.modules["pyarrow"] = None
+import pandas as pd
+import deid
+df = pd.read_csv({str(EXAMPLES / "adult" / "adult.csv")!r}, sep=";")
+result = deid.anonymize(df, {str(EXAMPLES / "adult.yaml")!r})
+result.to_csv({str(out)!r})
+print(deid.risk(result.data, {str(EXAMPLES / "adult.yaml")!r}).info["sample_risk"]["highest_risk"])
+"""
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert float(run.stdout) == 0.2
+    cli = tmp_path / "cli.csv"
+    subprocess.run([sys.executable, "-m", "deid", "anonymize", str(EXAMPLES / "adult.yaml"), "-q",
+                    "--output", str(cli)], check=True, cwd=tmp_path)
+    assert out.read_bytes() == cli.read_bytes()
