@@ -12,6 +12,7 @@
 
 #include "deid/differential_privacy.h"
 #include "deid/error.h"
+#include "deid/identifiers.h"
 
 namespace deid::cli {
 
@@ -47,7 +48,32 @@ Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies
   verify::Options& o = m.options;
   for (const auto& column : input.header) {
     const Role role = role_of(job, column);
-    if (role == Role::identifying) o.identifying.push_back(column);
+    if (role == Role::identifying) {
+      const AttributeSpec* a = job.attribute(column);
+      if (!a || a->identifier.action == IdentifierAction::remove) {
+        o.identifying.push_back(column);
+        continue;
+      }
+      // Released by its action (docs/identifiers.md): recomputed by the
+      // verifier from the input's value.
+      const IdentifierActionSpec& s = a->identifier;
+      verify::ReleasedIdentifier r;
+      r.name = column;
+      r.action = s.action == IdentifierAction::pseudonym ? verify::ReleasedIdentifier::Action::pseudonym
+                 : s.action == IdentifierAction::mask    ? verify::ReleasedIdentifier::Action::mask
+                                                         : verify::ReleasedIdentifier::Action::date_shift;
+      r.length = s.length;
+      r.keep_first = s.mask.keep_first;
+      r.keep_last = s.mask.keep_last;
+      r.symbol = s.mask.symbol;
+      r.digits = s.mask.digits;
+      r.letters = s.mask.letters;
+      r.regex = s.mask.regex;
+      r.replacement = s.mask.replacement;
+      r.date_format = s.date_format;
+      o.released_identifiers.push_back(std::move(r));
+      continue;
+    }
     if (role != Role::quasi_identifying) continue;
     const AttributeSpec& a = *job.attribute(column);
     if (a.microaggregation) {
@@ -59,6 +85,11 @@ Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies
     }
     o.quasi_identifiers.push_back({column, hierarchies.name_of(a), a.min_level.value_or(0), a.max_level});
     m.hierarchies.push_back(hierarchies.of(a));
+  }
+  if (job.identifiers && releases_identifiers(job)) {
+    o.secret = load_secret(job).bytes;
+    o.person = job.identifiers->person;
+    o.shift_days = job.identifiers->shift_days;
   }
   o.suppression_limit = job.suppression_limit;
   // With differential privacy every model is judged on its sample, which

@@ -102,13 +102,18 @@ std::string Store::add_job(json spec) {
   if (spec.contains("output")) {
     const json& output = spec["output"];
     if (!output.is_object()) throw HttpError(400, "'output' must be a mapping");
-    for (const char* key : {"path", "result", "report", "postgres"})
+    for (const char* key : {"path", "result", "report", "postgres", "linkage"})
       if (output.contains(key))
         throw HttpError(400, fmt::format("'output.{}': the server chooses where a job's outputs go "
                                          "(GET /api/v1/jobs/ID/output, /result, /report)",
                                          key));
   }
 
+  // The secret of pseudonyms and date shifts is the custodian's, never a
+  // client's to name (a file or variable of the server: docs/identifiers.md).
+  if (spec.contains("identifiers"))
+    throw HttpError(400, "'identifiers': pseudonyms and date shifts are keyed with a secret the server does not "
+                         "take from a client; run the job with deid anonymize where the secret is kept");
   fs::path csv, dataset_dir;
   std::string input_name;
   {

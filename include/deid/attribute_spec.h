@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "deid/hierarchy_spec.h"
+#include "deid/identifier_spec.h"
 
 namespace deid {
 
@@ -62,6 +63,9 @@ struct AttributeSpec {
   // `transformation: microaggregation` (quasi-identifiers only); unset:
   // generalization.
   std::optional<MicroaggregationSpec> microaggregation = std::nullopt;
+  // What an identifying attribute's `action` makes of it (identifier_spec.h):
+  // removed by default.
+  IdentifierActionSpec identifier = {};
 
   // Whether the attribute is a quasi-identifier of the lattice: generalized
   // (microaggregated ones only with generalize-before).

@@ -159,7 +159,15 @@ struct Job {
     // refuses a job that names one (job_writes).
     std::string table;
     std::string table_mode = "create";
+    // The linkage table (docs/identifiers.md): each pseudonymized value and
+    // its pseudonym, for the custodian; written owner-only. Empty: none.
+    std::string linkage;
   } output;
+
+  // `identifiers` (docs/identifiers.md): the secret of the pseudonyms and
+  // date shifts, the person column, the shift's range. Present only when
+  // the job has the section.
+  std::optional<IdentifiersSpec> identifiers;
 
   // The utility analysis's classification (docs/utility.md): the attributes
   // to predict and the features to predict them from. Empty targets: every

@@ -125,6 +125,9 @@ class OutputFile {
   // Where to write the content. A write error sets the stream's badbit;
   // finish() reports it.
   std::ostream& stream();
+  // Makes the file readable and writable by its owner alone (mode 0600),
+  // before anything is written to it. Throws IoError when it cannot.
+  void owner_only();
   // Flushes, fsyncs and closes; returns the digest of what was written
   // (with `digest_role` as its role). Throws IoError on any failure.
   FileDigest finish(const std::string& digest_role);

@@ -16,6 +16,7 @@
 #include "deid/database.h"
 #include "deid/dataset.h"
 #include "deid/hierarchy.h"
+#include "deid/identifiers.h"
 #include "deid/job.h"
 #include "deid/output.h"
 #include "deid/problem.h"
@@ -42,6 +43,15 @@ struct PreparedJob {
   std::vector<HierarchyTable> qi_tables;       // per quasi-identifier
   std::vector<HierarchyTable> sensitive_tables;// per sensitive attribute (empty table when none)
   Problem problem;
+  // The identifying columns released as pseudonyms, masks or shifted dates
+  // (docs/identifiers.md); null when every identifying column is removed.
+  std::shared_ptr<const IdentifierRelease> identifiers;
+
+  // Whether column `c` of the data is written to the output table: every
+  // column but the identifying ones that are removed.
+  bool written(std::size_t c) const {
+    return roles[c] != Role::identifying || (identifiers && identifiers->released(c));
+  }
 
   PreparedJob() = default;
   PreparedJob(const PreparedJob&) = delete;
@@ -58,6 +68,14 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Timings* timings = nullptr,
 // Same, with the data already read (only Phase::encoding is announced).
 std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timings = nullptr,
                                      const PhaseFn& phase = {});
+
+// Computes the released identifiers of `p` (p.identifiers) when its job
+// releases any (docs/identifiers.md): the secret read, every pseudonym,
+// mask and date shift computed and checked. Called by the commands that
+// write a release, after prepare() and before the search; the others
+// (utility, risk) need no secret. Throws JobError for a table grouped where
+// it lives, and as IdentifierRelease does.
+void release_identifiers(PreparedJob& p);
 
 // The job's input: its CSV file (read_dataset) or its PostgreSQL table or
 // query (read_postgres, database.h).

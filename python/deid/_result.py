@@ -256,7 +256,8 @@ class Result(Released, Reported):
         """The released table (None when no transformation satisfies the job).
 
         Same index and column order as the input, identifying columns
-        dropped. Quasi-identifiers are categoricals of their released labels
+        dropped (or, with an action, categoricals of their pseudonyms, masks
+        or shifted dates: docs/identifiers.md). Quasi-identifiers are categoricals of their released labels
         ('*' in every quasi-identifier of a suppressed record); the other
         columns are the input's own, unchanged (with output.escape-formulas
         or a CSV input: categoricals of the values' text, as written).
@@ -280,8 +281,11 @@ class Result(Released, Reported):
         qi = {c: q for q, c in enumerate(run.qi_columns)}
         unchanged = not run.escape_formulas
         columns: List[ReleasedColumn] = []
+        released = set(run.released_identifiers())
         for c, name in enumerate(run.names):
             if roles[c] == "identifying":
+                if c in released:  # a pseudonym, mask or shifted date (docs/identifiers.md)
+                    columns.append((c, name, False, lambda c=c: run.released_identifier(c)))
                 continue
             if c in qi:
                 columns.append((c, name, False, lambda q=qi[c]: run.released_column(q)))

@@ -70,6 +70,7 @@ std::shared_ptr<Run> anonymize(const std::shared_ptr<JobHandle>& job, const std:
     const auto t0 = std::chrono::steady_clock::now();
     Timings timings;
     run->prepared = prepare(job->job, std::move(data), &timings, options.phase);
+    release_identifiers(*run->prepared);
     run->a = run_search(*run->prepared, options);
     run->a.timings.read = 0;
     run->a.timings.encode = timings.encode;
@@ -284,6 +285,40 @@ void bind_anonymize(py::module_& m) {
              }
              return py::make_tuple(narrow_codes(col.codes, col.dictionary.size()), labels);
            })
+      .def("released_identifiers",
+           [](const Run& r) {
+             // The identifying columns the release writes (pseudonyms,
+             // masks, shifted dates: docs/identifiers.md).
+             std::vector<std::size_t> out;
+             for (std::size_t c = 0; c < r.prepared->data.columns.size(); ++c)
+               if (r.prepared->roles[c] == Role::identifying && r.prepared->written(c)) out.push_back(c);
+             return out;
+           })
+      .def("released_identifier",
+           [](const Run& r, std::size_t c) {
+             // Column c as released by its action: codes into labels, as
+             // `column` gives them (escaped as output.path would write them).
+             const PreparedJob& p = *r.prepared;
+             if (!p.identifiers || !p.identifiers->released(c))
+               throw std::invalid_argument("released_identifier: the column is not a released identifier");
+             const bool escape = p.job.output.escape_formulas;
+             auto shown = [&](const std::string& l) { return escape && looks_like_formula(l) ? "'" + l : l; };
+             std::vector<std::string> labels;
+             if (const std::vector<std::string>* values = p.identifiers->distinct_values(c)) {
+               for (const std::string& v : *values) labels.push_back(shown(v));
+               return py::make_tuple(narrow_codes(p.data.columns[c].codes, static_cast<std::uint32_t>(labels.size())),
+                                     labels);
+             }
+             Dictionary d;
+             Codes codes(0, 4);
+             {
+               py::gil_scoped_release release;
+               for (std::uint64_t row = 0; row < p.data.rows; ++row) codes.push_back(d.intern(p.identifiers->value(c, row)));
+             }
+             for (std::uint32_t v = 0; v < d.size(); ++v) labels.push_back(shown(d.value(v)));
+             return py::make_tuple(narrow_codes(codes, d.size()), labels);
+           },
+           py::arg("column"))
       .def("classes",
            [](const Run& r) {
              // Per class: the generalized label of each quasi-identifier,

@@ -340,6 +340,11 @@ OutputFile::OutputFile(const OutputTarget& target) : target_(target) {
   stream_ = std::make_unique<std::ostream>(buffer_.get());
 }
 
+void OutputFile::owner_only() {
+  if (temporary_.empty()) return;  // a device or FIFO written in place keeps its mode
+  if (::fchmod(fd_, 0600) != 0) fail(path_, fmt::format("cannot make the {} private ({})", role_, reason(errno)));
+}
+
 OutputFile::~OutputFile() {
   if (fd_ >= 0) ::close(fd_);
   if (!temporary_.empty() && !published_) ::unlinkat(target_.state_->dir, temporary_.c_str(), 0);

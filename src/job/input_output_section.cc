@@ -81,12 +81,13 @@ void parse_output(const Ctx& ctx, const YAML::Node& root, Job& job) {
     }
     if (o["result"]) job.output.result = ctx.path(o["result"], "output.result");
     if (o["report"]) job.output.report = ctx.path(o["report"], "output.report");
+    if (o["linkage"]) job.output.linkage = ctx.path(o["linkage"], "output.linkage");
     if (o["delimiter"]) job.output.delimiter = ctx.delimiter(o["delimiter"]);
     if (o["escape-formulas"]) job.output.escape_formulas = ctx.boolean(o["escape-formulas"], "output.escape-formulas");
     if (o["utility"]) job.output.utility = ctx.boolean(o["utility"], "output.utility");
     // Each output goes to its own file, never over the input.
     std::vector<std::pair<std::string, std::string>> written;  // key, resolved path
-    for (const char* key : {"path", "parquet", "result", "report"}) {
+    for (const char* key : {"path", "parquet", "result", "report", "linkage"}) {
       if (!o[key]) continue;
       const std::string p = ctx.path(o[key], key);
       if (p == job.input.path)

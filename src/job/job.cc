@@ -117,6 +117,7 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
   parse_search(ctx, root, job);
   parse_output(ctx, root, job);
   parse_risk(ctx, root, job);
+  parse_identifiers(ctx, root, job);
   parse_cell_suppression(ctx, root, job);
   parse_subset(ctx, root, job);
   // (First: differential privacy refuses those models whatever the subset.)

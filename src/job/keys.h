@@ -50,6 +50,8 @@ enum class Section {
   samples,
   sample_draw,  // an entry of cell-suppression.samples.draws
   registry,
+  identifiers,
+  identifiers_secret,
 };
 
 // How docs/job-file.md documents a section's keys.

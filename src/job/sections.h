@@ -73,6 +73,11 @@ void parse_risk(const Ctx& ctx, const YAML::Node& root, Job& job);
 void parse_subset(const Ctx& ctx, const YAML::Node& root, Job& job);
 void check_research_subset(const Ctx& ctx, const YAML::Node& root, const Job& job);
 
+// identifiers_section.cc: the `action` of identifying attributes and the
+// `identifiers` section they need (docs/identifiers.md); after `attributes`
+// and `output`.
+void parse_identifiers(const Ctx& ctx, const YAML::Node& root, Job& job);
+
 // cell_suppression_section.cc: `cell-suppression` (deid suppress).
 void parse_cell_suppression(const Ctx& ctx, const YAML::Node& root, Job& job);
 

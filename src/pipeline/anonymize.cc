@@ -70,7 +70,7 @@ Transformation given_transformation(const Job& job, const Problem& pr) {
 
 nlohmann::json release_warnings(const PreparedJob& p, const Anonymization& a) {
   std::vector<bool> written(p.data.columns.size(), true);
-  for (std::size_t c = 0; c < written.size(); ++c) written[c] = p.roles[c] != Role::identifying;
+  for (std::size_t c = 0; c < written.size(); ++c) written[c] = p.written(c);
   // A quasi-identifier's values checked (and quoted as the example) are
   // the labels its released level shows in records that are not
   // suppressed: an input value there, or a level-0 label that only
@@ -99,7 +99,18 @@ nlohmann::json release_warnings(const PreparedJob& p, const Anonymization& a) {
         if (shown[v]) labels[q].push_back(h.label(level, v));
     }
   }
+  // A released identifier shows its action's values, never the input's
+  // (docs/identifiers.md): its masks and pseudonyms are checked; shifted
+  // dates are never formulas.
+  if (p.identifiers)
+    for (std::size_t c = 0; c < released.size(); ++c)
+      if (p.identifiers->released(c)) {
+        const std::vector<std::string>* v = p.identifiers->distinct_values(c);
+        released[c] = v ? v : &kNone;
+      }
   nlohmann::json out = nlohmann::json::array();
+  if (p.identifiers)
+    for (std::string& w : p.identifiers->warnings()) out.push_back(std::move(w));
   if (p.job.output.escape_formulas) return out;
   for (std::string& w : formula_warnings(p.data, written, released)) out.push_back(std::move(w));
   return out;
@@ -277,6 +288,8 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
     r["information_loss"] = nullptr;
   }
   r["optimal"] = a.found && a.search.optimal;
+  // The released identifiers: their actions and the secret's fingerprint.
+  if (p.identifiers) r["identifiers"] = p.identifiers->summary();
   nlohmann::json s = a.search.statistics;
   s["algorithm"] = a.search.algorithm;
   s["transformations_checked"] = a.search.checked;
@@ -363,6 +376,7 @@ Anonymization anonymize(const Job& job, const RunOptions& options, std::unique_p
   } else {
     prepared = prepare(job, &timings, options.phase);
   }
+  release_identifiers(*prepared);
   Anonymization a = run_search(*prepared, options);
   a.timings.read = timings.read;
   a.timings.encode = timings.encode;
@@ -382,7 +396,7 @@ Anonymization anonymize(const Job& job, const RunOptions& options, std::unique_p
   files.push_back({"input", input_name(job), prepared->data.sha256, prepared->data.bytes, {}, 0});
   if (pushdown) files.back().pushdown = "histogram";
   bool pushed = false;
-  std::optional<OutputFile> table, report, result;
+  std::optional<OutputFile> table, report, result, linkage;
   std::optional<PostgresTableWriter> db_table;
   if (a.found && !job.output.path.empty()) {
     table.emplace(checked.output("output table"));
@@ -402,10 +416,17 @@ Anonymization anonymize(const Job& job, const RunOptions& options, std::unique_p
   } else if (a.found && job.output.postgres) {
     std::vector<std::string> columns;
     for (std::size_t c = 0; c < prepared->data.columns.size(); ++c)
-      if (prepared->roles[c] != Role::identifying) columns.push_back(prepared->data.columns[c].name);
+      if (prepared->written(c)) columns.push_back(prepared->data.columns[c].name);
     db_table.emplace(*job.output.postgres, columns, job.output.delimiter.value_or(prepared->data.delimiter));
     write_output(*prepared, a.search.best->transformation, *a.classes, db_table->stream());
     files.push_back(db_table->finish("output"));
+  }
+  if (a.found && !job.output.linkage.empty() && prepared->identifiers) {
+    // Each value beside its pseudonym: for the custodian alone.
+    linkage.emplace(checked.output("linkage table"));
+    linkage->owner_only();
+    prepared->identifiers->write_linkage(linkage->stream(), job.output.delimiter.value_or(prepared->data.delimiter));
+    files.push_back(linkage->finish("linkage"));
   }
   a.timings.write = ms_since(tw);
   a.timings.total = ms_since(t0);
@@ -429,7 +450,8 @@ Anonymization anonymize(const Job& job, const RunOptions& options, std::unique_p
     PublishBatch batch;
     if (db_table) db_table->commit();
     if (pushed) pushdown->commit();
-    publish_all({table ? &*table : nullptr, report ? &*report : nullptr, result ? &*result : nullptr});
+    publish_all({table ? &*table : nullptr, linkage ? &*linkage : nullptr, report ? &*report : nullptr,
+                 result ? &*result : nullptr});
   }
   if (prepared_out) *prepared_out = std::move(prepared);
   return a;

@@ -27,6 +27,7 @@ std::vector<FileUse> job_reads(const Job& job) {
   for (const AttributeSpec& a : job.attributes)
     if (!a.hierarchy.empty()) reads.push_back({fmt::format("hierarchy of '{}'", a.name), a.hierarchy});
   if (job.subset && !job.subset->file.empty()) reads.push_back({"research subset", job.subset->file});
+  if (job.identifiers) reads.push_back({"secret", job.identifiers->secret_file});
   if (job.cell_suppression && job.cell_suppression->registry)
     reads.push_back({"registry population table", job.cell_suppression->registry->population});
   return reads;
@@ -38,6 +39,7 @@ std::vector<FileUse> job_writes(const Job& job) {
   writes.push_back({"output table", job.output.path});
   writes.push_back({"result", job.output.result});
   writes.push_back({"report", job.output.report});
+  writes.push_back({"linkage table", job.output.linkage});
   if (job.cell_suppression)
     for (std::size_t i = 0; i < job.cell_suppression->samples.size(); ++i)
       writes.push_back({fmt::format("sample {}", i + 1), job.cell_suppression->samples[i].path});

@@ -456,4 +456,13 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
   return p;
 }
 
+void release_identifiers(PreparedJob& p) {
+  if (!releases_identifiers(p.job)) return;
+  if (p.data.grouped())
+    throw JobError(Location{p.job.path, 0, 0, {}},
+                   "the identifiers' actions (pseudonym, mask, date-shift) are computed from the table's rows; a "
+                   "table grouped where it lives (PostgreSQL pushdown, Spark) cannot release them");
+  p.identifiers = std::make_shared<const IdentifierRelease>(p.job, p.data);
+}
+
 }  // namespace deid

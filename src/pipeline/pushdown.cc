@@ -5,12 +5,15 @@
 #include "deid/database.h"
 #include "deid/formulas.h"
 #include "deid/output.h"
+#include "deid/identifiers.h"
 #include "deid/pipeline.h"
 
 namespace deid {
 
 bool uses_pushdown(const Job& job) {
   if (!job.input.postgres || !job.input.postgres->pushdown || !job.output.path.empty()) return false;
+  // Pseudonyms, masks and date shifts are computed from the rows.
+  if (releases_identifiers(job)) return false;
   return !job.output.postgres || job.output.postgres->connection == job.input.postgres->connection;
 }
 

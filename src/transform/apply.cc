@@ -17,13 +17,14 @@ void write_output(const PreparedJob& p, const Transformation& t, const Classes& 
   if (ds.grouped()) throw std::logic_error("write_output: the input was grouped in its database");
   const char delim = p.job.output.delimiter.value_or(ds.delimiter);
 
-  // Per released column: the quasi-identifier index, -2 (copied), or
-  // -3 - m for microaggregated attribute m (generalized or not).
+  // Per released column: the quasi-identifier index, -2 (copied), -1 (an
+  // identifying column released by its action), or -3 - m for
+  // microaggregated attribute m (generalized or not).
   std::vector<int> plan;
   std::vector<std::size_t> kept;
   for (std::size_t c = 0; c < ds.columns.size(); ++c) {
-    if (p.roles[c] == Role::identifying) continue;
-    int qi = -2;
+    if (!p.written(c)) continue;
+    int qi = p.roles[c] == Role::identifying ? -1 : -2;
     for (std::size_t q = 0; q < pr.qi_columns.size(); ++q)
       if (pr.qi_columns[q] == static_cast<int>(c)) qi = static_cast<int>(q);
     for (std::size_t m = 0; m < pr.microaggregated.size(); ++m)
@@ -74,6 +75,8 @@ void write_output(const PreparedJob& p, const Transformation& t, const Classes& 
         } else {
           field(line, aggregates[static_cast<std::size_t>(-3 - plan[i])][cls]);
         }
+      } else if (plan[i] == -1) {
+        field(line, p.identifiers->value(kept[i], r));
       } else {
         field(line, col.dictionary.value(col.codes[r]));
       }

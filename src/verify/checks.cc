@@ -240,6 +240,20 @@ std::vector<CheckLine> summarize(const Options& options, const Report& report) {
   if (aligned) {
     lines.push_back(line_of("copied columns", v, kind_is({Kind::value_changed}),
                             "sensitive and insensitive values identical to the input, row by row"));
+    if (!options.released_identifiers.empty()) {
+      std::string columns;
+      for (const auto& r : options.released_identifiers)
+        columns += (columns.empty() ? "" : ", ") + r.name + " (" +
+                   (r.action == ReleasedIdentifier::Action::pseudonym ? "pseudonym"
+                    : r.action == ReleasedIdentifier::Action::mask    ? "mask"
+                                                                      : "date shift") +
+                   ")";
+      lines.push_back(line_of("released identifiers", v, kind_is({Kind::identifier_wrong}),
+                              "each value recomputed from the input's with the secret: " + columns));
+    }
+    if (!options.identifying.empty() || !options.released_identifiers.empty())
+      lines.push_back(line_of("identifier values", v, kind_is({Kind::identifier_leaked}),
+                              "no input value of an identifying column in its row of the output"));
     std::string levels;
     for (std::size_t q = 0; q < options.quasi_identifiers.size(); ++q)
       levels += (levels.empty() ? "" : ", ") + options.quasi_identifiers[q].name + "=" +
@@ -255,6 +269,7 @@ std::vector<CheckLine> summarize(const Options& options, const Report& report) {
     }
   } else {
     lines.push_back(skipped("copied columns", "the rows do not align"));
+    if (!options.released_identifiers.empty()) lines.push_back(skipped("released identifiers", "the rows do not align"));
     lines.push_back(skipped("generalization", "the rows do not align"));
     if (!options.microaggregated.empty()) lines.push_back(skipped("microaggregation", "the rows do not align"));
   }

@@ -18,6 +18,16 @@ void ReleaseCheck::check_options() {
   }
   for (const auto& name : options.identifying)
     if (!in_col.count(name)) add(Kind::bad_options, name, 0, 0, "identifying column " + quote(name) + " is not an input column");
+  for (const auto& r : options.released_identifiers) {
+    if (!in_col.count(r.name))
+      add(Kind::bad_options, r.name, 0, 0, "released identifier " + quote(r.name) + " is not an input column");
+    if (identifying.count(r.name) || qi_names.count(r.name))
+      add(Kind::bad_options, r.name, 0, 0, quote(r.name) + " is both a released identifier and removed or quasi-identifying");
+    if (r.action != ReleasedIdentifier::Action::mask && options.secret.empty())
+      add(Kind::bad_options, r.name, 0, 0, "released identifier " + quote(r.name) + " needs the secret");
+    if (r.action == ReleasedIdentifier::Action::date_shift && (!in_col.count(options.person) || options.shift_days < 1))
+      add(Kind::bad_options, r.name, 0, 0, "the date shift of " + quote(r.name) + " needs the person column and a range of at least one day");
+  }
   for (const auto& m : micro) {
     if (!in_col.count(m.name)) add(Kind::bad_options, m.name, 0, 0, "microaggregated " + quote(m.name) + " is not an input column");
     if (identifying.count(m.name)) add(Kind::bad_options, m.name, 0, 0, quote(m.name) + " is both microaggregated and identifying");
@@ -88,7 +98,9 @@ void ReleaseCheck::check_row_count() {
     std::vector<std::pair<std::size_t, int>> copied;  // input column, output column
     for (std::size_t c = 0; c < input.header.size(); ++c) {
       const int oc = out_index(input.header[c]);
-      if (oc >= 0 && !qi_names.count(input.header[c]) && !identifying.count(input.header[c])) copied.emplace_back(c, oc);
+      if (oc >= 0 && !qi_names.count(input.header[c]) && !identifying.count(input.header[c]) &&
+          !released.count(input.header[c]))
+        copied.emplace_back(c, oc);
     }
     auto matches = [&](std::size_t r) {
       for (const auto& [ic, oc] : copied)

@@ -24,7 +24,7 @@ void ReleaseCheck::check_copied_columns() {
   for (std::size_t c = 0; c < input.header.size(); ++c) {
     const std::string& name = input.header[c];
     const int oc = out_index(name);
-    if (oc < 0 || qi_names.count(name) || identifying.count(name)) continue;
+    if (oc < 0 || qi_names.count(name) || identifying.count(name) || released.count(name)) continue;
     std::uint64_t differ = 0, first = 0;
     for (std::size_t r = 0; r < rows; ++r)
       if (input.rows[r][c] != output.rows[r][oc] && differ++ == 0) first = r + 1;

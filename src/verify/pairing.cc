@@ -199,6 +199,10 @@ std::optional<Pairing> pair_rows(const Options& options, const Table& input, con
   for (std::size_t c = 0; c < output.header.size(); ++c) {
     const auto in = index_of(input.header, output.header[c]);
     if (!in) return std::nullopt;
+    // A released identifier (pseudonym, mask, shifted date) pairs nothing.
+    if (std::any_of(options.released_identifiers.begin(), options.released_identifiers.end(),
+                    [&](const ReleasedIdentifier& r) { return r.name == output.header[c]; }))
+      continue;
     if (std::find(skipped.begin(), skipped.end(), output.header[c]) == skipped.end()) copied.push_back({*in, c});
     else marked.push_back(c);
   }

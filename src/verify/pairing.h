@@ -19,7 +19,8 @@
 //     min_level and max_level with the fewest output values left over);
 //  2. an output row not starred is paired with the first unpaired input row
 //     (in input order) whose copied columns (every output column that is
-//     neither a quasi-identifier nor microaggregated) are equal and whose
+//     neither a quasi-identifier, nor microaggregated, nor a released
+//     identifier) are equal and whose
 //     quasi-identifiers generalize to the output's values at those levels;
 //  3. an output row not starred that no input row explains (a changed
 //     cell) with the unpaired input row of equal copied columns whose

@@ -7,7 +7,7 @@
 // The steps live in files by what they check: columns.cc (the options
 // against the input, the hierarchies, the output's columns and rows),
 // levels.cc (the level of each quasi-identifier, the research subset and
-// suppression), verify_microaggregation.cc (microaggregated columns),
+// suppression), identifiers.cc (released identifiers and leaks), verify_microaggregation.cc (microaggregated columns),
 // classes.cc (equivalence classes and the models that judge them one by
 // one) and population.cc (the models that need the input as population,
 // and the dataset-level risks).
@@ -54,6 +54,8 @@ class ReleaseCheck {
   // levels.cc
   void mark_starred();
   void check_copied_columns();  // REQUIRES: aligned
+  // identifiers.cc
+  void check_identifiers();     // REQUIRES: aligned
   void detect_levels();         // REQUIRES: aligned
   void check_subset();
   void count_suppressed();
@@ -98,6 +100,7 @@ class ReleaseCheck {
   const std::vector<QuasiIdentifier>& qis;
   const std::vector<Microaggregated>& micro;
   const std::set<std::string> identifying;
+  const std::set<std::string> released;  // identifying columns released by an action
 
   std::map<std::string, int> in_col, out_col;
   std::set<std::string> qi_names;  // quasi-identifying and microaggregated

@@ -42,6 +42,8 @@ const char* to_string(Violation::Kind kind) {
     case Violation::Kind::delta_presence: return "delta_presence";
     case Violation::Kind::population_class_too_small: return "population_class_too_small";
     case Violation::Kind::unprofitable_class: return "unprofitable_class";
+    case Violation::Kind::identifier_wrong: return "identifier_wrong";
+    case Violation::Kind::identifier_leaked: return "identifier_leaked";
   }
   return "?";
 }
@@ -169,6 +171,11 @@ ReleaseCheck::ReleaseCheck(const Options& options, const Table& input, const Tab
       qis(options.quasi_identifiers),
       micro(options.microaggregated),
       identifying(options.identifying.begin(), options.identifying.end()),
+      released([&] {
+        std::set<std::string> names;
+        for (const auto& r : options.released_identifiers) names.insert(r.name);
+        return names;
+      }()),
       hier(qis.size()),
       heights(qis.size(), 0),
       qi_in(qis.size()),
@@ -213,6 +220,7 @@ Report check_tables(const Options& options, const Table& input, const Table& out
   check.mark_starred();
   if (input.rows.size() == output.rows.size()) {
     check.check_copied_columns();
+    check.check_identifiers();
     check.detect_levels();
   }
   check.check_subset();

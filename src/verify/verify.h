@@ -176,6 +176,30 @@ struct QuasiIdentifier {
   std::optional<int> max_level = std::nullopt;
 };
 
+// An identifying column released by its action (deid's job `action`,
+// docs/identifiers.md) instead of removed: present in the output, each value
+// recomputed here from the input's value in the same row.
+//  - pseudonym: the first `length` hexadecimal digits of HMAC-SHA-256(secret,
+//    value) (RFC 2104, computed here on SHA-256);
+//  - mask: keep_first / keep_last code points, the others `symbol`; or each
+//    ASCII digit `digits`, each ASCII letter `letters`; or every match of the
+//    ECMAScript `regex` replaced by `replacement`;
+//  - date_shift: the date (`date_format` of %Y, %m, %d) moved by whole days,
+//    the first 8 bytes of HMAC-SHA-256(secret, "deid date shift" 0x00
+//    person) modulo 2 shift_days + 1, less shift_days; an empty cell stays
+//    empty, what follows the date stays.
+struct ReleasedIdentifier {
+  enum class Action { pseudonym, mask, date_shift };
+  std::string name;
+  Action action = Action::pseudonym;
+  int length = 16;
+  int keep_first = 0, keep_last = 0;
+  std::string symbol = "*";
+  std::optional<std::string> digits, letters, regex;
+  std::string replacement;
+  std::string date_format = "%Y-%m-%d";
+};
+
 struct Options {
   std::string input_path;
   std::string output_path;
@@ -185,6 +209,12 @@ struct Options {
 
   std::vector<QuasiIdentifier> quasi_identifiers;
   std::vector<std::string> identifying;  // columns that must be absent from the output
+  // Identifying columns released by an action, the secret that keys them,
+  // and for date shifts the column naming the person and the range.
+  std::vector<ReleasedIdentifier> released_identifiers;
+  std::string secret;
+  std::string person;
+  int shift_days = 0;
   std::uint64_t k = 1;                   // minimal class size (1: no k-anonymity)
   double suppression_limit = 0;          // fraction of the input rows
   std::vector<ClassRequirement> class_requirements;
@@ -235,6 +265,8 @@ struct Violation {
     delta_presence,
     population_class_too_small,
     unprofitable_class,
+    identifier_wrong,   // a released identifier is not its action's value of the input's
+    identifier_leaked,  // an input value of an identifying column is a cell of the output's row
   };
   Kind kind;
   std::string column;      // the column concerned, when one is

@@ -1126,6 +1126,14 @@ TEST_F(Serve, JobKindAndItsSectionsMustAgree) {
   job["subset"] = {{"file", "/etc/passwd"}};
   EXPECT_NE(refused(job, 403).find("'subset.file': '/etc/passwd'"), std::string::npos);
 
+  // No secret of the server's, and no linkage table, through a job.
+  job = small_job(id);
+  job["identifiers"] = {{"secret", {{"file", "/etc/passwd"}}}};
+  EXPECT_NE(refused(job, 400).find("'identifiers': pseudonyms and date shifts are keyed"), std::string::npos);
+  job = small_job(id);
+  job["output"] = {{"linkage", "l.csv"}};
+  EXPECT_NE(refused(job, 400).find("'output.linkage': the server chooses"), std::string::npos);
+
   job = small_job(id);
   job["command"] = "risk";
   job["risk"] = {{"threshold", 2}};

@@ -1,0 +1,221 @@
+// The released identifying columns of a job's data (docs/identifiers.md):
+// pseudonyms and masks computed once per distinct value, date shifts once
+// per distinct date and person, all checked before anything is written.
+#include <fmt/format.h>
+
+#include <tbb/parallel_for.h>
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "deid/csv.h"
+#include "deid/dataset.h"
+#include "deid/error.h"
+#include "deid/identifiers.h"
+#include "deid/job.h"
+
+namespace deid {
+
+struct IdentifierRelease::ColumnRelease {
+  std::size_t column = 0;
+  const AttributeSpec* spec = nullptr;
+  // pseudonym and mask: the released value per code of the column.
+  std::vector<std::string> values;
+  // date-shift: per code of the column its day (or kNoDate for an empty
+  // cell) and what follows the date; per code of the person column its
+  // offset.
+  std::vector<std::int64_t> days;
+  std::vector<std::string> rests;
+  std::optional<DateFormat> format;
+};
+
+namespace {
+constexpr std::int64_t kNoDate = INT64_MIN;
+
+// f(code) for every code in [0, n), on every core; each call writes only
+// its own slot, so the result does not depend on the number of threads.
+template <class F>
+void for_each_code(std::uint32_t n, F&& f) {
+  tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, n, 1024), [&](const tbb::blocked_range<std::uint32_t>& r) {
+    for (std::uint32_t code = r.begin(); code != r.end(); ++code) f(code);
+  });
+}
+}  // namespace
+
+IdentifierRelease::IdentifierRelease(const Job& job, const Dataset& data) : data_(&data) {
+  by_column_.assign(data.columns.size(), -1);
+  std::vector<const AttributeSpec*> released;
+  for (const AttributeSpec& a : job.attributes)
+    if (a.role == Role::identifying && a.identifier.action != IdentifierAction::remove) released.push_back(&a);
+  if (released.empty()) return;
+  // The parser refuses an action without the section.
+  if (!job.identifiers) throw std::logic_error("IdentifierRelease: an action without an identifiers section");
+  secret_ = load_secret(job);
+  shift_days_ = job.identifiers->shift_days;
+  person_ = job.identifiers->person;
+
+  std::vector<std::int32_t> offsets;  // per code of the person column
+  int person = -1;
+  for (const AttributeSpec* a : released) {
+    if (a->identifier.action != IdentifierAction::date_shift || person >= 0) continue;
+    person = data.column_index(person_);
+    if (person < 0)
+      throw JobError(Location{job.path, job.identifiers->line, 0, {}},
+                     fmt::format("identifiers.person '{}' {}", person_, data.not_a_column()));
+    const Column& pc = data.columns[static_cast<std::size_t>(person)];
+    offsets.resize(pc.dictionary.size());
+    for_each_code(pc.dictionary.size(),
+                  [&](std::uint32_t code) { offsets[code] = date_offset(secret_.bytes, pc.dictionary.value(code), shift_days_); });
+  }
+
+  for (const AttributeSpec* a : released) {
+    const int c = data.column_index(a->name);
+    if (c < 0) continue;  // prepare() names an attribute that is not a column
+    auto r = std::make_unique<ColumnRelease>();
+    r->column = static_cast<std::size_t>(c);
+    r->spec = a;
+    const Column& col = data.columns[r->column];
+    const std::uint32_t n = col.dictionary.size();
+    auto data_at = [&](std::uint32_t code, const Column& column) {
+      return Location{data.source, first_line_of(column, code), 0, column.name};
+    };
+    switch (a->identifier.action) {
+      case IdentifierAction::pseudonym: {
+        r->values.resize(n);
+        for_each_code(n, [&](std::uint32_t code) {
+          r->values[code] = pseudonym(secret_.bytes, col.dictionary.value(code), a->identifier.length);
+        });
+        // The first collision in code order (the order of first appearance).
+        std::unordered_map<std::string_view, std::uint32_t> seen;
+        seen.reserve(n);
+        for (std::uint32_t code = 0; code < n; ++code) {
+          const auto [it, fresh] = seen.emplace(r->values[code], code);
+          if (!fresh)
+            throw InputError(data_at(code, col),
+                             fmt::format("two values of '{}' have the same pseudonym {}{} and here: give the "
+                                         "pseudonyms more digits (length, now {}) so that none collide",
+                                         col.name, r->values[code], data_line_note(first_line_of(col, it->second)),
+                                         a->identifier.length));
+        }
+        break;
+      }
+      case IdentifierAction::mask: {
+        const Masker mask(a->identifier.mask);
+        r->values.resize(n);
+        for_each_code(n, [&](std::uint32_t code) { r->values[code] = mask(col.dictionary.value(code)); });
+        break;
+      }
+      case IdentifierAction::date_shift: {
+        r->format.emplace(a->identifier.date_format);
+        r->days.resize(n);
+        r->rests.resize(n);
+        for (std::uint32_t code = 0; code < n; ++code) {
+          const std::string& v = col.dictionary.value(code);
+          if (v.empty()) {
+            r->days[code] = kNoDate;
+            continue;
+          }
+          const auto day = r->format->parse(v, &r->rests[code]);
+          if (!day)
+            throw InputError(data_at(code, col), fmt::format("'{}' is not a date of the form {} (action: date-shift)",
+                                                             v, a->identifier.date_format));
+          r->days[code] = *day;
+        }
+        // Every date has a person, and every shifted date can be written.
+        const Column& pc = data.columns[static_cast<std::size_t>(person)];
+        for (std::uint64_t row = 0; row < data.rows; ++row) {
+          const std::uint32_t code = col.codes[row];
+          if (r->days[code] == kNoDate) continue;
+          const std::uint32_t who = pc.codes[row];
+          if (pc.dictionary.value(who).empty())
+            throw InputError(data_at(who, pc), fmt::format("the person column '{}' is empty in a row with a date "
+                                                           "in '{}': its date cannot be shifted",
+                                                           pc.name, col.name));
+          try {
+            (void)r->format->format(r->days[code] + offsets[who]);
+          } catch (const std::out_of_range& e) {
+            throw InputError(data_at(code, col), fmt::format("'{}' shifted: {}", col.dictionary.value(code), e.what()));
+          }
+        }
+        break;
+      }
+      case IdentifierAction::remove: break;
+    }
+    by_column_[r->column] = static_cast<int>(columns_.size());
+    columns_.push_back(std::move(r));
+  }
+  if (person >= 0) {
+    // Kept per row through the person column's codes.
+    person_offsets_ = std::move(offsets);
+    person_column_ = static_cast<std::size_t>(person);
+  }
+}
+
+IdentifierRelease::~IdentifierRelease() = default;
+
+bool IdentifierRelease::released(std::size_t c) const { return c < by_column_.size() && by_column_[c] >= 0; }
+
+std::string IdentifierRelease::value(std::size_t c, std::uint64_t row) const {
+  const ColumnRelease& r = *columns_[static_cast<std::size_t>(by_column_[c])];
+  const std::uint32_t code = data_->columns[c].codes[row];
+  if (r.spec->identifier.action != IdentifierAction::date_shift) return r.values[code];
+  if (r.days[code] == kNoDate) return {};
+  const std::uint32_t who = data_->columns[person_column_].codes[row];
+  return r.format->format(r.days[code] + person_offsets_[who]) + r.rests[code];
+}
+
+const std::vector<std::string>* IdentifierRelease::distinct_values(std::size_t c) const {
+  const ColumnRelease& r = *columns_[static_cast<std::size_t>(by_column_[c])];
+  return r.spec->identifier.action == IdentifierAction::date_shift ? nullptr : &r.values;
+}
+
+nlohmann::json IdentifierRelease::summary() const {
+  if (columns_.empty()) return nullptr;
+  nlohmann::json cols = nlohmann::json::array();
+  bool shifts = false;
+  for (const auto& r : columns_) {
+    const IdentifierActionSpec& a = r->spec->identifier;
+    nlohmann::json c = {{"name", r->spec->name}, {"action", to_string(a.action)}};
+    if (a.action == IdentifierAction::pseudonym) c["length"] = a.length;
+    if (a.action == IdentifierAction::date_shift) {
+      c["format"] = a.date_format;
+      shifts = true;
+    }
+    c["distinct_values"] = data_->columns[r->column].dictionary.size();
+    cols.push_back(std::move(c));
+  }
+  nlohmann::json out = {{"secret_fingerprint", secret_.fingerprint}, {"columns", std::move(cols)}};
+  if (shifts) out["date_shift"] = {{"person", person_}, {"days", shift_days_}};
+  return out;
+}
+
+std::vector<std::string> IdentifierRelease::warnings() const {
+  if (secret_.warning) return {*secret_.warning};
+  return {};
+}
+
+void IdentifierRelease::write_linkage(std::ostream& out, char delimiter) const {
+  std::string line;
+  auto row = [&](std::initializer_list<std::string_view> fields) {
+    line.clear();
+    bool first = true;
+    for (std::string_view f : fields) {
+      if (!first) line.push_back(delimiter);
+      first = false;
+      append_csv_field(line, std::string(f), delimiter);
+    }
+    line.push_back('\n');
+    out << line;
+  };
+  row({"column", "value", "pseudonym"});
+  for (const auto& r : columns_) {
+    if (r->spec->identifier.action != IdentifierAction::pseudonym) continue;
+    const Column& col = data_->columns[r->column];
+    for (std::uint32_t code = 0; code < col.dictionary.size(); ++code)
+      row({col.name, col.dictionary.value(code), r->values[code]});
+  }
+}
+
+}  // namespace deid
