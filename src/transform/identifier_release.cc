@@ -3,12 +3,12 @@
 // per distinct date and person, all checked before anything is written.
 #include <fmt/format.h>
 
+#include <absl/container/flat_hash_map.h>
 #include <tbb/parallel_for.h>
 
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <stdexcept>
-#include <unordered_map>
 
 #include "deid/csv.h"
 #include "deid/dataset.h"
@@ -42,6 +42,15 @@ void for_each_code(std::uint32_t n, F&& f) {
     for (std::uint32_t code = r.begin(); code != r.end(); ++code) f(code);
   });
 }
+
+// The same with the secret's Hmac, one per chunk of codes: f(hmac, code).
+template <class F>
+void for_each_code_keyed(std::uint32_t n, const std::string& secret, F&& f) {
+  tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, n, 4096), [&](const tbb::blocked_range<std::uint32_t>& r) {
+    Hmac keyed(secret);
+    for (std::uint32_t code = r.begin(); code != r.end(); ++code) f(keyed, code);
+  });
+}
 }  // namespace
 
 IdentifierRelease::IdentifierRelease(const Job& job, const Dataset& data) : data_(&data) {
@@ -66,8 +75,9 @@ IdentifierRelease::IdentifierRelease(const Job& job, const Dataset& data) : data
                      fmt::format("identifiers.person '{}' {}", person_, data.not_a_column()));
     const Column& pc = data.columns[static_cast<std::size_t>(person)];
     offsets.resize(pc.dictionary.size());
-    for_each_code(pc.dictionary.size(),
-                  [&](std::uint32_t code) { offsets[code] = date_offset(secret_.bytes, pc.dictionary.value(code), shift_days_); });
+    for_each_code_keyed(pc.dictionary.size(), secret_.bytes, [&](Hmac& keyed, std::uint32_t code) {
+      offsets[code] = date_offset(keyed, pc.dictionary.value(code), shift_days_);
+    });
   }
 
   for (const AttributeSpec* a : released) {
@@ -84,11 +94,11 @@ IdentifierRelease::IdentifierRelease(const Job& job, const Dataset& data) : data
     switch (a->identifier.action) {
       case IdentifierAction::pseudonym: {
         r->values.resize(n);
-        for_each_code(n, [&](std::uint32_t code) {
-          r->values[code] = pseudonym(secret_.bytes, col.dictionary.value(code), a->identifier.length);
+        for_each_code_keyed(n, secret_.bytes, [&](Hmac& keyed, std::uint32_t code) {
+          r->values[code] = pseudonym(keyed, col.dictionary.value(code), a->identifier.length);
         });
         // The first collision in code order (the order of first appearance).
-        std::unordered_map<std::string_view, std::uint32_t> seen;
+        absl::flat_hash_map<std::string_view, std::uint32_t> seen;
         seen.reserve(n);
         for (std::uint32_t code = 0; code < n; ++code) {
           const auto [it, fresh] = seen.emplace(r->values[code], code);

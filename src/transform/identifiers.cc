@@ -3,6 +3,8 @@
 #include "deid/identifiers.h"
 
 #include <fmt/format.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <sys/stat.h>
 
@@ -42,6 +44,41 @@ std::array<unsigned char, 32> hmac_sha256(std::string_view key, std::string_view
   const auto* data = message.empty() ? &kEmpty : reinterpret_cast<const unsigned char*>(message.data());
   if (HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), data, message.size(), out.data(), &n) == nullptr ||
       n != out.size())
+    throw Error("HMAC-SHA-256: libcrypto failed");
+  return out;
+}
+
+struct Hmac::State {
+  EVP_MAC* mac = nullptr;
+  EVP_MAC_CTX* ctx = nullptr;
+  ~State() {
+    EVP_MAC_CTX_free(ctx);
+    EVP_MAC_free(mac);
+  }
+};
+
+Hmac::Hmac(std::string_view key) : state_(std::make_unique<State>()) {
+  char digest[] = "SHA256";
+  const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
+                               OSSL_PARAM_construct_end()};
+  static const unsigned char kEmpty = 0;
+  const auto* k = key.empty() ? &kEmpty : reinterpret_cast<const unsigned char*>(key.data());
+  state_->mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+  if (state_->mac == nullptr || (state_->ctx = EVP_MAC_CTX_new(state_->mac)) == nullptr ||
+      EVP_MAC_init(state_->ctx, k, key.size(), params) != 1)
+    throw Error("HMAC-SHA-256: libcrypto failed to set the key");
+}
+
+Hmac::~Hmac() = default;
+
+std::array<unsigned char, 32> Hmac::operator()(std::string_view message) {
+  std::array<unsigned char, 32> out{};
+  std::size_t n = 0;
+  // Without a key, EVP_MAC_init starts a new message under the key it has.
+  if (EVP_MAC_init(state_->ctx, nullptr, 0, nullptr) != 1 ||
+      (!message.empty() &&
+       EVP_MAC_update(state_->ctx, reinterpret_cast<const unsigned char*>(message.data()), message.size()) != 1) ||
+      EVP_MAC_final(state_->ctx, out.data(), &n, out.size()) != 1 || n != out.size())
     throw Error("HMAC-SHA-256: libcrypto failed");
   return out;
 }
@@ -91,15 +128,25 @@ Secret load_secret(const Job& job) {
 }
 
 std::string pseudonym(std::string_view secret, std::string_view value, int length) {
-  const auto mac = hmac_sha256(secret, value);
-  return to_hex(mac.data(), mac.size()).substr(0, static_cast<std::size_t>(length));
+  Hmac keyed(secret);
+  return pseudonym(keyed, value, length);
+}
+
+std::string pseudonym(Hmac& keyed, std::string_view value, int length) {
+  const auto mac = keyed(value);
+  return to_hex(mac.data(), static_cast<std::size_t>(length + 1) / 2).substr(0, static_cast<std::size_t>(length));
 }
 
 int date_offset(std::string_view secret, std::string_view person, int shift_days) {
+  Hmac keyed(secret);
+  return date_offset(keyed, person, shift_days);
+}
+
+int date_offset(Hmac& keyed, std::string_view person, int shift_days) {
   std::string message = "deid date shift";
   message.push_back('\0');
   message += person;
-  const auto mac = hmac_sha256(secret, message);
+  const auto mac = keyed(message);
   std::uint64_t x = 0;
   for (int i = 0; i < 8; ++i) x = (x << 8) | mac[static_cast<std::size_t>(i)];
   const auto range = static_cast<std::uint64_t>(2 * shift_days + 1);

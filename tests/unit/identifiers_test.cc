@@ -39,6 +39,20 @@ TEST(Hmac, Rfc4231TestVectors) {
   EXPECT_EQ(hmac_hex("key", "").size(), 64u);
 }
 
+// The keyed object gives the same MACs, message after message.
+TEST(Hmac, KeyedObjectAgreesWithTheVectorsWhenReused) {
+  deid::Hmac jefe("Jefe");
+  for (int i = 0; i < 3; ++i) {
+    const auto mac = jefe("what do ya want for nothing?");
+    EXPECT_EQ(deid::to_hex(mac.data(), mac.size()), "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+    const auto empty = jefe("");
+    EXPECT_EQ(deid::to_hex(empty.data(), empty.size()), hmac_hex("Jefe", ""));
+  }
+  deid::Hmac long_key(std::string(131, '\xaa'));
+  const auto mac = long_key("Test Using Larger Than Block-Size Key - Hash Key First");
+  EXPECT_EQ(deid::to_hex(mac.data(), mac.size()), "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+}
+
 constexpr const char* kSecret = "correct horse battery staple";
 
 // HMAC-SHA-256("correct horse battery staple", "P-0001") =
