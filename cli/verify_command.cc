@@ -102,16 +102,9 @@ std::string where(const verify::CheckLine& l, const std::string& output, bool pa
 
 Verification verify_release(Job job, const std::string& input_path, const std::string& output_path,
                             const std::string& result_path) {
-  if (!input_path.empty()) {
-    job.input.path = input_path;
-    job.input.format = table_format_of(input_path);
-    job.input.postgres.reset();
-  }
-  if (!output_path.empty()) {
-    job.output.postgres.reset();
-    job.output.format = table_format_of(output_path);
-  }
-  const std::string output = output_path.empty() ? job.output.path : output_path;
+  if (!input_path.empty()) job.input.use_file(input_path);
+  if (!output_path.empty()) job.output.use_file(output_path);
+  const std::string& output = job.output.path;
   if (output.empty() && !job.output.postgres)
     throw JobError(Location{job.path, 0, 0, {}},
                    "nothing to verify: the job has no output.path or output table; give --output FILE");

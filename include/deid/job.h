@@ -109,6 +109,11 @@ struct Job {
     // (docs/spark.md). Only deid.spark (the Python package) reads it; the
     // deid command refuses a job that names one (job_reads).
     std::string table;
+
+    // A file named on the command line (or set from Python) replaces the
+    // job's input, also a database or Spark table: its format follows its
+    // name (table_format_of).
+    void use_file(const std::string& file);
   } input;
 
   std::vector<AttributeSpec> attributes;
@@ -159,6 +164,10 @@ struct Job {
     // refuses a job that names one (job_writes).
     std::string table;
     std::string table_mode = "create";
+
+    // Likewise for the released table: `file` replaces the job's output
+    // path, database table or Spark table.
+    void use_file(const std::string& file);
   } output;
 
   // The utility analysis's classification (docs/utility.md): the attributes
