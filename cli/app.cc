@@ -278,16 +278,8 @@ int deid::cli::run(int argc, char** argv, AddCommand add_serve) {
     if (*anon) {
       deid::Job job = deid::read_job(job_path);
       // A file on the command line replaces a database table of the job.
-      if (!input.empty()) {
-        job.input.path = input;
-        job.input.format = deid::table_format_of(input);
-        job.input.postgres.reset();
-      }
-      if (!output.empty()) {
-        job.output.path = output;
-        job.output.format = deid::table_format_of(output);
-        job.output.postgres.reset();
-      }
+      if (!input.empty()) job.input.use_file(input);
+      if (!output.empty()) job.output.use_file(output);
       if (!result.empty()) job.output.result = result;
       if (!report.empty()) job.output.report = report;
       if (anon->count("--transformation") > 0) {

@@ -32,16 +32,8 @@ Command add_suppress_command(CLI::App& app, const bool& quiet) {
   cmd.app = sub;
   cmd.run = [opts, &quiet]() -> int {
     Job job = read_job(opts->job);
-    if (!opts->input.empty()) {
-      job.input.path = opts->input;
-      job.input.format = table_format_of(opts->input);
-      job.input.postgres.reset();
-    }
-    if (!opts->output.empty()) {
-      job.output.path = opts->output;
-      job.output.format = table_format_of(opts->output);
-      job.output.postgres.reset();
-    }
+    if (!opts->input.empty()) job.input.use_file(opts->input);
+    if (!opts->output.empty()) job.output.use_file(opts->output);
     if (!opts->result.empty()) job.output.result = opts->result;
     const CellSuppressionRun run = run_cell_suppression(job);
     if (quiet) return 0;

@@ -42,11 +42,7 @@ Command add_utility_command(CLI::App& app, const bool& quiet) {
   cmd.run = [opts, &quiet]() -> int {
     const auto t0 = std::chrono::steady_clock::now();
     Job job = read_job(opts->job);
-    if (!opts->input.empty()) {
-      job.input.path = opts->input;
-      job.input.format = table_format_of(opts->input);
-      job.input.postgres.reset();
-    }
+    if (!opts->input.empty()) job.input.use_file(opts->input);
     std::vector<FileUse> reads = job_reads(job);
     reads.push_back({"released table", opts->output});
     const CheckedFiles checked =

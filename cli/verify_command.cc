@@ -18,7 +18,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -102,16 +101,9 @@ std::string where(const verify::CheckLine& l, const std::string& output, bool pa
 
 Verification verify_release(Job job, const std::string& input_path, const std::string& output_path,
                             const std::string& result_path) {
-  if (!input_path.empty()) {
-    job.input.path = input_path;
-    job.input.format = table_format_of(input_path);
-    job.input.postgres.reset();
-  }
-  if (!output_path.empty()) {
-    job.output.postgres.reset();
-    job.output.format = table_format_of(output_path);
-  }
-  const std::string output = output_path.empty() ? job.output.path : output_path;
+  if (!input_path.empty()) job.input.use_file(input_path);
+  if (!output_path.empty()) job.output.use_file(output_path);
+  const std::string& output = job.output.path;
   if (output.empty() && !job.output.postgres)
     throw JobError(Location{job.path, 0, 0, {}},
                    "nothing to verify: the job has no output.path or output table; give --output FILE");
@@ -150,10 +142,6 @@ Verification verify_release(Job job, const std::string& input_path, const std::s
     files.output_rows = out.table.rows.size();
     released = std::move(out.table);
   } else if (job.output.format == TableFormat::parquet) {
-    require_parquet(output, "output");
-    std::error_code ec;
-    if (!std::filesystem::exists(output, ec))
-      throw IoError(Location{output, 0, 0, {}}, "cannot open the output to verify");
     released = read_parquet_file(output, "output").table;
   } else {
     const char output_delimiter = job.output.delimiter.value_or(input_delimiter);

@@ -1,10 +1,7 @@
 #include "connections.h"
 
-#include <arpa/inet.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -12,7 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
+#include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
@@ -27,18 +24,20 @@
 
 #include <fmt/format.h>
 
-#include "httplib_include.h"
+#include "connection.h"
+#include "connection_stream.h"
+#include "request_head.h"
+#include "sockets.h"
 
 namespace deid::serve {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 // The threads that serve requests run httplib's parser, nlohmann's and
 // yaml-cpp's (on bodies whose nesting is limited before they are parsed,
-// server.cc) and the library's dataset reader: 2 MiB is several times what
+// endpoints.cc) and the library's dataset reader: 2 MiB is several times what
 // they use. Smaller than the default 8 MiB so that hundreds of threads
 // reserve little address space; ASan's frames are larger.
 #if defined(__SANITIZE_ADDRESS__)
@@ -53,74 +52,6 @@ constexpr std::size_t kLingerBytes = std::size_t{1} << 20;
 // Connections answered 503 (over a limit) that may linger at once; beyond,
 // they are closed at once.
 constexpr std::size_t kMaxRefusedLingering = 256;
-
-struct Connection {
-  int fd = -1;
-  std::string peer;
-  int port = 0;
-  // Bytes read from the socket that httplib has not read yet: the head the
-  // epoll thread waited for, and what followed it.
-  std::string buffer;
-  Clock::time_point deadline;
-  bool lingering = false;
-  bool counted = true;      // in open_ and clients_ (not a refused connection)
-  bool close_after = false; // the request has a body: closed after its response
-  bool peer_closed = false; // the client shut down its sending side
-  std::size_t requests = 0;
-  std::size_t drained = 0;
-};
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
-  return true;
-}
-
-// What the epoll thread needs of a request head; httplib parses it in full.
-struct Head {
-  bool has_body = false;
-  bool length_too_large = false;
-};
-
-Head scan_head(std::string_view head, std::size_t max_body) {
-  Head h;
-  std::size_t pos = head.find('\n');
-  while (pos != std::string_view::npos && pos + 1 < head.size()) {
-    const std::size_t next = head.find('\n', pos + 1);
-    const std::string_view line = head.substr(pos + 1, next == std::string_view::npos ? head.npos : next - pos - 1);
-    pos = next;
-    const std::size_t colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
-    const std::string_view name = trim(line.substr(0, colon)), value = trim(line.substr(colon + 1));
-    if (iequals(name, "Transfer-Encoding")) h.has_body = true;
-    if (iequals(name, "Content-Length")) {
-      // Digits only, as httplib reads it; anything else is httplib's to refuse.
-      unsigned long long n = 0;
-      bool digits = !value.empty();
-      for (const char c : value) {
-        if (c < '0' || c > '9') {
-          digits = false;
-          break;
-        }
-        if (n > (~0ULL - 9) / 10) {
-          n = ~0ULL;
-          break;
-        }
-        n = n * 10 + static_cast<unsigned>(c - '0');
-      }
-      if (!digits || n > 0) h.has_body = true;
-      if (digits && n > max_body) h.length_too_large = true;
-    }
-  }
-  return h;
-}
 
 }  // namespace
 
@@ -243,17 +174,7 @@ struct ConnectionServer::Impl {
       }
       auto c = std::make_unique<Connection>();
       c->fd = fd;
-      char ip[INET6_ADDRSTRLEN] = "";
-      if (addr.ss_family == AF_INET) {
-        const auto* a = reinterpret_cast<const sockaddr_in*>(&addr);
-        ::inet_ntop(AF_INET, &a->sin_addr, ip, sizeof ip);
-        c->port = ntohs(a->sin_port);
-      } else if (addr.ss_family == AF_INET6) {
-        const auto* a = reinterpret_cast<const sockaddr_in6*>(&addr);
-        ::inet_ntop(AF_INET6, &a->sin6_addr, ip, sizeof ip);
-        c->port = ntohs(a->sin6_port);
-      }
-      c->peer = ip;
+      address_text(addr, c->peer, c->port);
       const int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       c->deadline = Clock::now() + limits.head_timeout;
@@ -318,7 +239,7 @@ struct ConnectionServer::Impl {
 
   void dispatch(Connection* c) {
     const std::size_t end = c->buffer.find("\r\n\r\n");
-    const Head head = scan_head(std::string_view(c->buffer).substr(0, end + 2), limits.max_body_bytes);
+    const RequestHead head = scan_head(std::string_view(c->buffer).substr(0, end + 2), limits.max_body_bytes);
     // httplib answers a method it does not know with 400; the client is
     // told which methods the path takes instead.
     const std::string_view line = std::string_view(c->buffer).substr(0, c->buffer.find('\r'));
@@ -437,103 +358,6 @@ struct ConnectionServer::Impl {
   }
 };
 
-namespace {
-
-// A request's view of its connection: the head the epoll thread read, then
-// the socket. Every wait is bounded by io_timeout, by the average rate
-// (min_rate after rate_grace: a client that sends or reads more slowly has
-// its request ended) and by stop().
-class ConnectionStream final : public httplib::Stream {
- public:
-  ConnectionStream(Connection& c, const ConnectionLimits& limits, int stop_fd)
-      : c_(c), limits_(limits), stop_fd_(stop_fd), start_(Clock::now()) {}
-
-  bool is_readable() const override { return !c_.buffer.empty() || wait(POLLIN); }
-  bool is_writable() const override { return wait(POLLOUT); }
-
-  ssize_t read(char* ptr, size_t size) override {
-    if (!c_.buffer.empty()) {
-      const std::size_t n = std::min(size, c_.buffer.size());
-      std::memcpy(ptr, c_.buffer.data(), n);
-      c_.buffer.erase(0, n);
-      return static_cast<ssize_t>(n);
-    }
-    for (;;) {
-      const ssize_t n = ::recv(c_.fd, ptr, size, 0);
-      if (n >= 0) {
-        bytes_ += static_cast<std::size_t>(n);
-        return n;
-      }
-      if (errno == EINTR) continue;
-      if ((errno != EAGAIN && errno != EWOULDBLOCK) || !wait(POLLIN)) return -1;
-    }
-  }
-
-  ssize_t write(const char* ptr, size_t size) override {
-    for (;;) {
-      const ssize_t n = ::send(c_.fd, ptr, size, MSG_NOSIGNAL);
-      if (n >= 0) {
-        bytes_ += static_cast<std::size_t>(n);
-        return n;
-      }
-      if (errno == EINTR) continue;
-      if ((errno != EAGAIN && errno != EWOULDBLOCK) || !wait(POLLOUT)) return -1;
-    }
-  }
-
-  void get_remote_ip_and_port(std::string& ip, int& port) const override {
-    ip = c_.peer;
-    port = c_.port;
-  }
-  void get_local_ip_and_port(std::string& ip, int& port) const override {
-    sockaddr_storage addr{};
-    socklen_t len = sizeof addr;
-    ip.clear();
-    port = 0;
-    if (::getsockname(c_.fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return;
-    char text[INET6_ADDRSTRLEN] = "";
-    if (addr.ss_family == AF_INET) {
-      const auto* a = reinterpret_cast<const sockaddr_in*>(&addr);
-      ::inet_ntop(AF_INET, &a->sin_addr, text, sizeof text);
-      port = ntohs(a->sin_port);
-    } else if (addr.ss_family == AF_INET6) {
-      const auto* a = reinterpret_cast<const sockaddr_in6*>(&addr);
-      ::inet_ntop(AF_INET6, &a->sin6_addr, text, sizeof text);
-      port = ntohs(a->sin6_port);
-    }
-    ip = text;
-  }
-  socket_t socket() const override { return c_.fd; }
-
- private:
-  // Waits until the socket is ready for `events`; false on a timeout, on
-  // stop() or when the rate has fallen below min_rate.
-  bool wait(short events) const {
-    const auto now = Clock::now();
-    auto limit = now + limits_.io_timeout;
-    if (limits_.min_rate > 0) {
-      const auto allowed = start_ + limits_.rate_grace + milliseconds(bytes_ * 1000 / limits_.min_rate);
-      limit = std::min(limit, allowed);
-    }
-    const auto left = std::chrono::duration_cast<milliseconds>(limit - now).count();
-    pollfd fds[2] = {{c_.fd, events, 0}, {stop_fd_, POLLIN, 0}};
-    for (;;) {
-      const int r = ::poll(fds, 2, static_cast<int>(std::max<long long>(0, left)));
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0 || fds[1].revents != 0) return false;
-      return fds[0].revents != 0;  // ready, or an error the next call reports
-    }
-  }
-
-  Connection& c_;
-  const ConnectionLimits& limits_;
-  int stop_fd_;
-  Clock::time_point start_;
-  std::size_t bytes_ = 0;
-};
-
-}  // namespace
-
 void ConnectionServer::Impl::serve(std::unique_ptr<Connection> c) {
   if (stopping) return give_back(std::move(c), false);
   const bool close = c->close_after || c->requests + 1 >= limits.max_requests_per_connection;
@@ -563,37 +387,9 @@ ConnectionServer::ConnectionServer(ConnectionLimits limits, Handler handler) : i
 ConnectionServer::~ConnectionServer() { stop(); }
 
 int ConnectionServer::bind(const std::string& host, int port) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  addrinfo* found = nullptr;
-  const std::string service = std::to_string(port);
-  if (const int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &found); rc != 0)
-    throw std::runtime_error(fmt::format("cannot resolve '{}': {}", host, ::gai_strerror(rc)));
-  std::string why = "no address";
-  int fd = -1;
-  for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
-    fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) continue;
-    const int one = 1;
-    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    // Connections arrive faster than one thread accepts them under a burst;
-    // the queue holds them instead of resetting them.
-    if (::bind(fd, a->ai_addr, a->ai_addrlen) != 0 || ::listen(fd, impl_->limits.backlog) != 0) {
-      why = std::strerror(errno);
-      ::close(fd);
-      fd = -1;
-    }
-  }
-  ::freeaddrinfo(found);
-  if (fd < 0) throw std::runtime_error(why);
-  sockaddr_storage addr{};
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  const int fd = listen_on(host, port, impl_->limits.backlog);
   impl_->listen_fd = fd;
-  return addr.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port)
-                                    : ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+  return local_port(fd);
 }
 
 int ConnectionServer::listening_socket() const { return impl_->listen_fd; }

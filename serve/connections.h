@@ -23,39 +23,17 @@
 // Internal to serve/: it includes httplib, which no public header does.
 #pragma once
 
-#include <atomic>
-#include <chrono>
-#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
+
+#include "connection.h"
 
 namespace httplib {
 class Stream;
 }
 
 namespace deid::serve {
-
-struct ConnectionLimits {
-  std::size_t max_threads = 512;
-  std::size_t max_connections = 2048;
-  std::size_t max_per_client = 1024;
-  std::size_t max_head_bytes = 64 << 10;
-  // A request whose Content-Length is above this is answered 413 before any
-  // of its body is read.
-  std::size_t max_body_bytes = std::size_t{512} << 20;
-  std::size_t max_requests_per_connection = 1000;
-  std::chrono::milliseconds head_timeout{10'000};
-  std::chrono::milliseconds idle_timeout{5'000};
-  std::chrono::milliseconds io_timeout{10'000};
-  std::chrono::milliseconds rate_grace{30'000};
-  std::size_t min_rate = 16 << 10;  // bytes per second, on average, after rate_grace
-  std::chrono::milliseconds linger{2'000};
-  int backlog = 4096;  // the kernel caps it at net.core.somaxconn
-  // The methods a path takes (for Allow), asked for a request whose method
-  // httplib does not parse (QUERY, TRACE, ...), which is answered 405 here.
-  std::function<std::string(const std::string& path)> allow;
-};
 
 class ConnectionServer {
  public:

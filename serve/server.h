@@ -3,8 +3,9 @@
 // token (Authorization: Bearer, or the cookie set when the page is opened
 // with ?token=), a Host (and Origin, when sent) of this server, uploads
 // within the size limit, hierarchy files confined to the data directory,
-// and security headers on every response. httplib stays inside server.cc,
-// so neither libdeid nor this header depends on it.
+// and security headers on every response. httplib stays inside serve/'s
+// sources and internal headers, so neither libdeid nor this header depends
+// on it.
 #pragma once
 
 #include <chrono>

@@ -81,6 +81,17 @@ struct JobState {
   nlohmann::json status_json() const;
 };
 
+// Applies `change` to the job under its lock and wakes its event streams.
+template <class F>
+void update(JobState& job, F&& change) {
+  {
+    std::lock_guard lock(job.m);
+    change();
+    ++job.version;
+  }
+  job.changed.notify_all();
+}
+
 struct StoreOptions {
   std::filesystem::path state_dir;  // exists, this server's alone
   std::filesystem::path data_dir;   // canonical; empty: no hierarchy files may be named

@@ -1,26 +1,12 @@
 // What the parts of the Store (store.h) share: writing and reading the
-// files of its state directory, replacing text, and changing a job's state
-// under its lock. Internal to serve/; nothing here prints or exits.
+// files of its state directory, and replacing text. Internal to serve/;
+// nothing here prints or exits.
 #pragma once
 
 #include <filesystem>
-#include <mutex>
 #include <string>
 
-#include "store.h"
-
 namespace deid::serve {
-
-// Applies `change` to the job under its lock and wakes its event streams.
-template <class F>
-void update(JobState& job, F&& change) {
-  {
-    std::lock_guard lock(job.m);
-    change();
-    ++job.version;
-  }
-  job.changed.notify_all();
-}
 
 // Replaces every occurrence of `from` (not empty) in `text` by `to`.
 void replace_all(std::string& text, const std::string& from, const std::string& to);

@@ -109,6 +109,11 @@ struct Job {
     // (docs/spark.md). Only deid.spark (the Python package) reads it; the
     // deid command refuses a job that names one (job_reads).
     std::string table;
+
+    // A file named on the command line (or set from Python) replaces the
+    // job's input, also a database or Spark table: its format follows its
+    // name (table_format_of).
+    void use_file(const std::string& file);
   } input;
 
   std::vector<AttributeSpec> attributes;
@@ -162,6 +167,10 @@ struct Job {
     // The linkage table (docs/identifiers.md): each pseudonymized value and
     // its pseudonym, for the custodian; written owner-only. Empty: none.
     std::string linkage;
+
+    // Likewise for the released table: `file` replaces the job's output
+    // path, database table or Spark table.
+    void use_file(const std::string& file);
   } output;
 
   // `identifiers` (docs/identifiers.md): the secret of the pseudonyms and

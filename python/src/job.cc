@@ -52,12 +52,7 @@ void bind_job(py::module_& m) {
       // Setting a path makes the input that file, also in a job with a table:
       // Parquet when its name ends in ".parquet" (as on the command line).
       .def_property("input_path", [](const JobHandle& j) { return j.job.input.path; },
-                    [](JobHandle& j, const std::string& p) {
-                      j.job.input.path = p;
-                      j.job.input.format = table_format_of(p);
-                      j.job.input.postgres.reset();
-                      j.job.input.table.clear();
-                    })
+                    [](JobHandle& j, const std::string& p) { j.job.input.use_file(p); })
       .def_property_readonly("input_parquet",
                              [](const JobHandle& j) {
                                return j.job.input.format == TableFormat::parquet && !j.job.input.postgres;

@@ -1,5 +1,5 @@
 // The SQL deid sends to a database, in one place per SQL engine
-// (docs/databases.md, "Dialects"). src/db/postgres.cc executes these
+// (docs/databases.md, "Dialects"). The rest of src/db/ executes these
 // statements with libpq; another engine is another Dialect (and an
 // executor for its client library). Every identifier a statement holds is
 // quoted by the dialect; values travel as parameters ($1), never in the text.

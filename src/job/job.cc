@@ -78,6 +78,21 @@ TableFormat table_format_of(std::string_view path) {
   return TableFormat::parquet;
 }
 
+void Job::Input::use_file(const std::string& file) {
+  path = file;
+  format = table_format_of(file);
+  postgres.reset();
+  table.clear();
+}
+
+void Job::Output::use_file(const std::string& file) {
+  path = file;
+  format = table_format_of(file);
+  postgres.reset();
+  table.clear();
+  table_mode = "create";
+}
+
 const AttributeSpec* Job::attribute(const std::string& name) const {
   for (const auto& a : attributes)
     if (a.name == name) return &a;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 #include "job/sections.h"
 
@@ -32,13 +31,11 @@ void parse_quality(const Ctx& ctx, const YAML::Node& root, Job& job) {
     ctx.keys(q, "quality", Section::quality);
     if (q["model"]) {
       job.quality.model = ctx.str(q["model"], "quality.model");
-      static const std::set<std::string> known = {"loss",           "entropy", "precision",          "height",
-                                                  "discernability", "aecs",    "normalized-entropy", "ambiguity",
-                                                  "kl-divergence", "classification", "publisher-payout"};
-      if (!known.contains(job.quality.model))
-        ctx.fail(q["model"], fmt::format("quality.model must be one of loss, entropy, precision, height, "
-                                         "discernability, aecs, normalized-entropy, ambiguity, kl-divergence, "
-                                         "classification, publisher-payout; got '{}'",
+      static constexpr const char* known[] = {"loss",           "entropy", "precision",          "height",
+                                              "discernability", "aecs",    "normalized-entropy", "ambiguity",
+                                              "kl-divergence", "classification", "publisher-payout"};
+      if (std::find(std::begin(known), std::end(known), job.quality.model) == std::end(known))
+        ctx.fail(q["model"], fmt::format("quality.model must be one of {}; got '{}'", fmt::join(known, ", "),
                                          job.quality.model));
     }
     if (q["monotonic"]) {

@@ -39,11 +39,11 @@ std::unique_ptr<QualityModel> make_quality_model(const QualitySpec& spec) {
   const ModelInfo* info = nullptr;
   for (const auto& m : kModels)
     if (spec.model == m.name) info = &m;
-  if (!info)
-    throw JobError(Location{}, fmt::format("quality.model '{}' is unknown: use one of loss, entropy, precision, "
-                                           "height, discernability, aecs, normalized-entropy, ambiguity, "
-                                           "kl-divergence, classification, publisher-payout",
-                                           spec.model));
+  if (!info) {
+    std::string names;
+    for (const auto& m : kModels) names += (names.empty() ? "" : ", ") + std::string(m.name);
+    throw JobError(Location{}, fmt::format("quality.model '{}' is unknown: use one of {}", spec.model, names));
+  }
   if (spec.monotonic && spec.model != "entropy" && spec.model != "discernability")
     throw JobError(Location{}, fmt::format("quality.monotonic applies to model: entropy and model: discernability, "
                                            "not to '{}'",

@@ -49,7 +49,6 @@ TEST_P(ArxKAnonymityLoss, MatchesArxLossAndOutputPassesVerifier) {
 
   // Levels in ARX's order of quasi-identifiers (the job lists them in the
   // CSV's column order).
-  const auto& qis = run["quasi_identifiers"];
   const std::vector<int> levels = deid::testing::expect_arx_adult_optimum(r, run);
   if (levels == run["optimum_levels"].get<std::vector<int>>()) {
     EXPECT_EQ(r["smallest_class_size"].get<std::uint64_t>(), run["output_classes"]["min_size"].get<std::uint64_t>());
@@ -58,16 +57,8 @@ TEST_P(ArxKAnonymityLoss, MatchesArxLossAndOutputPassesVerifier) {
       EXPECT_NEAR(r["information_loss_per_attribute"][name].get<double>(), value.get<double>(), 1e-9) << name;
   }
 
-  verify::Options check;
-  check.input_path = job.input.path;
-  check.output_path = job.output.path;
-  check.input_delimiter = ';';
-  for (const auto& q : qis) {
-    const std::string name = q.get<std::string>();
-    check.quasi_identifiers.push_back({name, deid::testing::example_path("adult/hierarchies/" + name + ".csv")});
-  }
+  verify::Options check = deid::testing::arx_adult_verify_options(run, job);
   check.k = std::stoull(run["privacy_models"][0].get<std::string>().substr(2));
-  check.suppression_limit = run["suppression_limit"].get<double>();
   const verify::Report report = verify::check(check);
   EXPECT_TRUE(report.valid()) << report.to_string();
   // The verifier's own reading of the output agrees with the engine's result.

@@ -41,18 +41,10 @@ TEST(ArxSensitiveRuns, ListCoversEveryLDiversityAndTClosenessRun) {
 
 class ArxSensitive : public ::testing::TestWithParam<const char*> {};
 
-// The verifier's options for a reference run: its quasi-identifiers, k and
-// the l-diversity or t-closeness requirement on its sensitive attribute.
+// The verifier's options for a reference run: the shared ones, k and the
+// l-diversity or t-closeness requirement on its sensitive attribute.
 verify::Options verifier_options(const nlohmann::json& run, const deid::Job& job) {
-  verify::Options check;
-  check.input_path = job.input.path;
-  check.output_path = job.output.path;
-  check.input_delimiter = ';';
-  for (const auto& q : run["quasi_identifiers"]) {
-    const std::string name = q.get<std::string>();
-    check.quasi_identifiers.push_back({name, deid::testing::example_path("adult/hierarchies/" + name + ".csv")});
-  }
-  check.suppression_limit = run["suppression_limit"].get<double>();
+  verify::Options check = deid::testing::arx_adult_verify_options(run, job);
   const std::string attribute = run["sensitive"].get<std::string>();
   for (const auto& m : run["privacy_models"]) {
     const std::string s = m.get<std::string>();

@@ -56,17 +56,10 @@ TEST(VerifierPopulationUniqueness, EstimatorsReproduceArxEstimatesOfAdult) {
   EXPECT_GE(compared, 5);
 }
 
-// The verifier's options for a population-uniqueness reference run.
-verify::Options verifier_options(const nlohmann::json& run, const std::string& output) {
-  verify::Options o;
-  o.input_path = deid::testing::example_path("adult/adult.csv");
-  o.output_path = output;
-  o.input_delimiter = ';';
-  for (const auto& q : run["quasi_identifiers"]) {
-    const std::string name = q.get<std::string>();
-    o.quasi_identifiers.push_back({name, deid::testing::example_path("adult/hierarchies/" + name + ".csv")});
-  }
-  o.suppression_limit = run["suppression_limit"].get<double>();
+// The verifier's options for a population-uniqueness reference run: the
+// shared ones and its estimator.
+verify::Options verifier_options(const nlohmann::json& run, const deid::Job& job) {
+  verify::Options o = deid::testing::arx_adult_verify_options(run, job);
   const std::string model = run["privacy_models"][0].get<std::string>();
   verify::PopulationUniqueness pu;
   const std::string kind = model.substr(0, model.find('='));
@@ -84,14 +77,11 @@ class VerifiedPopulationUniqueness : public ::testing::TestWithParam<const char*
 
 TEST_P(VerifiedPopulationUniqueness, OutputOfReferenceRunPassesTheVerifier) {
   const nlohmann::json& run = deid::testing::arx_adult_run(GetParam());
-  deid::Job job = deid::testing::arx_adult_job(run, deid::SearchSpec::Algorithm::automatic);
-  const std::filesystem::path output = std::filesystem::path(::testing::TempDir()) /
-                                       (std::string("pu_verify_") + GetParam() + "_" + std::to_string(::getpid()) +
-                                        ".csv");
-  job.output.path = output.string();
+  const deid::Job job = deid::testing::arx_adult_job_with_output(run, "pu_verify_");
+  const std::filesystem::path output = job.output.path;
   const deid::Anonymization a = deid::anonymize(job);
   ASSERT_TRUE(a.found);
-  const verify::Report report = verify::check(verifier_options(run, output.string()));
+  const verify::Report report = verify::check(verifier_options(run, job));
   EXPECT_TRUE(report.valid()) << report.to_string();
   EXPECT_EQ(report.suppressed_records, a.result["suppressed_records"].get<std::uint64_t>());
   ASSERT_TRUE(report.population_uniqueness.has_value());
@@ -115,7 +105,9 @@ TEST(VerifierPopulationUniqueness, RejectsTheUnprotectedInputAndUnestimatedSampl
       std::filesystem::path(::testing::TempDir()) / ("pu_verify_input_" + std::to_string(::getpid()) + ".csv");
   std::filesystem::copy_file(deid::testing::example_path("adult/adult.csv"), output,
                              std::filesystem::copy_options::overwrite_existing);
-  const verify::Report report = verify::check(verifier_options(run, output.string()));
+  deid::Job job = deid::testing::arx_adult_job(run);
+  job.output.path = output.string();
+  const verify::Report report = verify::check(verifier_options(run, job));
   EXPECT_TRUE(report.has(verify::Violation::Kind::population_uniqueness)) << report.to_string();
   ASSERT_TRUE(report.population_uniqueness.has_value());
   EXPECT_GT(*report.population_uniqueness, 0.03);

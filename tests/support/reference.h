@@ -14,6 +14,10 @@
 #include "deid/job.h"
 #include "deid/pipeline.h"
 
+namespace verify {
+struct Options;  // verify.h, the independent verifier's
+}
+
 namespace deid::testing {
 
 // The "runs" of a reference file under tests/testdata/reference, read once
@@ -43,6 +47,13 @@ std::vector<int> expect_arx_adult_optimum(const nlohmann::json& result, const nl
 // written to a file of gtest's temporary directory named after `prefix`
 // and the run.
 Job arx_adult_job_with_output(const nlohmann::json& run, const std::string& prefix);
+
+// The independent verifier's options (verify.h) for the release of an
+// arx-adult.json run by `job`: its input and output, the input's delimiter
+// ';', the run's quasi-identifiers with the adult hierarchies and its
+// suppression limit; the privacy models are the caller's to add.
+// (reference_verify.cc: only the tests linked with the verifier have it.)
+verify::Options arx_adult_verify_options(const nlohmann::json& run, const Job& job);
 
 // A reference job run in-process (prepare, run_search) and expected to be
 // ARX's optimum: ARX's lattice size, an optimal solution, the information

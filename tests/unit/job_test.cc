@@ -186,6 +186,35 @@ TEST(JobParse, ParquetTablesAreFilesOfTheirFormat) {
   EXPECT_EQ(table_format_of("x.csv"), TableFormat::csv);
 }
 
+TEST(JobParse, AFileReplacesTheJobsTables) {
+  const std::string rest = kHead.substr(kHead.find("attributes:"));
+  Job db = parse("input:\n  postgres: {table: a, connection: \"dbname=x\"}\n" + rest +
+                 "output:\n  postgres: {table: b, mode: replace}\n");
+  db.input.use_file("in.parquet");
+  db.output.use_file("dir/OUT.PARQUET");
+  EXPECT_EQ(db.input.path, "in.parquet");
+  EXPECT_EQ(db.input.format, TableFormat::parquet);
+  EXPECT_FALSE(db.input.postgres);
+  EXPECT_EQ(db.output.path, "dir/OUT.PARQUET");
+  EXPECT_EQ(db.output.format, TableFormat::parquet);
+  EXPECT_FALSE(db.output.postgres);
+  // A Spark table, and a Parquet file replaced by a CSV file.
+  Job spark = parse("input:\n  table: a\n" + rest + "output:\n  table: b\n  mode: append\n");
+  spark.input.use_file("in.csv");
+  spark.output.use_file("out.csv");
+  EXPECT_EQ(spark.input.path, "in.csv");
+  EXPECT_EQ(spark.input.format, TableFormat::csv);
+  EXPECT_TRUE(spark.input.table.empty());
+  EXPECT_EQ(spark.output.path, "out.csv");
+  EXPECT_TRUE(spark.output.table.empty());
+  EXPECT_EQ(spark.output.table_mode, "create");
+  Job parquet = parse("input:\n  parquet: in.parquet\n" + rest + "output:\n  parquet: out.parquet\n");
+  parquet.input.use_file("in.csv");
+  parquet.output.use_file("out.csv");
+  EXPECT_EQ(parquet.input.format, TableFormat::csv);
+  EXPECT_EQ(parquet.output.format, TableFormat::csv);
+}
+
 TEST(JobErrors, ParquetTablesAreOneSourceOrTargetWithoutADelimiter) {
   const std::string rest = kHead.substr(kHead.find("attributes:"));
   expect_rejected("input:\n  path: a.csv\n  parquet: a.parquet\n" + rest, "input has one of 'path'", 2);

@@ -1,0 +1,84 @@
+// What server.cc and endpoints.cc share: the Server's state (Server::Impl)
+// and the httplib server it drives. Internal to serve/.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "httplib_include.h"
+
+#include "connections.h"
+#include "responses.h"
+#include "security.h"
+#include "server.h"
+#include "store.h"
+
+namespace deid::serve {
+
+// The cookie that carries the token once the page was opened with ?token=.
+inline constexpr const char* kCookie = "deid_token";
+
+// httplib that is served by ConnectionServer (connections.h): its request
+// parser and response writer, one request at a time.
+class HttpServer : public httplib::Server {
+ public:
+  bool serve_request(httplib::Stream& stream, bool close, bool& closed) {
+    return process_request(stream, close, closed, nullptr);
+  }
+  // httplib ends its chunked responses (the event streams) once this is
+  // not a socket; it never listens on it itself.
+  void set_listening_socket(int fd) { svr_sock_ = fd < 0 ? INVALID_SOCKET : fd; }
+  ~HttpServer() override { svr_sock_ = INVALID_SOCKET; }
+};
+
+struct Server::Impl {
+  ServeOptions options;
+  std::filesystem::path state_dir;
+  std::unique_ptr<Store> store;
+  HttpServer http;
+  std::unique_ptr<ConnectionServer> connections;
+  int port = 0;
+  std::vector<std::string> allowed;
+  std::string token;
+  JsonLimits json_limits;
+
+  // Event streams open, in all and per client address: each holds a thread
+  // of the pool while it lasts, so they are held below the pool's size and
+  // the rest of the pool serves every other request.
+  std::mutex streams_m;
+  std::size_t streams = 0;
+  std::map<std::string, std::size_t> client_streams;
+  std::size_t max_streams() const { return std::max<std::size_t>(1, options.max_threads / 2); }
+  std::size_t max_client_streams() const { return std::max<std::size_t>(1, max_streams() / 2); }
+  std::shared_ptr<void> open_stream(const std::string& client);
+
+  template <class F>
+  httplib::Server::Handler guarded(F f) {
+    return [this, f = std::move(f)](const httplib::Request& req, httplib::Response& res) {
+      answer(res, redactor(), [&] { f(req, res); });
+    };
+  }
+  template <class F>
+  httplib::Server::HandlerWithContentReader guarded_reader(F f) {
+    return [this, f = std::move(f)](const httplib::Request& req, httplib::Response& res,
+                                    const httplib::ContentReader& reader) {
+      answer(res, redactor(), [&] { f(req, res, reader); });
+    };
+  }
+  std::function<std::string(std::string)> redactor() const {
+    return [this](std::string m) { return store->redact(std::move(m)); };
+  }
+
+  void routes();
+  httplib::Server::HandlerResponse admit(const httplib::Request& req, httplib::Response& res) const;
+  std::shared_ptr<JobState> finished_job(const std::string& id) const;
+};
+
+}  // namespace deid::serve
