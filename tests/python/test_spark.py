@@ -232,3 +232,120 @@ def test_the_command_refuses_spark_tables(cli, tmp_path):
     p = subprocess.run([cli, "anonymize", str(write_yaml_job(job, tmp_path / "job.yaml"))], capture_output=True,
                        text=True)
     assert p.returncode == 2 and "python -m deid.spark" in p.stderr, p.stderr
+
+
+def test_risk_as_the_csv_path(adult_df):
+    """deid.spark.risk: the report of deid.risk on the same rows, of the
+    input and of a release (its '*' records suppressed)."""
+    job = adult_job(RUNS[0])
+    want = deid.risk(str(ADULT / "adult.csv"), job)
+    got = deid.spark.risk(adult_df, job)
+    assert got.info == want.info
+    assert got.info["records"] == 30162
+    released = deid.anonymize(str(ADULT / "adult.csv"), job)
+    spark_released = deid.spark.anonymize(adult_df, job)
+    assert spark_released.suppressed_records > 0
+    want = deid.risk(released.data, job).info
+    got = deid.spark.risk(spark_released.data, job).info
+    assert want.pop("input") == "DataFrame" and got.pop("input") == str(ADULT / "adult.csv")  # the plan's file
+    assert got == want
+    assert got["suppressed_records"] == released.info["suppressed_records"]
+
+
+def test_risk_warnings_as_the_arrow_path(spark):
+    """Formula warnings of every column, grouped or not, quote the first value
+    in the rows' order, as the Arrow path does."""
+    import pyarrow as pa
+    table = pa.table({"zip": ["=1", "81667", "-x", "81667"] * 2, "age": [30, 31, 30, 31] * 2,
+                      "note": ["ok", "@a", "+3", "=b"] * 2, "sens": ["-y", "ok", "ok", "=z"] * 2})
+    masked = {"role": "quasi-identifying", "hierarchy": {"type": "masking"}}
+    job = {"attributes": {"zip": masked, "age": masked,
+                          "sens": {"role": "sensitive"}}, "default-role": "insensitive",
+           "privacy": [{"k-anonymity": {"k": 2}}]}
+    want = deid.risk(table, job).info
+    got = deid.spark.risk(spark.createDataFrame(table), job).info
+    assert len(want["warnings"]) == 3
+    assert want.pop("input") == "Arrow" and got.pop("input") == "Spark DataFrame"
+    assert got == want
+
+
+@pytest.fixture(scope="module")
+def keyed_adult(spark, tmp_path_factory):
+    """The adult table with a key column 'id' (insensitive, released as it
+    is), as a CSV file and as Spark reads it; the job of the release test."""
+    d = tmp_path_factory.mktemp("keyed")
+    frame = pd.read_csv(ADULT / "adult.csv", sep=";", dtype=str, keep_default_na=False)
+    frame.insert(0, "id", [f"r{i}" for i in range(len(frame))])
+    frame.to_csv(d / "adult.csv", sep=";", index=False)
+    job = adult_job(RUNS[0])
+    job["privacy"] = [{"k-anonymity": {"k": 5}}, {"l-diversity": {"attribute": "occupation", "l": 2}}]
+    job["attributes"] = {q: {"role": "quasi-identifying", "hierarchy": str(ADULT / "hierarchies" / f"{q}.csv")}
+                         for q in ["age", "education", "marital-status", "sex", "workclass"]}
+    job["attributes"]["occupation"] = {"role": "sensitive"}
+    job["attributes"]["race"] = {"role": "identifying"}
+    job["suppression-limit"] = 0.05
+    df = (spark.read.option("header", True).option("sep", ";").option("nullValue", "\u0000")
+          .option("emptyValue", "").csv(str(d / "adult.csv")))
+    return d, job, df
+
+
+def verdicts(report, details=True):
+    return [(c["check"], c["status"]) + ((c["detail"],) if details else ())
+            for c in report["checks"] if not c["check"].startswith(("sha256", "key ("))]
+
+
+def test_verify_as_the_csv_path(spark, keyed_adult):
+    """deid.spark.verify gives deid verify's verdicts on the CSV path's files:
+    for the release, and for the same tampering of both (a cell
+    un-generalized, a row deleted)."""
+    from pyspark.sql import functions as F
+    d, job, df = keyed_adult
+    want = deid.anonymize(str(d / "adult.csv"), job)
+    want.to_csv(d / "out.csv")
+    want.save_result(d / "result.json")
+    csv_report = deid.verify(job, input=d / "adult.csv", output=d / "out.csv", result=d / "result.json")
+    assert csv_report["valid"]
+    r = deid.spark.anonymize(df, job)
+    r.write(d / "out.parquet")
+    released = spark.read.parquet(str(d / "out.parquet"))
+    report = deid.spark.verify(job, input=df, output=released, key="id", result=r.result)
+    assert report["valid"], report
+    assert verdicts(report) == verdicts(csv_report)
+    lines = {c["check"]: c for c in report["checks"]}
+    assert lines["key (id)"]["status"] == "ok"
+    assert lines["sha256 output"]["status"] == "ok" and "30162 rows" in lines["sha256 output"]["detail"]
+    assert lines["sha256 input"]["status"] == "skipped"
+
+    # One quasi-identifier cell un-generalized: the original value of r7.
+    out = pd.read_csv(d / "out.csv", sep=";", dtype=str, keep_default_na=False)
+    original = pd.read_csv(d / "adult.csv", sep=";", dtype=str, keep_default_na=False)
+    row = out.index[out["id"] == "r7"][0]
+    out.loc[row, "age"] = original.loc[original["id"] == "r7", "age"].iloc[0]
+    assert out.loc[row, "age"] != pd.read_csv(d / "out.csv", sep=";", dtype=str).loc[row, "age"]
+    out.to_csv(d / "tampered.csv", sep=";", index=False)
+    csv_bad = deid.verify(job, input=d / "adult.csv", output=d / "tampered.csv", result=d / "result.json")
+    bad = released.withColumn("age", F.when(F.col("id") == "r7", F.lit(out.loc[row, "age"])).otherwise(F.col("age")))
+    spark_bad = deid.spark.verify(job, input=df, output=bad, key="id", result=r.result)
+    assert not csv_bad["valid"] and not spark_bad["valid"]
+    assert verdicts(spark_bad, False) == verdicts(csv_bad, False)
+    failed = [c for c in spark_bad["checks"] if c["status"] == "FAILED"]
+    assert failed[0]["check"] == "generalization" and failed[0]["key"] == "r7" and failed[0]["column"] == "age"
+    assert "the row with id 'r7'" in failed[0]["detail"]
+
+    # A row deleted: rows fails, and the key names it.
+    out = pd.read_csv(d / "out.csv", sep=";", dtype=str, keep_default_na=False)
+    out[out["id"] != "r9"].to_csv(d / "deleted.csv", sep=";", index=False)
+    csv_bad = deid.verify(job, input=d / "adult.csv", output=d / "deleted.csv", result=d / "result.json")
+    spark_bad = deid.spark.verify(job, input=df, output=released.where(F.col("id") != "r9"), key="id",
+                                  result=r.result)
+    assert verdicts(spark_bad, False) == verdicts(csv_bad, False)
+    lines = {c["check"]: c for c in spark_bad["checks"]}
+    assert lines["rows"]["status"] == "FAILED"
+    assert lines["key (id)"]["status"] == "FAILED" and "id='r9': 1 input row, 0 output rows" in lines["key (id)"]["detail"]
+    assert lines["sha256 output"]["status"] == "FAILED"
+
+
+def test_verify_needs_the_key(keyed_adult, adult_df):
+    d, job, df = keyed_adult
+    with pytest.raises(deid.JobError, match="key 'id' is not a column of the output"):
+        deid.spark.verify(job, input=df, output=adult_df, key="id")
