@@ -394,3 +394,31 @@ def test_verify_needs_the_key(keyed_adult, adult_df):
     d, job, df = keyed_adult
     with pytest.raises(deid.JobError, match="key 'id' is not a column of the output"):
         deid.spark.verify(job, input=df, output=adult_df, key="id")
+
+
+def test_spark_submit_runs_the_launcher(tmp_path):
+    """spark-submit (PySpark's own bin/spark-submit) runs the file that
+    `python -m deid.spark --launcher` names, on local[2], with the command's
+    options: the CSV path's result and release."""
+    import sys
+    import pyspark
+    launcher = subprocess.run([sys.executable, "-m", "deid.spark", "--launcher"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    assert launcher == deid.spark.LAUNCHER and os.path.isfile(launcher)
+    job = adult_job(RUNS[0])
+    path = write_yaml_job(job, tmp_path / "job.yaml")
+    home = os.path.dirname(os.path.abspath(pyspark.__file__))
+    env = dict(os.environ, SPARK_HOME=home, SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable,
+               PYSPARK_DRIVER_PYTHON=sys.executable)
+    env.pop("PYSPARK_SUBMIT_ARGS", None)
+    p = subprocess.run([os.path.join(home, "bin", "spark-submit"), "--master", "local[2]",
+                        "--conf", "spark.ui.enabled=false", "--conf", "spark.driver.host=127.0.0.1",
+                        launcher, str(path), "--output", str(tmp_path / "out.parquet"),
+                        "--result", str(tmp_path / "result.json"), "-q"],
+                       env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    want = deid.anonymize(str(ADULT / "adult.csv"), job)
+    got = json.loads((tmp_path / "result.json").read_text())
+    assert comparable(got) == comparable(want.info)
+    assert got["files"][1]["rows"] == 30162
+    assert rows_of_frame(pd.read_parquet(tmp_path / "out.parquet")) == rows_of_frame(want.data)

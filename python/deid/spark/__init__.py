@@ -23,14 +23,15 @@ reference; ``python -m deid.spark JOB.yaml`` runs a job file.
 
 The parts: _histogram (the grouping on Spark), _anonymize (the search),
 _release (the release's plan and SparkResult), _commit (writing whole or
-not at all), _cli (python -m deid.spark).
+not at all), _cli (python -m deid.spark), _risk, _verify; submit.py is
+the file spark-submit runs (LAUNCHER).
 """
 from ._anonymize import anonymize
-from ._cli import main
+from ._cli import LAUNCHER, main
 from ._commit import write_atomically, write_table
 from ._common import SPARK_SOURCE
 from ._release import SparkResult
 from ._risk import risk
 from ._verify import verify
 
-__all__ = ["anonymize", "risk", "verify", "SparkResult", "SPARK_SOURCE", "main"]
+__all__ = ["anonymize", "risk", "verify", "SparkResult", "SPARK_SOURCE", "main", "LAUNCHER"]

@@ -15,6 +15,10 @@ from ._anonymize import anonymize
 from ._commit import _local
 
 
+#: The file spark-submit runs (submit.py): spark-submit takes a file, not a module.
+LAUNCHER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "submit.py")
+
+
 def _read_input(spark: SparkSession, path: str, delimiter: Optional[str]) -> DataFrame:
     """A Parquet file or directory (by its name or its magic bytes), else CSV
     read as text (every value as the file has it)."""
@@ -31,8 +35,8 @@ def _read_input(spark: SparkSession, path: str, delimiter: Optional[str]) -> Dat
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """``python -m deid.spark JOB.yaml [options]`` (or spark-submit with
-    this module): the job's input read by Spark, grouped there, searched
+    """``python -m deid.spark JOB.yaml [options]``, or ``spark-submit
+    [spark options] LAUNCHER JOB.yaml [options]``: the job's input read by Spark, grouped there, searched
     here, and the release written by Spark (docs/spark.md). Exit codes as
     ``deid anonymize``: 0 released, 1 no transformation, 2 a job or input
     error, 3 another failure."""
@@ -41,7 +45,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p = argparse.ArgumentParser(prog="python -m deid.spark",
                                 description="De-identify a table with Spark: deid anonymize's job, grouped and "
                                             "released by Spark, searched on the driver (docs/spark.md).")
-    p.add_argument("job", help="the job file (docs/job-file.md)")
+    p.add_argument("job", nargs="?", help="the job file (docs/job-file.md)")
     p.add_argument("--input", help="the input: a Parquet file or directory, or a CSV file (default: the job's "
                                    "input.path)")
     p.add_argument("--output", help="the released table: a Parquet directory, written aside and renamed into "
@@ -55,7 +59,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="a Spark setting (repeatable), as spark-submit's --conf")
     p.add_argument("--threads", type=int, help="threads of the search on the driver (default: all cores)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on standard error")
+    p.add_argument("--launcher", action="store_true",
+                   help="print the path of the file to give spark-submit (spark-submit [OPTIONS] FILE JOB.yaml "
+                        "[these options]) and exit")
     args = p.parse_args(argv)
+    if args.launcher:
+        print(LAUNCHER)
+        return 0
+    if args.job is None:
+        p.error("the job file is required")
 
     def fail(code: int, message: str) -> int:
         print(f"deid.spark: {message}", file=sys.stderr)

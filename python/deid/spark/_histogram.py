@@ -9,28 +9,49 @@ from typing import Dict, Iterator, List, Optional, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from .. import _core
 from ._common import _INSENSITIVE, _QI, _SENSITIVE, _arrow_batches, _col, _fresh, _order_key, _roles
 
 
-class InOrder:
-    """A sorted DataFrame kept on the executors (`persist`) and fetched to
-    the driver one range partition at a time, in order, as Arrow record
-    batches: the driver holds one partition's batches at a time, not all of
-    them (docs/spark.md, "Memory"). Use as a context manager."""
+#: Rows of a sorted table fetched to the driver at a time (one range partition).
+ROWS_PER_FETCH = 1 << 20
 
-    def __init__(self, df: DataFrame) -> None:
-        self.df = df.persist()
+
+class InOrder:
+    """`df` sorted by `by`, kept on the executors (`persist`) in range
+    partitions of about ROWS_PER_FETCH rows and fetched to the driver one
+    partition at a time, in order, as Arrow record batches: the driver holds
+    one partition's batches at a time, not all of them (docs/spark.md,
+    "Memory"). The number of partitions follows the rows, not
+    spark.sql.shuffle.partitions: each fetch is a Spark job over every
+    partition of the sorted table, so their number is kept small. `drop`:
+    a column of `df` dropped once sorted; `reuse`: `df` is read twice (its
+    rows counted, then sorted), so keep it on the executors meanwhile (for
+    an aggregate; a table read from files is read again). Use as a context
+    manager."""
+
+    def __init__(self, df: DataFrame, by: Column, drop: Optional[str] = None, reuse: bool = False) -> None:
+        held: List[DataFrame] = []
         try:
+            if reuse:
+                df = df.persist()
+                held.append(df)
+            rows = df.count()
+            ordered = df.repartitionByRange(max(1, -(-rows // ROWS_PER_FETCH)), by).sortWithinPartitions(by)
+            self.df = (ordered.drop(drop) if drop else ordered).persist()
+            held.append(self.df)
             self.parts = self.df.rdd.getNumPartitions()
             self._first: List[pa.RecordBatch] = _arrow_batches(self.df.where(F.spark_partition_id() == 0))
             self.schema = self._first[0].schema if self._first else self.df.limit(0).toArrow().schema
         except BaseException:
-            self.df.unpersist()
+            for h in held:
+                h.unpersist()
             raise
+        if reuse:
+            held[0].unpersist()  # the sorted table is on the executors now
 
     def batches(self) -> Iterator[pa.RecordBatch]:
         batches, self._first = self._first, []
@@ -39,9 +60,6 @@ class InOrder:
                 batches = _arrow_batches(self.df.where(F.spark_partition_id() == i))
             while batches:
                 yield batches.pop(0)
-
-    def reader(self) -> pa.RecordBatchReader:
-        return pa.RecordBatchReader.from_batches(self.schema, self.batches())
 
     def __enter__(self) -> "InOrder":
         return self
@@ -75,8 +93,7 @@ class _Histogram:
         self._key = key
         keyed = df.select(*[_col(n) for n in self.grouped], key.alias(first))
         hist = (keyed.groupBy(*[_col(n) for n in self.grouped])
-                .agg(F.count(F.lit(1)).alias(count), F.min(_col(first)).alias(first))
-                .orderBy(_col(first)).drop(first))
+                .agg(F.count(F.lit(1)).alias(count), F.min(_col(first)).alias(first)))
         t0 = time.monotonic()
         self.distinct: Dict[str, List[pa.Array]] = {n: [] for n in self.grouped}
 
@@ -86,7 +103,7 @@ class _Histogram:
                     self.distinct[n].append(pc.unique(b.column(n)))
                 yield b
 
-        with InOrder(hist) as parts:
+        with InOrder(hist, _col(first), drop=first, reuse=True) as parts:
             reader = pa.RecordBatchReader.from_batches(parts.schema, seen(parts.batches()))
             self.table = _core.encode_grouped_arrow_stream(reader.__arrow_c_stream__(), source, names, count)
         self.group_ms = (time.monotonic() - t0) * 1000

@@ -120,7 +120,9 @@ def _write_sorted(df: DataFrame, key: str, path: str, delimiter: str, keys_path:
     """`df` sorted by `key`, fetched one range partition at a time, written
     as the CSV text the Arrow path reads from it (and its keys, one a line,
     to name the records of failed checks)."""
-    with InOrder(df.orderBy(_col(key).cast(T.StringType()).asc_nulls_first())) as parts:
+    by = _fresh("__deid_by", df.columns)
+    keyed = df.withColumn(by, _col(key).cast(T.StringType()))
+    with InOrder(keyed, _col(by).asc_nulls_first(), drop=by) as parts:
         keys = open(keys_path, "w", encoding="utf-8") if keys_path else None
         try:
             def batches():
