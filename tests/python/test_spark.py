@@ -183,6 +183,31 @@ def test_write_whole_or_not_at_all(spark, adult_df, tmp_path):
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".")]
 
 
+def test_stale_temporaries_are_removed(adult_df, tmp_path):
+    """A write's temporary directory whose lock no process holds (its run was
+    killed) is removed by the next write of the same output; one whose lock
+    is held, or without a lock file, is left."""
+    import fcntl
+    r = deid.spark.anonymize(adult_df, adult_job(RUNS[0]))
+    target = tmp_path / "out.parquet"
+    dead, alive, unlocked = (tmp_path / f".out.parquet.deid-{c * 32}" for c in "abc")
+    for d in (dead, alive, unlocked):
+        d.mkdir()
+        (d / "part-0.parquet").write_bytes(b"partial")
+    (tmp_path / f"{dead.name}.lock").write_text("killed\n")
+    (tmp_path / f"{alive.name}.lock").write_text("running\n")
+    held = os.open(tmp_path / f"{alive.name}.lock", os.O_RDWR)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    try:
+        r.write(target)
+    finally:
+        os.close(held)
+    assert sorted(p for p in os.listdir(tmp_path)) == sorted(
+        [alive.name, f"{alive.name}.lock", unlocked.name, "out.parquet"])
+    assert deid.spark.remove_stale(target) == [str(alive)]
+    assert sorted(p for p in os.listdir(tmp_path)) == sorted([unlocked.name, "out.parquet"])
+
+
 def test_typed_columns_as_the_arrow_path(spark):
     """Spark's types reach the engine as the Arrow path reads them."""
     frame = pd.DataFrame({
@@ -259,11 +284,23 @@ def test_job_with_spark_tables(spark, adult_df, tmp_path):
     write_yaml_job(job, path)
     assert deid.spark.main([str(path), "-q"]) == 0
     assert spark.table("adult_out").count() == 30162
+    # Replaced in one catalog operation (SET LOCATION): the table's files are
+    # the new directory, the old one is removed.
+    location = {r[0]: r[1] for r in spark.sql("DESCRIBE TABLE EXTENDED adult_out").collect()}["Location"]
+    assert "/adult_out__deid_" in location
+    warehouse = spark.conf.get("spark.sql.warehouse.dir").removeprefix("file:")
+    assert sorted(os.listdir(warehouse)) == ["adult_in", os.path.basename(location)]
     job["output"]["mode"] = "append"
     write_yaml_job(job, path)
     assert deid.spark.main([str(path), "-q"]) == 0
     assert spark.table("adult_out").count() == 2 * 30162
     assert sorted(t.name for t in spark.catalog.listTables()) == ["adult_in", "adult_out"]
+    # A table of other columns is replaced by two renames.
+    spark.range(3).write.format("parquet").saveAsTable("other")
+    r = deid.spark.anonymize(spark.table("adult_in"), adult_job(RUNS[0]))
+    assert r.write_table("other", mode="replace") == 30162
+    assert spark.table("other").columns == r.data.columns
+    assert sorted(t.name for t in spark.catalog.listTables()) == ["adult_in", "adult_out", "other"]
 
 
 def test_the_command_refuses_spark_tables(cli, tmp_path):

@@ -28,7 +28,7 @@ the file spark-submit runs (LAUNCHER).
 """
 from ._anonymize import anonymize
 from ._cli import LAUNCHER, main
-from ._commit import write_atomically, write_table
+from ._commit import remove_stale, write_atomically, write_table
 from ._common import SPARK_SOURCE
 from ._release import SparkResult
 from ._risk import risk
