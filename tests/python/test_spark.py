@@ -423,7 +423,8 @@ def test_verify_as_the_csv_path(spark, keyed_adult):
     assert verdicts(spark_bad, False) == verdicts(csv_bad, False)
     lines = {c["check"]: c for c in spark_bad["checks"]}
     assert lines["rows"]["status"] == "FAILED"
-    assert lines["key (id)"]["status"] == "FAILED" and "id='r9': 1 input row, 0 output rows" in lines["key (id)"]["detail"]
+    assert lines["key (id)"]["status"] == "FAILED"
+    assert "id='r9': 1 input row, 0 output rows" in lines["key (id)"]["detail"]
     assert lines["sha256 output"]["status"] == "FAILED"
 
 

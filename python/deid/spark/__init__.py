@@ -18,8 +18,12 @@ its count, in order of first appearance); the histogram comes to the
 driver as Arrow record batches into the engine's grouped path; the search
 runs on the driver; and the release is a Spark plan that joins every row
 with a broadcast map per quasi-identifier and the broadcast suppressed
-classes. No row is ever collected to the driver. docs/spark.md is the
-reference; ``python -m deid.spark JOB.yaml`` runs a job file.
+classes. No row is ever collected to the driver. risk measures the
+re-identification risk from the same histogram (of the quasi-identifiers
+alone); verify runs the independent verifier's checks on a release, its
+rows paired with the input's by a key column (they pass through the
+driver, as the verifier reads files). docs/spark.md is the reference;
+``python -m deid.spark JOB.yaml`` runs a job file.
 
 The parts: _histogram (the grouping on Spark), _anonymize (the search),
 _release (the release's plan and SparkResult), _commit (writing whole or
@@ -28,10 +32,10 @@ the file spark-submit runs (LAUNCHER).
 """
 from ._anonymize import anonymize
 from ._cli import LAUNCHER, main
-from ._commit import remove_stale, write_atomically, write_table
+from ._commit import remove_stale, write_atomically, write_table  # noqa: F401 (the two writers, for callers)
 from ._common import SPARK_SOURCE
 from ._release import SparkResult
 from ._risk import risk
 from ._verify import verify
 
-__all__ = ["anonymize", "risk", "verify", "SparkResult", "SPARK_SOURCE", "main", "LAUNCHER"]
+__all__ = ["anonymize", "risk", "verify", "SparkResult", "SPARK_SOURCE", "main", "LAUNCHER", "remove_stale"]

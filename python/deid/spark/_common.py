@@ -11,6 +11,7 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from .. import _core
 from .._core import JobError
 
 #: The input's name in messages and in the result when the DataFrame has no files.

@@ -183,7 +183,8 @@ def _file_lines(claims: Dict[str, Any], output_rows: int) -> List[Dict[str, Any]
     lines = []
     entry = next((f for f in files if f.get("role") == "input"), None)
     if entry is None:
-        lines.append({"check": "sha256 input", "status": "FAILED", "detail": 'the result lists no file of role "input"'})
+        lines.append({"check": "sha256 input", "status": "FAILED",
+                      "detail": 'the result lists no file of role "input"'})
     else:
         lines.append({"check": "sha256 input", "status": "skipped",
                       "detail": "the input was grouped by Spark (pushdown): no byte of it passed through deid"})
