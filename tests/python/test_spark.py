@@ -257,6 +257,26 @@ def test_row_by_row_jobs_are_refused(adult_df, extra, match):
     assert "PostgreSQL" not in str(e.value) and "deid.anonymize" in str(e.value)
 
 
+def test_histogram_fetch_is_a_few_jobs(spark, adult_df):
+    """The sorted histogram comes to the driver in range partitions sized by
+    its entries, not spark.sql.shuffle.partitions: fetching one partition is
+    a job over all of them, so 200 shuffle partitions once meant 200 jobs
+    of 200 tasks."""
+    job = adult_job(RUNS[0])
+    want = deid.spark.anonymize(adult_df, job).result
+    sc = spark.sparkContext
+    spark.conf.set("spark.sql.shuffle.partitions", "200")
+    sc.setJobGroup("deid-histogram", "histogram with 200 shuffle partitions")
+    try:
+        got = deid.spark.anonymize(adult_df, job).result
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+        spark.conf.set("spark.sql.shuffle.partitions", "4")
+    assert comparable(got) == comparable(want)
+    jobs = sc.statusTracker().getJobIdsForGroup("deid-histogram")
+    assert 0 < len(jobs) < 20, jobs
+
+
 def test_release_is_lazy(spark, adult_df):
     job = adult_job(RUNS[0])
     r = deid.spark.anonymize(adult_df, job)
