@@ -23,7 +23,7 @@ if not (os.environ.get("JAVA_HOME") or shutil.which("java")):
 
 import deid  # noqa: E402
 import deid.spark  # noqa: E402
-from conftest import ADULT, adult_job, arx_runs, write_yaml_job  # noqa: E402
+from conftest import ADULT, REFERENCE, ROOT, adult_job, arx_runs, write_yaml_job  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -86,6 +86,51 @@ def test_reference_runs_as_the_csv_path(adult_df, run):
     assert got.result["files"][0]["row_order"] == "files"
 
 
+# The cup data (63,441 records, 8 quasi-identifiers) is not bundled: it is
+# read from the shared data folder beside the repository, as the C++
+# reference tests read it, and these tests skip without it. Three of ARX's
+# reference runs on cup that the grouped path supports (risk models and
+# l-diversity with a sensitive column), the cheapest to search.
+CUP = ROOT.parent / "shared" / "data" / "cup"
+CUP_RUNS = ["cup_avgrisk01_s5", "cup_sampleuniq001_s5", "cup_lgrass2_income"]
+
+
+def cup_job(run):
+    attributes = {q: {"role": "quasi-identifying", "hierarchy": str(CUP / "hierarchies" / f"{q}.csv")}
+                  for q in run["quasi_identifiers"]}
+    if run["sensitive"]:
+        attributes[run["sensitive"]] = {"role": "sensitive"}
+    return {"attributes": attributes, "default-role": "insensitive", "privacy": run["privacy"],
+            "suppression-limit": run["suppression_limit"], "quality": {"model": run["quality"]},
+            "search": {"algorithm": "optimal"}, "output": {"utility": False}}
+
+
+@pytest.fixture(scope="module")
+def cup_df(spark):
+    if not (CUP / "cup.csv").exists():
+        pytest.skip(f"no cup data at {CUP}")
+    spark.conf.set("spark.sql.files.maxPartitionBytes", str(1 << 20))
+    df = spark.read.csv(str(CUP / "cup.csv"), header=True, sep=";")
+    assert df.rdd.getNumPartitions() > 1
+    return df
+
+
+@pytest.mark.parametrize("name", CUP_RUNS)
+def test_cup_runs_as_the_csv_path(cup_df, name):
+    with open(REFERENCE / "arx-privacy-models.json") as f:
+        run = next(r for r in json.load(f)["runs"] if r["name"] == name)
+    job = cup_job(run)
+    want = deid.anonymize(str(CUP / "cup.csv"), dict(job, input={"path": str(CUP / "cup.csv"), "delimiter": ";"}))
+    got = deid.spark.anonymize(cup_df, job)
+    assert got.found and want.found
+    assert got.result["transformation"] == want.info["transformation"] == run["optimum"]
+    assert got.result["information_loss"] == want.info["information_loss"]
+    assert got.result["suppressed_records"] == want.info["suppressed_records"] == run["suppressed_records"]
+    assert comparable(got.result) == comparable(want.info)
+    if run["sensitive"]:
+        assert rows_of_spark(got.data) == rows_of_frame(want.data)
+
+
 def test_release_is_the_csv_paths_rows(adult_df, tmp_path):
     job = adult_job(RUNS[0])
     job["privacy"] = [{"k-anonymity": {"k": 5}}, {"l-diversity": {"attribute": "occupation", "l": 2}}]
@@ -138,6 +183,31 @@ def test_write_whole_or_not_at_all(spark, adult_df, tmp_path):
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".")]
 
 
+def test_stale_temporaries_are_removed(adult_df, tmp_path):
+    """A write's temporary directory whose lock no process holds (its run was
+    killed) is removed by the next write of the same output; one whose lock
+    is held, or without a lock file, is left."""
+    import fcntl
+    r = deid.spark.anonymize(adult_df, adult_job(RUNS[0]))
+    target = tmp_path / "out.parquet"
+    dead, alive, unlocked = (tmp_path / f".out.parquet.deid-{c * 32}" for c in "abc")
+    for d in (dead, alive, unlocked):
+        d.mkdir()
+        (d / "part-0.parquet").write_bytes(b"partial")
+    (tmp_path / f"{dead.name}.lock").write_text("killed\n")
+    (tmp_path / f"{alive.name}.lock").write_text("running\n")
+    held = os.open(tmp_path / f"{alive.name}.lock", os.O_RDWR)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    try:
+        r.write(target)
+    finally:
+        os.close(held)
+    assert sorted(p for p in os.listdir(tmp_path)) == sorted(
+        [alive.name, f"{alive.name}.lock", unlocked.name, "out.parquet"])
+    assert deid.spark.remove_stale(target) == [str(alive)]
+    assert sorted(p for p in os.listdir(tmp_path)) == sorted([unlocked.name, "out.parquet"])
+
+
 def test_typed_columns_as_the_arrow_path(spark):
     """Spark's types reach the engine as the Arrow path reads them."""
     frame = pd.DataFrame({
@@ -187,6 +257,26 @@ def test_row_by_row_jobs_are_refused(adult_df, extra, match):
     assert "PostgreSQL" not in str(e.value) and "deid.anonymize" in str(e.value)
 
 
+def test_histogram_fetch_is_a_few_jobs(spark, adult_df):
+    """The sorted histogram comes to the driver in range partitions sized by
+    its entries, not spark.sql.shuffle.partitions: fetching one partition is
+    a job over all of them, so 200 shuffle partitions once meant 200 jobs
+    of 200 tasks."""
+    job = adult_job(RUNS[0])
+    want = deid.spark.anonymize(adult_df, job).result
+    sc = spark.sparkContext
+    spark.conf.set("spark.sql.shuffle.partitions", "200")
+    sc.setJobGroup("deid-histogram", "histogram with 200 shuffle partitions")
+    try:
+        got = deid.spark.anonymize(adult_df, job).result
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+        spark.conf.set("spark.sql.shuffle.partitions", "4")
+    assert comparable(got) == comparable(want)
+    jobs = sc.statusTracker().getJobIdsForGroup("deid-histogram")
+    assert 0 < len(jobs) < 20, jobs
+
+
 def test_release_is_lazy(spark, adult_df):
     job = adult_job(RUNS[0])
     r = deid.spark.anonymize(adult_df, job)
@@ -214,11 +304,23 @@ def test_job_with_spark_tables(spark, adult_df, tmp_path):
     write_yaml_job(job, path)
     assert deid.spark.main([str(path), "-q"]) == 0
     assert spark.table("adult_out").count() == 30162
+    # Replaced in one catalog operation (SET LOCATION): the table's files are
+    # the new directory, the old one is removed.
+    location = {r[0]: r[1] for r in spark.sql("DESCRIBE TABLE EXTENDED adult_out").collect()}["Location"]
+    assert "/adult_out__deid_" in location
+    warehouse = spark.conf.get("spark.sql.warehouse.dir").removeprefix("file:")
+    assert sorted(os.listdir(warehouse)) == ["adult_in", os.path.basename(location)]
     job["output"]["mode"] = "append"
     write_yaml_job(job, path)
     assert deid.spark.main([str(path), "-q"]) == 0
     assert spark.table("adult_out").count() == 2 * 30162
     assert sorted(t.name for t in spark.catalog.listTables()) == ["adult_in", "adult_out"]
+    # A table of other columns is replaced by two renames.
+    spark.range(3).write.format("parquet").saveAsTable("other")
+    r = deid.spark.anonymize(spark.table("adult_in"), adult_job(RUNS[0]))
+    assert r.write_table("other", mode="replace") == 30162
+    assert spark.table("other").columns == r.data.columns
+    assert sorted(t.name for t in spark.catalog.listTables()) == ["adult_in", "adult_out", "other"]
 
 
 def test_the_command_refuses_spark_tables(cli, tmp_path):
@@ -232,3 +334,149 @@ def test_the_command_refuses_spark_tables(cli, tmp_path):
     p = subprocess.run([cli, "anonymize", str(write_yaml_job(job, tmp_path / "job.yaml"))], capture_output=True,
                        text=True)
     assert p.returncode == 2 and "python -m deid.spark" in p.stderr, p.stderr
+
+
+def test_risk_as_the_csv_path(adult_df):
+    """deid.spark.risk: the report of deid.risk on the same rows, of the
+    input and of a release (its '*' records suppressed)."""
+    job = adult_job(RUNS[0])
+    want = deid.risk(str(ADULT / "adult.csv"), job)
+    got = deid.spark.risk(adult_df, job)
+    assert got.info == want.info
+    assert got.info["records"] == 30162
+    released = deid.anonymize(str(ADULT / "adult.csv"), job)
+    spark_released = deid.spark.anonymize(adult_df, job)
+    assert spark_released.suppressed_records > 0
+    want = deid.risk(released.data, job).info
+    got = deid.spark.risk(spark_released.data, job).info
+    assert want.pop("input") == "DataFrame" and got.pop("input") == str(ADULT / "adult.csv")  # the plan's file
+    assert got == want
+    assert got["suppressed_records"] == released.info["suppressed_records"]
+
+
+def test_risk_warnings_as_the_arrow_path(spark):
+    """Formula warnings of every column, grouped or not, quote the first value
+    in the rows' order, as the Arrow path does."""
+    import pyarrow as pa
+    table = pa.table({"zip": ["=1", "81667", "-x", "81667"] * 2, "age": [30, 31, 30, 31] * 2,
+                      "note": ["ok", "@a", "+3", "=b"] * 2, "sens": ["-y", "ok", "ok", "=z"] * 2})
+    masked = {"role": "quasi-identifying", "hierarchy": {"type": "masking"}}
+    job = {"attributes": {"zip": masked, "age": masked,
+                          "sens": {"role": "sensitive"}}, "default-role": "insensitive",
+           "privacy": [{"k-anonymity": {"k": 2}}]}
+    want = deid.risk(table, job).info
+    got = deid.spark.risk(spark.createDataFrame(table), job).info
+    assert len(want["warnings"]) == 3
+    assert want.pop("input") == "Arrow" and got.pop("input") == "Spark DataFrame"
+    assert got == want
+
+
+@pytest.fixture(scope="module")
+def keyed_adult(spark, tmp_path_factory):
+    """The adult table with a key column 'id' (insensitive, released as it
+    is), as a CSV file and as Spark reads it; the job of the release test."""
+    d = tmp_path_factory.mktemp("keyed")
+    frame = pd.read_csv(ADULT / "adult.csv", sep=";", dtype=str, keep_default_na=False)
+    frame.insert(0, "id", [f"r{i}" for i in range(len(frame))])
+    frame.to_csv(d / "adult.csv", sep=";", index=False)
+    job = adult_job(RUNS[0])
+    job["privacy"] = [{"k-anonymity": {"k": 5}}, {"l-diversity": {"attribute": "occupation", "l": 2}}]
+    job["attributes"] = {q: {"role": "quasi-identifying", "hierarchy": str(ADULT / "hierarchies" / f"{q}.csv")}
+                         for q in ["age", "education", "marital-status", "sex", "workclass"]}
+    job["attributes"]["occupation"] = {"role": "sensitive"}
+    job["attributes"]["race"] = {"role": "identifying"}
+    job["suppression-limit"] = 0.05
+    df = (spark.read.option("header", True).option("sep", ";").option("nullValue", "\u0000")
+          .option("emptyValue", "").csv(str(d / "adult.csv")))
+    return d, job, df
+
+
+def verdicts(report, details=True):
+    return [(c["check"], c["status"]) + ((c["detail"],) if details else ())
+            for c in report["checks"] if not c["check"].startswith(("sha256", "key ("))]
+
+
+def test_verify_as_the_csv_path(spark, keyed_adult):
+    """deid.spark.verify gives deid verify's verdicts on the CSV path's files:
+    for the release, and for the same tampering of both (a cell
+    un-generalized, a row deleted)."""
+    from pyspark.sql import functions as F
+    d, job, df = keyed_adult
+    want = deid.anonymize(str(d / "adult.csv"), job)
+    want.to_csv(d / "out.csv")
+    want.save_result(d / "result.json")
+    csv_report = deid.verify(job, input=d / "adult.csv", output=d / "out.csv", result=d / "result.json")
+    assert csv_report["valid"]
+    r = deid.spark.anonymize(df, job)
+    r.write(d / "out.parquet")
+    released = spark.read.parquet(str(d / "out.parquet"))
+    report = deid.spark.verify(job, input=df, output=released, key="id", result=r.result)
+    assert report["valid"], report
+    assert verdicts(report) == verdicts(csv_report)
+    lines = {c["check"]: c for c in report["checks"]}
+    assert lines["key (id)"]["status"] == "ok"
+    assert lines["sha256 output"]["status"] == "ok" and "30162 rows" in lines["sha256 output"]["detail"]
+    assert lines["sha256 input"]["status"] == "skipped"
+
+    # One quasi-identifier cell un-generalized: the original value of r7.
+    out = pd.read_csv(d / "out.csv", sep=";", dtype=str, keep_default_na=False)
+    original = pd.read_csv(d / "adult.csv", sep=";", dtype=str, keep_default_na=False)
+    row = out.index[out["id"] == "r7"][0]
+    out.loc[row, "age"] = original.loc[original["id"] == "r7", "age"].iloc[0]
+    assert out.loc[row, "age"] != pd.read_csv(d / "out.csv", sep=";", dtype=str).loc[row, "age"]
+    out.to_csv(d / "tampered.csv", sep=";", index=False)
+    csv_bad = deid.verify(job, input=d / "adult.csv", output=d / "tampered.csv", result=d / "result.json")
+    bad = released.withColumn("age", F.when(F.col("id") == "r7", F.lit(out.loc[row, "age"])).otherwise(F.col("age")))
+    spark_bad = deid.spark.verify(job, input=df, output=bad, key="id", result=r.result)
+    assert not csv_bad["valid"] and not spark_bad["valid"]
+    assert verdicts(spark_bad, False) == verdicts(csv_bad, False)
+    failed = [c for c in spark_bad["checks"] if c["status"] == "FAILED"]
+    assert failed[0]["check"] == "generalization" and failed[0]["key"] == "r7" and failed[0]["column"] == "age"
+    assert "the row with id 'r7'" in failed[0]["detail"]
+
+    # A row deleted: rows fails, and the key names it.
+    out = pd.read_csv(d / "out.csv", sep=";", dtype=str, keep_default_na=False)
+    out[out["id"] != "r9"].to_csv(d / "deleted.csv", sep=";", index=False)
+    csv_bad = deid.verify(job, input=d / "adult.csv", output=d / "deleted.csv", result=d / "result.json")
+    spark_bad = deid.spark.verify(job, input=df, output=released.where(F.col("id") != "r9"), key="id",
+                                  result=r.result)
+    assert verdicts(spark_bad, False) == verdicts(csv_bad, False)
+    lines = {c["check"]: c for c in spark_bad["checks"]}
+    assert lines["rows"]["status"] == "FAILED"
+    assert lines["key (id)"]["status"] == "FAILED"
+    assert "id='r9': 1 input row, 0 output rows" in lines["key (id)"]["detail"]
+    assert lines["sha256 output"]["status"] == "FAILED"
+
+
+def test_verify_needs_the_key(keyed_adult, adult_df):
+    d, job, df = keyed_adult
+    with pytest.raises(deid.JobError, match="key 'id' is not a column of the output"):
+        deid.spark.verify(job, input=df, output=adult_df, key="id")
+
+
+def test_spark_submit_runs_the_launcher(tmp_path):
+    """spark-submit (PySpark's own bin/spark-submit) runs the file that
+    `python -m deid.spark --launcher` names, on local[2], with the command's
+    options: the CSV path's result and release."""
+    import sys
+    import pyspark
+    launcher = subprocess.run([sys.executable, "-m", "deid.spark", "--launcher"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    assert launcher == deid.spark.LAUNCHER and os.path.isfile(launcher)
+    job = adult_job(RUNS[0])
+    path = write_yaml_job(job, tmp_path / "job.yaml")
+    home = os.path.dirname(os.path.abspath(pyspark.__file__))
+    env = dict(os.environ, SPARK_HOME=home, SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable,
+               PYSPARK_DRIVER_PYTHON=sys.executable)
+    env.pop("PYSPARK_SUBMIT_ARGS", None)
+    p = subprocess.run([os.path.join(home, "bin", "spark-submit"), "--master", "local[2]",
+                        "--conf", "spark.ui.enabled=false", "--conf", "spark.driver.host=127.0.0.1",
+                        launcher, str(path), "--output", str(tmp_path / "out.parquet"),
+                        "--result", str(tmp_path / "result.json"), "-q"],
+                       env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    want = deid.anonymize(str(ADULT / "adult.csv"), job)
+    got = json.loads((tmp_path / "result.json").read_text())
+    assert comparable(got) == comparable(want.info)
+    assert got["files"][1]["rows"] == 30162
+    assert rows_of_frame(pd.read_parquet(tmp_path / "out.parquet")) == rows_of_frame(want.data)

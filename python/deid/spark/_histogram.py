@@ -1,0 +1,140 @@
+# Copyright the deid authors. Licensed under the Apache License, Version 2.0.
+"""The histogram Spark computes (one row per distinct combination of the
+grouped columns, with its count, in order of first appearance), brought to
+the driver as Arrow batches and encoded into the engine's grouped Dataset."""
+from __future__ import annotations
+
+import time
+from typing import Dict, Iterator, List, Optional, Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from .. import _core
+from ._common import _INSENSITIVE, _QI, _SENSITIVE, _arrow_batches, _col, _fresh, _order_key, _roles
+
+
+#: Rows of a sorted table fetched to the driver at a time (one range partition).
+ROWS_PER_FETCH = 1 << 20
+
+
+class InOrder:
+    """`df` sorted by `by`, kept on the executors (`persist`) in range
+    partitions of about ROWS_PER_FETCH rows and fetched to the driver one
+    partition at a time, in order, as Arrow record batches: the driver holds
+    one partition's batches at a time, not all of them (docs/spark.md,
+    "Memory"). The number of partitions follows the rows, not
+    spark.sql.shuffle.partitions: each fetch is a Spark job over every
+    partition of the sorted table, so their number is kept small. `drop`:
+    a column of `df` dropped once sorted; `reuse`: `df` is read twice (its
+    rows counted, then sorted), so keep it on the executors meanwhile (for
+    an aggregate; a table read from files is read again). Use as a context
+    manager."""
+
+    def __init__(self, df: DataFrame, by: Column, drop: Optional[str] = None, reuse: bool = False) -> None:
+        held: List[DataFrame] = []
+        try:
+            if reuse:
+                df = df.persist()
+                held.append(df)
+            rows = df.count()
+            ordered = df.repartitionByRange(max(1, -(-rows // ROWS_PER_FETCH)), by).sortWithinPartitions(by)
+            self.df = (ordered.drop(drop) if drop else ordered).persist()
+            held.append(self.df)
+            self.parts = self.df.rdd.getNumPartitions()
+            self._first: List[pa.RecordBatch] = _arrow_batches(self.df.where(F.spark_partition_id() == 0))
+            self.schema = self._first[0].schema if self._first else self.df.limit(0).toArrow().schema
+        except BaseException:
+            for h in held:
+                h.unpersist()
+            raise
+        if reuse:
+            held[0].unpersist()  # the sorted table is on the executors now
+
+    def batches(self) -> Iterator[pa.RecordBatch]:
+        batches, self._first = self._first, []
+        for i in range(self.parts):
+            if i > 0:
+                batches = _arrow_batches(self.df.where(F.spark_partition_id() == i))
+            while batches:
+                yield batches.pop(0)
+
+    def __enter__(self) -> "InOrder":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.df.unpersist()
+
+
+class _Histogram:
+    """The histogram Spark computed, encoded into the engine's grouped
+    Dataset, with the distinct values of each grouped column (typed as
+    Spark has them, for the release's maps).
+
+    grouped: the columns grouped (default: the job's quasi-identifying and
+    sensitive ones); checked: the ungrouped text columns whose values that
+    start as a formula would are fetched for the engine's formula warnings
+    and escaping (default: the insensitive ones)."""
+
+    def __init__(self, df: DataFrame, job: "_core.Job", source: str, order_by: Optional[str],
+                 grouped: Optional[Sequence[str]] = None, checked: Optional[Sequence[str]] = None) -> None:
+        names = list(df.columns)
+        roles = _roles(job, names)
+        self.names = names
+        self.roles = roles
+        self.grouped = list(grouped) if grouped is not None else [
+            n for n, r in zip(names, roles) if r in (_QI, _SENSITIVE)]
+        self.copied = list(checked) if checked is not None else [n for n, r in zip(names, roles) if r == _INSENSITIVE]
+        count = _fresh("__deid_count", names)
+        first = _fresh("__deid_first", names)
+        key, self.order = _order_key(df, order_by)
+        self._key = key
+        keyed = df.select(*[_col(n) for n in self.grouped], key.alias(first))
+        hist = (keyed.groupBy(*[_col(n) for n in self.grouped])
+                .agg(F.count(F.lit(1)).alias(count), F.min(_col(first)).alias(first)))
+        t0 = time.monotonic()
+        self.distinct: Dict[str, List[pa.Array]] = {n: [] for n in self.grouped}
+
+        def seen(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            for b in batches:
+                for n in self.grouped:
+                    self.distinct[n].append(pc.unique(b.column(n)))
+                yield b
+
+        with InOrder(hist, _col(first), drop=first, reuse=True) as parts:
+            reader = pa.RecordBatchReader.from_batches(parts.schema, seen(parts.batches()))
+            self.table = _core.encode_grouped_arrow_stream(reader.__arrow_c_stream__(), source, names, count)
+        self.group_ms = (time.monotonic() - t0) * 1000
+        self.entries = self.table.rows
+        if self.copied:
+            self._formula_candidates(df)
+
+    def _formula_candidates(self, df: DataFrame) -> None:
+        """As pushdown's second query: the distinct values of the ungrouped
+        string columns that start as a formula would, in order of first
+        appearance (as the CSV path's dictionary holds them), which the
+        engine sorts into those a spreadsheet would run (result warnings,
+        escaping)."""
+        strings = [n for n in self.copied if df.schema[n].dataType.typeName() == "string"]
+        if not strings:
+            return
+        i, v, f = (_fresh(f"__deid_{s}", self.names) for s in ("i", "v", "f"))
+        parts = [df.select(F.lit(k).alias(i), _col(n).alias(v), self._key.alias(f)).where(_col(v).rlike("^[-=+@]"))
+                 for k, n in enumerate(strings)]
+        union = parts[0]
+        for p in parts[1:]:
+            union = union.unionByName(p)
+        found = (union.groupBy(_col(i), _col(v)).agg(F.min(_col(f)).alias(f)).orderBy(_col(f))
+                 .select(_col(i), _col(v)).toArrow())
+        for k, n in enumerate(strings):
+            values = found.filter(pc.equal(found.column(i), k)).column(v).to_pylist()
+            _core.add_formula_candidates(self.table, self.names.index(n), values)
+
+    def values(self, name: str) -> pa.Array:
+        """The distinct values of grouped column `name`, as Spark has them."""
+        chunks = self.distinct[name]
+        if len(chunks) > 1:
+            self.distinct[name] = chunks = [pc.unique(pa.chunked_array(chunks))]
+        return chunks[0]
