@@ -460,8 +460,8 @@ void release_identifiers(PreparedJob& p) {
   if (!releases_identifiers(p.job)) return;
   if (p.data.grouped())
     throw JobError(Location{p.job.path, 0, 0, {}},
-                   "the identifiers' actions (pseudonym, mask, date-shift) are computed from the table's rows; a "
-                   "table grouped where it lives (PostgreSQL pushdown, Spark) cannot release them");
+                   "the identifiers' actions (pseudonym, mask, date-shift) are computed from the rows, which an "
+                   "input grouped in its database does not hold: with a PostgreSQL input set pushdown: false");
   p.identifiers = std::make_shared<const IdentifierRelease>(p.job, p.data);
 }
 

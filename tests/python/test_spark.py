@@ -248,10 +248,15 @@ def test_order_by_names_a_column(spark, adult_df):
 @pytest.mark.parametrize("extra, match", [
     ({"subset": {"file": str(ADULT / "adult.csv"), "delimiter": ";"}}, "research subset"),
     ({"quality": {"model": "kl-divergence"}}, "kl-divergence"),
+    ({"attributes": {"sex": {"role": "identifying", "action": "mask", "keep-first": 1}}}, "identifiers' actions"),
 ])
 def test_row_by_row_jobs_are_refused(adult_df, extra, match):
     job = adult_job(RUNS[0])
-    job.update(extra)
+    for key, value in extra.items():
+        if key == "attributes":
+            job["attributes"].update(value)
+        else:
+            job[key] = value
     with pytest.raises(deid.JobError, match=match) as e:
         deid.spark.anonymize(adult_df, job)
     assert "PostgreSQL" not in str(e.value) and "deid.anonymize" in str(e.value)
