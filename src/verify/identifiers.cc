@@ -4,7 +4,9 @@
 // HMAC-SHA-256 is built here from its definition (RFC 2104) on SHA-256; the
 // masks and dates are written anew; nothing of the engine is used.
 #include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <cstdint>
 #include <optional>
 #include <regex>
@@ -90,7 +92,8 @@ std::optional<std::string> shifted(const std::string& format, const std::string&
     if (format[i] == '%' && i + 1 < format.size() && format[i + 1] != '%') {
       const char f = format[++i];
       const std::size_t n = f == 'Y' ? 4 : 2;
-      if (at + n > v.size() || !std::all_of(v.begin() + static_cast<long>(at), v.begin() + static_cast<long>(at + n), ::isdigit))
+      const auto digit = [](char ch) { return ch >= '0' && ch <= '9'; };
+      if (at + n > v.size() || !std::all_of(v.begin() + static_cast<long>(at), v.begin() + static_cast<long>(at + n), digit))
         return std::nullopt;
       const int x = std::stoi(v.substr(at, n));
       (f == 'Y' ? y : f == 'm' ? m : d) = x;
