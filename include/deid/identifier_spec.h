@@ -13,6 +13,11 @@ namespace deid {
 enum class IdentifierAction { remove, pseudonym, mask, date_shift };
 const char* to_string(IdentifierAction action);
 
+// Throws std::invalid_argument naming the problem unless `format` writes a
+// date with each of %Y, %m and %d exactly once and other characters (%%
+// for a "%"): the formats of `action: date-shift`.
+void check_date_format(const std::string& format);
+
 // `action: mask`: either keep-first and/or keep-last (every other character
 // becomes `symbol`), or digits and/or letters (each ASCII digit, each ASCII
 // letter becomes the given symbol), or a regular expression and its

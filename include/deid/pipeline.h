@@ -16,7 +16,6 @@
 #include "deid/database.h"
 #include "deid/dataset.h"
 #include "deid/hierarchy.h"
-#include "deid/identifiers.h"
 #include "deid/job.h"
 #include "deid/output.h"
 #include "deid/problem.h"
@@ -25,6 +24,8 @@
 namespace deid {
 
 // Wall time of each phase, in milliseconds.
+class IdentifierRelease;  // deid/identifiers.h
+
 struct Timings {
   double read = 0, encode = 0, search = 0, write = 0, total = 0;
 };
@@ -49,9 +50,7 @@ struct PreparedJob {
 
   // Whether column `c` of the data is written to the output table: every
   // column but the identifying ones that are removed.
-  bool written(std::size_t c) const {
-    return roles[c] != Role::identifying || (identifiers && identifiers->released(c));
-  }
+  bool written(std::size_t c) const;
 
   PreparedJob() = default;
   PreparedJob(const PreparedJob&) = delete;

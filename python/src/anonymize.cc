@@ -12,6 +12,7 @@
 #include "binding.h"
 #include "deid/error.h"
 #include "deid/formulas.h"
+#include "deid/identifiers.h"
 #include "deid/output.h"
 #include "deid/pipeline.h"
 #include "deid/report.h"

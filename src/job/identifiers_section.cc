@@ -5,7 +5,6 @@
 #include <stdexcept>
 
 #include "deid/error.h"
-#include "deid/identifiers.h"
 #include "job/sections.h"
 
 namespace deid::job_parse {
@@ -46,7 +45,7 @@ MaskSpec parse_mask(const Ctx& ctx, const YAML::Node& v, const std::string& name
     m.regex = ctx.str(v["regex"], "regex");
     m.replacement = ctx.str(v["replacement"], "replacement");
     try {
-      (void)Masker(m);
+      (void)std::regex(*m.regex, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
       ctx.fail(v["regex"], fmt::format("attribute '{}': regex '{}' is not a valid ECMAScript regular expression ({})",
                                        name, *m.regex, e.what()));
@@ -91,7 +90,7 @@ void parse_action(const Ctx& ctx, const YAML::Node& v, const YAML::Node& root, A
       if (v["format"]) {
         s.date_format = ctx.str(v["format"], "format");
         try {
-          (void)DateFormat(s.date_format);
+          check_date_format(s.date_format);
         } catch (const std::invalid_argument& e) {
           ctx.fail(v["format"], fmt::format("attribute '{}': date format '{}': {}", a.name, s.date_format, e.what()));
         }

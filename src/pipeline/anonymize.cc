@@ -10,6 +10,7 @@
 #include "deid/database.h"
 #include "deid/error.h"
 #include "deid/formula_warnings.h"
+#include "deid/identifiers.h"
 #include "deid/output.h"
 #include "deid/parquet.h"
 #include "deid/pipeline.h"

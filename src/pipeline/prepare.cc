@@ -6,6 +6,7 @@
 #include "deid/database.h"
 #include "deid/error.h"
 #include "deid/hierarchy_builder.h"
+#include "deid/identifiers.h"
 #include "deid/parquet.h"
 #include "deid/pipeline.h"
 #include "pipeline/subset.h"
@@ -454,6 +455,10 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
   fix_differential_privacy_levels(job, pr);
   if (timings) timings->encode = ms_since(t0);
   return p;
+}
+
+bool PreparedJob::written(std::size_t c) const {
+  return roles[c] != Role::identifying || (identifiers && identifiers->released(c));
 }
 
 void release_identifiers(PreparedJob& p) {

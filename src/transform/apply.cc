@@ -3,6 +3,7 @@
 
 #include "deid/csv.h"
 #include "deid/formulas.h"
+#include "deid/identifiers.h"
 #include "deid/output.h"
 #include "deid/pipeline.h"
 #include "transform/microaggregation.h"

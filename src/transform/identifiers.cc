@@ -20,16 +20,6 @@
 
 namespace deid {
 
-const char* to_string(IdentifierAction action) {
-  switch (action) {
-    case IdentifierAction::remove: return "remove";
-    case IdentifierAction::pseudonym: return "pseudonym";
-    case IdentifierAction::mask: return "mask";
-    case IdentifierAction::date_shift: return "date-shift";
-  }
-  return "?";
-}
-
 bool releases_identifiers(const Job& job) {
   for (const AttributeSpec& a : job.attributes)
     if (a.role == Role::identifying && a.identifier.action != IdentifierAction::remove) return true;
@@ -203,21 +193,7 @@ std::string Masker::operator()(std::string_view value) const {
   return out;
 }
 
-DateFormat::DateFormat(std::string format) : format_(std::move(format)) {
-  int y = 0, m = 0, d = 0;
-  for (std::size_t i = 0; i < format_.size(); ++i) {
-    if (format_[i] != '%') continue;
-    if (i + 1 == format_.size()) throw std::invalid_argument("it ends with a lone '%'");
-    switch (format_[++i]) {
-      case 'Y': ++y; break;
-      case 'm': ++m; break;
-      case 'd': ++d; break;
-      case '%': break;
-      default: throw std::invalid_argument(fmt::format("'%{}' is not one of %Y, %m, %d, %%", format_[i]));
-    }
-  }
-  if (y != 1 || m != 1 || d != 1) throw std::invalid_argument("it needs each of %Y, %m and %d exactly once");
-}
+DateFormat::DateFormat(std::string format) : format_(std::move(format)) { check_date_format(format_); }
 
 std::optional<std::int64_t> DateFormat::parse(std::string_view value, std::string* rest) const {
   int y = 0;

@@ -1,5 +1,6 @@
 // Writing PostgreSQL tables (docs/databases.md): cell suppression table to
 // table, create, replace and append, a failed append, a killed connection.
+#include "deid/identifiers.h"
 #include "pg_fixture.h"
 
 namespace {
