@@ -6,6 +6,7 @@
 #include <absl/container/flat_hash_map.h>
 #include <tbb/parallel_for.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <stdexcept>
@@ -33,6 +34,11 @@ struct IdentifierRelease::ColumnRelease {
 
 namespace {
 constexpr std::int64_t kNoDate = INT64_MIN;
+// The days of 0001-01-01 and 9999-12-31, the dates DateFormat writes.
+const std::int64_t kFirstDay =
+    std::chrono::sys_days{std::chrono::year{1} / 1 / 1}.time_since_epoch().count();
+const std::int64_t kLastDay =
+    std::chrono::sys_days{std::chrono::year{9999} / 12 / 31}.time_since_epoch().count();
 
 // f(code) for every code in [0, n), on every core; each call writes only
 // its own slot, so the result does not depend on the number of threads.
@@ -143,10 +149,15 @@ IdentifierRelease::IdentifierRelease(const Job& job, const Dataset& data) : data
             throw InputError(data_at(who, pc), fmt::format("the person column '{}' is empty in a row with a date "
                                                            "in '{}': its date cannot be shifted",
                                                            pc.name, col.name));
-          try {
-            (void)r->format->format(r->days[code] + offsets[who]);
-          } catch (const std::out_of_range& e) {
-            throw InputError(data_at(code, col), fmt::format("'{}' shifted: {}", col.dictionary.value(code), e.what()));
+          // Checked by its day number, not by writing it (value() writes
+          // each date once); format() gives the message of one that fails.
+          const std::int64_t shifted = r->days[code] + offsets[who];
+          if (shifted < kFirstDay || shifted > kLastDay) {
+            try {
+              (void)r->format->format(shifted);
+            } catch (const std::out_of_range& e) {
+              throw InputError(data_at(code, col), fmt::format("'{}' shifted: {}", col.dictionary.value(code), e.what()));
+            }
           }
         }
         break;
