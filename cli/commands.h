@@ -71,6 +71,9 @@ struct Verification {
   // paired with the input's by their values (pairing.h), so a line's row
   // is the input row's; an output table has no lines.
   bool paired = false;
+  // The lines of each linked table ("linked 'NAME' ...") are about its
+  // release: name -> path.
+  std::vector<std::pair<std::string, std::string>> linked_outputs = {};
 };
 Verification verify_release(Job job, const std::string& input, const std::string& output, const std::string& result);
 // The table of checks as `deid verify --json` writes it.

@@ -186,6 +186,8 @@ Verification verify_release(Job job, const std::string& input_path, const std::s
         throw JobError(Location{job.path, 0, 0, {}}, fmt::format("the job does not fit the data: {}", v.message));
     lines = verify::summarize(m.options, report);
     lines.insert(lines.end(), m.unchecked.begin(), m.unchecked.end());
+    const auto linked = check_linked_tables(job, m, input.table, *released);
+    lines.insert(lines.end(), linked.begin(), linked.end());
     if (!result_path.empty()) {
       const auto more = verify::check_result(read_claims(result_path, false), m.options, report, files);
       lines.insert(lines.end(), more.begin(), more.end());
@@ -201,7 +203,9 @@ Verification verify_release(Job job, const std::string& input_path, const std::s
                              released->rows.size(), input.table.rows.size());
       l.row = l.line = 0;
     }
-  return {files.output, std::move(lines), unordered && !job.cell_suppression};
+  Verification v{files.output, std::move(lines), unordered && !job.cell_suppression};
+  for (const LinkedTable& t : job.linked) v.linked_outputs.emplace_back(t.name, t.output);
+  return v;
 }
 
 Command add_verify_command(CLI::App& app, const bool& quiet) {
@@ -228,6 +232,7 @@ Command add_verify_command(CLI::App& app, const bool& quiet) {
     reads.push_back({"input data", opts->input.empty() ? job.input.path : opts->input});
     reads.push_back({"released table", opts->output.empty() ? job.output.path : opts->output});
     reads.push_back({"result", opts->result});
+    for (const LinkedTable& t : job.linked) reads.push_back({linked_output_role(t), t.output});
     const CheckedFiles checked = check_files(reads, {{"table of checks", opts->json}});
     const Verification v = verify_release(std::move(job), opts->input, opts->output, opts->result);
     const std::vector<verify::CheckLine>& lines = v.lines;
@@ -238,7 +243,15 @@ Command add_verify_command(CLI::App& app, const bool& quiet) {
     if (verify::all_hold(lines)) return kExitHold;
     const auto first = std::find_if(lines.begin(), lines.end(),
                                     [](const auto& l) { return l.status == verify::CheckLine::Status::failed; });
-    fmt::print(stderr, "deid: verify: {} failed at {}: {}\n", first->name, where(*first, output, v.paired),
+    // A linked table's line is about its release, whose rows are in order.
+    std::string file = output;
+    bool paired = v.paired;
+    for (const auto& [name, path] : v.linked_outputs)
+      if (first->name.rfind(fmt::format("linked '{}' ", name), 0) == 0) {
+        file = path;
+        paired = false;
+      }
+    fmt::print(stderr, "deid: verify: {} failed at {}: {}\n", first->name, where(*first, file, paired),
                first->detail);
     return kExitFailed;
   };

@@ -12,6 +12,7 @@
 
 #include "deid/differential_privacy.h"
 #include "deid/error.h"
+#include "deid/hierarchy_builder.h"
 #include "deid/identifiers.h"
 
 namespace deid::cli {
@@ -21,6 +22,29 @@ Role role_of(const Job& job, const std::string& column) {
   return job.default_role.value_or(Role::insensitive);
 }
 
+
+namespace {
+
+// An identifying column's action as the verifier's.
+verify::ReleasedIdentifier released_identifier(const std::string& column, const IdentifierActionSpec& s) {
+  verify::ReleasedIdentifier r;
+  r.name = column;
+  r.action = s.action == IdentifierAction::pseudonym ? verify::ReleasedIdentifier::Action::pseudonym
+             : s.action == IdentifierAction::mask    ? verify::ReleasedIdentifier::Action::mask
+                                                     : verify::ReleasedIdentifier::Action::date_shift;
+  r.length = s.length;
+  r.keep_first = s.mask.keep_first;
+  r.keep_last = s.mask.keep_last;
+  r.symbol = s.mask.symbol;
+  r.digits = s.mask.digits;
+  r.letters = s.mask.letters;
+  r.regex = s.mask.regex;
+  r.replacement = s.mask.replacement;
+  r.date_format = s.date_format;
+  return r;
+}
+
+}  // namespace
 
 // The job as verifier options (anonymization).
 Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies& hierarchies) {
@@ -56,22 +80,7 @@ Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies
       }
       // Released by its action (docs/identifiers.md): recomputed by the
       // verifier from the input's value.
-      const IdentifierActionSpec& s = a->identifier;
-      verify::ReleasedIdentifier r;
-      r.name = column;
-      r.action = s.action == IdentifierAction::pseudonym ? verify::ReleasedIdentifier::Action::pseudonym
-                 : s.action == IdentifierAction::mask    ? verify::ReleasedIdentifier::Action::mask
-                                                         : verify::ReleasedIdentifier::Action::date_shift;
-      r.length = s.length;
-      r.keep_first = s.mask.keep_first;
-      r.keep_last = s.mask.keep_last;
-      r.symbol = s.mask.symbol;
-      r.digits = s.mask.digits;
-      r.letters = s.mask.letters;
-      r.regex = s.mask.regex;
-      r.replacement = s.mask.replacement;
-      r.date_format = s.date_format;
-      o.released_identifiers.push_back(std::move(r));
+      o.released_identifiers.push_back(released_identifier(column, a->identifier));
       continue;
     }
     if (role != Role::quasi_identifying) continue;
@@ -86,8 +95,13 @@ Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies
     o.quasi_identifiers.push_back({column, hierarchies.name_of(a), a.min_level.value_or(0), a.max_level});
     m.hierarchies.push_back(hierarchies.of(a));
   }
-  if (job.identifiers && releases_identifiers(job)) {
-    o.secret = load_secret(job).bytes;
+  bool keyed = releases_identifiers(job);
+  for (const LinkedTable& t : job.linked)
+    for (const LinkedColumn& c : t.columns)
+      keyed = keyed || c.identifier.action == IdentifierAction::pseudonym ||
+              c.identifier.action == IdentifierAction::date_shift;
+  if (job.identifiers) {
+    if (keyed) o.secret = load_secret(job).bytes;
     o.person = job.identifiers->person;
     o.shift_days = job.identifiers->shift_days;
   }
@@ -323,6 +337,66 @@ MappedCells map_cell_suppression(const Job& job, const verify::Table& input, Hie
       if (seen.insert(c).second) o.combinations.push_back(std::move(c));
   }
   return m;
+}
+
+std::vector<verify::CheckLine> check_linked_tables(const Job& job, const Mapped& m, const verify::Table& input,
+                                                  const verify::Table& released) {
+  std::vector<verify::CheckLine> lines;
+  for (const LinkedTable& t : job.linked) {
+    verify::LinkedTableOptions l;
+    l.name = t.name;
+    l.key = t.key;
+    l.drop_suppressed = t.suppressed == LinkedTable::Suppressed::drop;
+    l.drop_orphans = t.orphans == LinkedTable::Orphans::drop;
+    l.key_as_is = job.identifiers && role_of(job, job.identifiers->person) != Role::identifying;
+    const char delimiter = t.delimiter ? *t.delimiter : file_delimiter(t.path, "linked table");
+    const verify::Table table = read_table(t.path, delimiter, true, "linked table");
+    const verify::Table release = read_table(t.output, job.output.delimiter.value_or(delimiter), true,
+                                             "release of a linked table");
+    std::vector<verify::Table> hierarchies = m.hierarchies;
+    for (const LinkedColumn& c : t.columns) {
+      verify::LinkedColumn v;
+      v.name = c.name;
+      if (c.role == Role::insensitive) {
+        v.kind = verify::LinkedColumn::Kind::copied;
+      } else if (c.role == Role::quasi_identifying) {
+        v.kind = verify::LinkedColumn::Kind::generalized;
+        v.quasi_identifier = c.as;
+        // An inline hierarchy of intervals or dates places a value the
+        // input does not have by itself: its row, built by the library's
+        // builder like every inline hierarchy verify reads.
+        const AttributeSpec* a = job.attribute(c.as);
+        const auto q = std::find_if(m.options.quasi_identifiers.begin(), m.options.quasi_identifiers.end(),
+                                    [&](const verify::QuasiIdentifier& x) { return x.name == c.as; });
+        const auto col = std::find(table.header.begin(), table.header.end(), c.name);
+        if (a && a->hierarchy_builder && !a->hierarchy_data && q != m.options.quasi_identifiers.end() &&
+            col != table.header.end() &&
+            (std::holds_alternative<IntervalSpec>(*a->hierarchy_builder) ||
+             std::holds_alternative<DateSpec>(*a->hierarchy_builder))) {
+          verify::Table& h = hierarchies[static_cast<std::size_t>(q - m.options.quasi_identifiers.begin())];
+          std::set<std::string> listed;
+          for (const auto& row : h.rows)
+            if (!row.empty()) listed.insert(row[0]);
+          std::vector<std::string> missing;
+          for (const auto& row : table.rows) {
+            const std::string& v2 = row[static_cast<std::size_t>(col - table.header.begin())];
+            if (listed.insert(v2).second) missing.push_back(v2);
+          }
+          if (!missing.empty())
+            for (auto& row : build_hierarchy(missing, *a->hierarchy_builder).rows) h.rows.push_back(std::move(row));
+        }
+      } else if (c.identifier.action == IdentifierAction::remove) {
+        v.kind = verify::LinkedColumn::Kind::removed;
+      } else {
+        v.kind = verify::LinkedColumn::Kind::released;
+        v.released = released_identifier(c.name, c.identifier);
+      }
+      l.columns.push_back(std::move(v));
+    }
+    auto more = verify::check_linked(m.options, input, released, hierarchies, l, table, release);
+    lines.insert(lines.end(), more.begin(), more.end());
+  }
+  return lines;
 }
 
 }  // namespace deid::cli

@@ -37,4 +37,10 @@ struct MappedCells {
 // (docs/cell-suppression.md).
 MappedCells map_cell_suppression(const Job& job, const verify::Table& input, Hierarchies& hierarchies);
 
+// The job's linked tables (docs/identifiers.md), each read with the
+// verifier's reader and checked against the input and the job's release
+// `released` (in the input's order) by verify::check_linked.
+std::vector<verify::CheckLine> check_linked_tables(const Job& job, const Mapped& m, const verify::Table& input,
+                                                  const verify::Table& released);
+
 }  // namespace deid::cli

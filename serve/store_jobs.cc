@@ -111,6 +111,9 @@ std::string Store::add_job(json spec) {
 
   // The secret of pseudonyms and date shifts is the custodian's, never a
   // client's to name (a file or variable of the server: docs/identifiers.md).
+  if (spec.contains("linked"))
+    throw HttpError(400, "'linked': linked tables are files of the custodian, joined by a person column released "
+                         "with the custodian's secret; run the job with deid anonymize");
   if (spec.contains("identifiers"))
     throw HttpError(400, "'identifiers': pseudonyms and date shifts are keyed with a secret the server does not "
                          "take from a client; run the job with deid anonymize where the secret is kept");

@@ -108,8 +108,12 @@ class DateFormat {
 // column whose pseudonyms collide (naming both lines).
 class IdentifierRelease {
  public:
-  IdentifierRelease(const Job& job, const Dataset& data);
+  // `secret`: the secret already read (the job's table's, for a linked
+  // table), else it is read from the job.
+  IdentifierRelease(const Job& job, const Dataset& data, const Secret* secret = nullptr);
   ~IdentifierRelease();
+
+  const Secret& secret() const { return secret_; }
 
   // Whether column `c` of the data is released transformed.
   bool released(std::size_t c) const;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "deid/attribute_spec.h"
+#include "deid/linked_spec.h"
 #include "deid/privacy_spec.h"
 
 namespace deid {
@@ -177,6 +178,10 @@ struct Job {
   // date shifts, the person column, the shift's range. Present only when
   // the job has the section.
   std::optional<IdentifiersSpec> identifiers;
+
+  // `linked` (docs/identifiers.md, "Linked tables"): further tables of the
+  // same people, released beside the output table.
+  std::vector<LinkedTable> linked;
 
   // The utility analysis's classification (docs/utility.md): the attributes
   // to predict and the features to predict them from. Empty targets: every

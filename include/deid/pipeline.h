@@ -96,6 +96,9 @@ HierarchyTable hierarchy_table(const Job& job, const AttributeSpec& attribute, c
 // columns removed; quasi-identifiers generalized, or '*' in every
 // quasi-identifier of a suppressed record.
 void write_output(const PreparedJob& prepared, const Transformation& t, const Classes& classes, std::ostream& out);
+// Whether row `row` of the prepared data is suppressed in that release: its
+// class is, or it is outside the research subset.
+bool row_suppressed(const PreparedJob& prepared, const Classes& classes, std::uint64_t row);
 
 // Pushdown (docs/databases.md, "Pushdown"): whether anonymize() has the
 // input's database group the input and write the release, i.e. the input
@@ -160,6 +163,9 @@ Anonymization anonymize(const Job& job, const RunOptions& options = {},
 // are included; check_files() skips them.
 std::vector<FileUse> job_reads(const Job& job);
 std::vector<FileUse> job_writes(const Job& job);
+// The role of a linked table's release among the outputs: "release of
+// linked table 'NAME'".
+std::string linked_output_role(const LinkedTable& table);
 
 // Peak resident set size of this process so far, in bytes.
 std::uint64_t peak_rss_bytes();

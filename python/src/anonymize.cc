@@ -59,11 +59,21 @@ RunOptions progress_hooks(const py::object& callback, bool check_signals) {
   return o;
 }
 
+// Linked tables (docs/identifiers.md) are files the deid command reads and
+// writes beside the release; the package's results are DataFrames.
+void refuse_linked(const Job& job) {
+  if (!job.linked.empty())
+    throw JobError(Location{job.path, job.linked.front().line, 0, {}},
+                   "the job links tables (linked), which the deid command releases beside the job's table: run "
+                   "it with 'deid anonymize' (python -m deid anonymize JOB)");
+}
+
 std::shared_ptr<Run> anonymize(const std::shared_ptr<JobHandle>& job, const std::shared_ptr<Table>& table,
                                int threads, const py::object& progress, bool check_signals) {
   if (job->job.privacy.empty())
     throw JobError(Location{job->job.path, 0, 0, {}},
                    "the job has no privacy model, only a 'cell-suppression' section: run 'deid suppress'");
+  refuse_linked(job->job);
   auto run = std::make_shared<Run>();
   RunOptions options = progress_hooks(progress, check_signals);
   Dataset data = table->take();
@@ -101,6 +111,7 @@ std::shared_ptr<Run> anonymize_job(const std::shared_ptr<JobHandle>& job, int th
   if (job->job.privacy.empty())
     throw JobError(Location{job->job.path, 0, 0, {}},
                    "the job has no privacy model, only a 'cell-suppression' section: run 'deid suppress'");
+  refuse_linked(job->job);
   Job j = job->job;
   if (j.input.postgres) j.input.postgres->pushdown = j.output.postgres.has_value() && uses_pushdown(j);
   j.output.path.clear();

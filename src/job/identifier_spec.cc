@@ -1,6 +1,8 @@
-// What a job says of identifying attributes (deid/identifier_spec.h): the
-// names of the actions and the date formats of date shifts.
+// What a job says of identifying attributes and linked tables
+// (deid/identifier_spec.h, deid/linked_spec.h): the names of the actions and
+// options, and the date formats of date shifts.
 #include "deid/identifier_spec.h"
+#include "deid/linked_spec.h"
 
 #include <fmt/format.h>
 
@@ -33,5 +35,12 @@ void check_date_format(const std::string& format) {
   }
   if (y != 1 || m != 1 || d != 1) throw std::invalid_argument("it needs each of %Y, %m and %d exactly once");
 }
+
+}  // namespace deid
+
+namespace deid {
+
+const char* to_string(LinkedTable::Suppressed s) { return s == LinkedTable::Suppressed::keep ? "keep" : "drop"; }
+const char* to_string(LinkedTable::Orphans o) { return o == LinkedTable::Orphans::error ? "error" : "drop"; }
 
 }  // namespace deid

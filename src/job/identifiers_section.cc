@@ -23,17 +23,17 @@ constexpr ActionKey kActionKeys[] = {
     {"format", IdentifierAction::date_shift},
 };
 
-MaskSpec parse_mask(const Ctx& ctx, const YAML::Node& v, const std::string& name) {
+MaskSpec parse_mask(const Ctx& ctx, const YAML::Node& v, const std::string& what) {
   MaskSpec m;
   const bool keep = v["keep-first"] || v["keep-last"];
   const bool classes = v["digits"] || v["letters"];
   const bool regex = v["regex"] || v["replacement"];
   if (int(keep) + int(classes) + int(regex) != 1)
-    ctx.fail(v["action"], fmt::format("attribute '{}': action: mask takes one of keep-first/keep-last (with symbol), "
+    ctx.fail(v["action"], fmt::format("{}: action: mask takes one of keep-first/keep-last (with symbol), "
                                       "digits/letters, or regex with replacement{}",
-                                      name, keep || classes || regex ? ", not several" : ""));
+                                      what, keep || classes || regex ? ", not several" : ""));
   if (v["symbol"] && !keep)
-    ctx.fail(v["symbol"], fmt::format("attribute '{}': 'symbol' is used with keep-first and keep-last", name));
+    ctx.fail(v["symbol"], fmt::format("{}: 'symbol' is used with keep-first and keep-last", what));
   if (v["keep-first"]) m.keep_first = static_cast<int>(ctx.integer(v["keep-first"], "keep-first", 0, 10000));
   if (v["keep-last"]) m.keep_last = static_cast<int>(ctx.integer(v["keep-last"], "keep-last", 0, 10000));
   if (v["symbol"]) m.symbol = ctx.str(v["symbol"], "symbol");
@@ -41,66 +41,66 @@ MaskSpec parse_mask(const Ctx& ctx, const YAML::Node& v, const std::string& name
   if (v["letters"]) m.letters = ctx.str(v["letters"], "letters");
   if (regex) {
     if (!v["regex"] || !v["replacement"])
-      ctx.fail(v["action"], fmt::format("attribute '{}': a mask by regex needs both 'regex' and 'replacement'", name));
+      ctx.fail(v["action"], fmt::format("{}: a mask by regex needs both 'regex' and 'replacement'", what));
     m.regex = ctx.str(v["regex"], "regex");
     m.replacement = ctx.str(v["replacement"], "replacement");
     try {
       (void)std::regex(*m.regex, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
-      ctx.fail(v["regex"], fmt::format("attribute '{}': regex '{}' is not a valid ECMAScript regular expression ({})",
-                                       name, *m.regex, e.what()));
+      ctx.fail(v["regex"], fmt::format("{}: regex '{}' is not a valid ECMAScript regular expression ({})",
+                                       what, *m.regex, e.what()));
     }
   }
   return m;
 }
 
-void parse_action(const Ctx& ctx, const YAML::Node& v, const YAML::Node& root, AttributeSpec& a) {
+}  // namespace
+
+void parse_action(const Ctx& ctx, const YAML::Node& v, const YAML::Node& root, const std::string& what, Role role,
+                  IdentifierActionSpec& s) {
   if (!v["action"]) {
     for (const ActionKey& k : kActionKeys)
       if (v[k.key])
-        ctx.fail(v[k.key], fmt::format("attribute '{}': '{}' is used only with action: {}", a.name, k.key,
+        ctx.fail(v[k.key], fmt::format("{}: '{}' is used only with action: {}", what, k.key,
                                        to_string(k.action)));
     return;
   }
-  IdentifierActionSpec& s = a.identifier;
   s.line = line_of(v["action"]);
-  s.action = ctx.choice<IdentifierAction>(v["action"], fmt::format("attribute '{}': action", a.name),
+  s.action = ctx.choice<IdentifierAction>(v["action"], what + ": action",
                                           {{"remove", IdentifierAction::remove},
                                            {"pseudonym", IdentifierAction::pseudonym},
                                            {"mask", IdentifierAction::mask},
                                            {"date-shift", IdentifierAction::date_shift}});
-  if (a.role != Role::identifying)
-    ctx.fail(v["action"], fmt::format("attribute '{}': 'action' is for identifying attributes (what becomes of "
+  if (role != Role::identifying)
+    ctx.fail(v["action"], fmt::format("{}: 'action' is for identifying attributes (what becomes of "
                                       "them in the release); this one has role {}",
-                                      a.name, to_string(a.role)));
+                                      what, to_string(role)));
   for (const ActionKey& k : kActionKeys)
     if (v[k.key] && k.action != s.action)
-      ctx.fail(v[k.key], fmt::format("attribute '{}': '{}' is used only with action: {}", a.name, k.key,
+      ctx.fail(v[k.key], fmt::format("{}: '{}' is used only with action: {}", what, k.key,
                                      to_string(k.action)));
   if (s.action != IdentifierAction::remove && root["cell-suppression"])
-    ctx.fail(v["action"], fmt::format("attribute '{}': actions other than remove are applied by deid anonymize, "
+    ctx.fail(v["action"], fmt::format("{}: actions other than remove are applied by deid anonymize, "
                                       "not by cell suppression",
-                                      a.name));
+                                      what));
   switch (s.action) {
     case IdentifierAction::pseudonym:
       if (v["length"]) s.length = static_cast<int>(ctx.integer(v["length"], "length", 8, 64));
       break;
-    case IdentifierAction::mask: s.mask = parse_mask(ctx, v, a.name); break;
+    case IdentifierAction::mask: s.mask = parse_mask(ctx, v, what); break;
     case IdentifierAction::date_shift:
       if (v["format"]) {
         s.date_format = ctx.str(v["format"], "format");
         try {
           check_date_format(s.date_format);
         } catch (const std::invalid_argument& e) {
-          ctx.fail(v["format"], fmt::format("attribute '{}': date format '{}': {}", a.name, s.date_format, e.what()));
+          ctx.fail(v["format"], fmt::format("{}: date format '{}': {}", what, s.date_format, e.what()));
         }
       }
       break;
     case IdentifierAction::remove: break;
   }
 }
-
-}  // namespace
 
 void parse_identifiers(const Ctx& ctx, const YAML::Node& root, Job& job) {
   // What the actions need of the section, with the first attribute that
@@ -113,7 +113,7 @@ void parse_identifiers(const Ctx& ctx, const YAML::Node& root, Job& job) {
       const std::string name = kv.first.as<std::string>();
       for (AttributeSpec& a : job.attributes) {
         if (a.name != name) continue;
-        parse_action(ctx, kv.second, root, a);
+        parse_action(ctx, kv.second, root, fmt::format("attribute '{}'", a.name), a.role, a.identifier);
         const IdentifierAction action = a.identifier.action;
         if (action != IdentifierAction::remove && action != IdentifierAction::mask && !keyed) keyed = kv.second["action"];
         if (action == IdentifierAction::date_shift && !shifted) shifted = kv.second["action"];
@@ -122,12 +122,25 @@ void parse_identifiers(const Ctx& ctx, const YAML::Node& root, Job& job) {
       }
     }
   }
+  // The actions of the linked tables' columns (parse_linked read them).
+  const YAML::Node& linked = root["linked"];
+  for (std::size_t t = 0; t < job.linked.size() && linked && linked.IsSequence(); ++t)
+    for (const LinkedColumn& c : job.linked[t].columns) {
+      const IdentifierAction action = c.identifier.action;
+      if (action == IdentifierAction::remove || action == IdentifierAction::mask) continue;
+      const YAML::Node node = linked[t]["columns"][c.name]["action"];
+      if (!keyed) keyed = node;
+      if (action == IdentifierAction::date_shift && !shifted) shifted = node;
+    }
 
   if (root["output"] && root["output"]["linkage"] && !pseudonymized)
     ctx.fail(root["output"]["linkage"], "output.linkage lists each value beside its pseudonym: no attribute has "
                                         "action: pseudonym");
   const YAML::Node& n = root["identifiers"];
   if (!n) {
+    if (!job.linked.empty())
+      ctx.fail(linked, "linked tables are joined to the job's table by its person column: the job needs "
+                       "identifiers: {person: COLUMN} (with a secret when a column is pseudonymized or shifted)");
     if (keyed)
       ctx.fail(*keyed, "pseudonyms and date shifts are keyed: the job needs an 'identifiers' section with the "
                        "secret (identifiers: {secret: {file: PATH}} or {secret: {env: NAME}})");
@@ -135,27 +148,36 @@ void parse_identifiers(const Ctx& ctx, const YAML::Node& root, Job& job) {
   }
   if (!n.IsMap()) ctx.fail(n, "identifiers must be a mapping {secret: ..., person: ..., shift-days: ...}");
   ctx.keys(n, "identifiers", Section::identifiers);
-  if (!keyed)
-    ctx.fail(n, "the 'identifiers' section keys pseudonyms and date shifts, but no attribute has action: pseudonym "
-                "or date-shift");
+  if (!keyed && job.linked.empty())
+    ctx.fail(n, "the 'identifiers' section keys pseudonyms and date shifts and names the person of linked tables, "
+                "but no attribute has action: pseudonym or date-shift and the job links no table");
   IdentifiersSpec spec;
   spec.line = line_of(n);
-  if (!n["secret"])
+  if (!n["secret"] && keyed)
     ctx.fail(n, "identifiers needs 'secret': {file: PATH} or {env: NAME}, where the secret key is kept (never in "
                 "the job)");
-  const YAML::Node& secret = n["secret"];
-  if (!secret.IsMap())
-    ctx.fail(secret, "identifiers.secret must be {file: PATH} or {env: NAME}: the secret itself never goes into "
-                     "the job");
-  ctx.keys(secret, "identifiers.secret", Section::identifiers_secret);
-  if (bool(secret["file"]) == bool(secret["env"]))
-    ctx.fail(secret, "identifiers.secret takes one of 'file' and 'env'");
-  spec.secret_line = line_of(secret);
-  if (secret["file"]) spec.secret_file = ctx.path(secret["file"], "identifiers.secret.file");
-  if (secret["env"]) spec.secret_env = ctx.name(secret["env"], "identifiers.secret.env");
+  if (n["secret"] && !keyed)
+    ctx.fail(n["secret"], "identifiers.secret keys pseudonyms and date shifts, but no column has action: pseudonym "
+                          "or date-shift");
+  if (keyed) {
+    const YAML::Node& secret = n["secret"];
+    if (!secret.IsMap())
+      ctx.fail(secret, "identifiers.secret must be {file: PATH} or {env: NAME}: the secret itself never goes into "
+                       "the job");
+    ctx.keys(secret, "identifiers.secret", Section::identifiers_secret);
+    if (bool(secret["file"]) == bool(secret["env"]))
+      ctx.fail(secret, "identifiers.secret takes one of 'file' and 'env'");
+    spec.secret_line = line_of(secret);
+    if (secret["file"]) spec.secret_file = ctx.path(secret["file"], "identifiers.secret.file");
+    if (secret["env"]) spec.secret_env = ctx.name(secret["env"], "identifiers.secret.env");
+  }
+  if (!n["person"] && !job.linked.empty())
+    ctx.fail(n, "linked tables need identifiers.person: the column of the job's table that names the person, whose "
+                "values the linked tables' key columns hold");
   for (const char* key : {"person", "shift-days"}) {
-    if (n[key] && !shifted)
-      ctx.fail(n[key], fmt::format("identifiers.{} is used by date shifts: no attribute has action: date-shift", key));
+    if (n[key] && !shifted && (std::string_view(key) != "person" || job.linked.empty()))
+      ctx.fail(n[key], fmt::format("identifiers.{} is used by date shifts{}: no column has action: date-shift", key,
+                                   std::string_view(key) == "person" ? " and linked tables" : ""));
     if (!n[key] && shifted)
       ctx.fail(*shifted, fmt::format("action: date-shift needs identifiers.{} ({})", key,
                                      std::string_view(key) == "person"

@@ -132,6 +132,7 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
   parse_search(ctx, root, job);
   parse_output(ctx, root, job);
   parse_risk(ctx, root, job);
+  parse_linked(ctx, root, job);
   parse_identifiers(ctx, root, job);
   parse_cell_suppression(ctx, root, job);
   parse_subset(ctx, root, job);

@@ -9,7 +9,7 @@ const std::vector<SectionKeys>& key_table() {
   static const std::vector<SectionKeys> table = {
       {S::job, "the job", "Job",
        {"input", "attributes", "default-role", "privacy", "suppression-limit", "quality", "search", "output", "risk",
-        "cell-suppression", "utility", "cost-benefit", "subset", "identifiers"},
+        "cell-suppression", "utility", "cost-benefit", "subset", "identifiers", "linked"},
        Doc::headings, "Keys"},
       {S::input, "input", "Job::Input", {"path", "parquet", "delimiter", "postgres", "table"}, Doc::rows, "input"},
       {S::input_postgres, "input.postgres", "PostgresTable",
@@ -83,6 +83,12 @@ const std::vector<SectionKeys>& key_table() {
       {S::identifiers, "identifiers", "IdentifiersSpec", {"secret", "person", "shift-days"}, Doc::rows, "identifiers"},
       {S::identifiers_secret, "identifiers.secret", "IdentifiersSpec (secret)", {"file", "env"}, Doc::text,
        "identifiers"},
+      {S::linked, "linked[]", "LinkedTable",
+       {"name", "path", "delimiter", "key", "output", "suppressed", "orphans", "columns"}, Doc::rows, "linked"},
+      {S::linked_column, "linked[].columns.NAME", "LinkedColumn",
+       {"role", "as", "action", "length", "keep-first", "keep-last", "symbol", "digits", "letters", "regex",
+        "replacement", "format"},
+       Doc::rows, "linked[].columns"},
   };
   return table;
 }

@@ -52,6 +52,8 @@ enum class Section {
   registry,
   identifiers,
   identifiers_secret,
+  linked,         // an entry of linked
+  linked_column,  // linked[].columns.NAME
 };
 
 // How docs/job-file.md documents a section's keys.

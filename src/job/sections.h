@@ -77,6 +77,14 @@ void check_research_subset(const Ctx& ctx, const YAML::Node& root, const Job& jo
 // `identifiers` section they need (docs/identifiers.md); after `attributes`
 // and `output`.
 void parse_identifiers(const Ctx& ctx, const YAML::Node& root, Job& job);
+// An identifying column's `action` and its parameters (`what` names the
+// column in messages: "attribute 'mrn'").
+void parse_action(const Ctx& ctx, const YAML::Node& v, const YAML::Node& root, const std::string& what, Role role,
+                  IdentifierActionSpec& s);
+
+// linked_section.cc: `linked`, the tables linked to the job's by the person
+// column; after `attributes` and before `identifiers`.
+void parse_linked(const Ctx& ctx, const YAML::Node& root, Job& job);
 
 // cell_suppression_section.cc: `cell-suppression` (deid suppress).
 void parse_cell_suppression(const Ctx& ctx, const YAML::Node& root, Job& job);

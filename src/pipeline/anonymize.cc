@@ -11,6 +11,7 @@
 #include "deid/error.h"
 #include "deid/formula_warnings.h"
 #include "deid/identifiers.h"
+#include "deid/linked.h"
 #include "deid/output.h"
 #include "deid/parquet.h"
 #include "deid/pipeline.h"
@@ -378,10 +379,15 @@ Anonymization anonymize(const Job& job, const RunOptions& options, std::unique_p
     prepared = prepare(job, &timings, options.phase);
   }
   release_identifiers(*prepared);
+  // The linked tables are read and checked before the search.
+  std::vector<std::unique_ptr<LinkedRelease>> linked;
+  for (const LinkedTable& t : job.linked) linked.push_back(std::make_unique<LinkedRelease>(*prepared, t));
   Anonymization a = run_search(*prepared, options);
   a.timings.read = timings.read;
   a.timings.encode = timings.encode;
   a.result["warnings"] = release_warnings(*prepared, a);
+  for (const auto& l : linked)
+    for (std::string& w : l->warnings()) a.result["warnings"].push_back(l->spec().name + ": " + std::move(w));
   // The utility analysis of the release (docs/utility.md), unless
   // output.utility is false.
   if (nlohmann::json u = release_utility(*prepared, a); !u.is_null()) a.result["utility"] = std::move(u);
@@ -429,6 +435,19 @@ Anonymization anonymize(const Job& job, const RunOptions& options, std::unique_p
     prepared->identifiers->write_linkage(linkage->stream(), job.output.delimiter.value_or(prepared->data.delimiter));
     files.push_back(linkage->finish("linkage"));
   }
+  // The linked tables' releases, each joined to the job's chosen one.
+  std::vector<std::unique_ptr<OutputFile>> linked_files;
+  if (a.found && !linked.empty()) {
+    nlohmann::json entries = nlohmann::json::array();
+    for (const auto& l : linked) {
+      files.push_back(l->input_digest());
+      linked_files.push_back(std::make_unique<OutputFile>(checked.output(linked_output_role(l->spec()))));
+      l->write(a.search.best->transformation, *a.classes, linked_files.back()->stream());
+      files.push_back(linked_files.back()->finish("linked output"));
+      entries.push_back(l->summary());
+    }
+    a.result["linked"] = std::move(entries);
+  }
   a.timings.write = ms_since(tw);
   a.timings.total = ms_since(t0);
   a.result["time_ms"] = {{"read", a.timings.read},     {"encode", a.timings.encode}, {"search", a.timings.search},
@@ -451,8 +470,11 @@ Anonymization anonymize(const Job& job, const RunOptions& options, std::unique_p
     PublishBatch batch;
     if (db_table) db_table->commit();
     if (pushed) pushdown->commit();
-    publish_all({table ? &*table : nullptr, linkage ? &*linkage : nullptr, report ? &*report : nullptr,
-                 result ? &*result : nullptr});
+    std::vector<OutputFile*> outputs = {table ? &*table : nullptr, linkage ? &*linkage : nullptr};
+    for (const auto& f : linked_files) outputs.push_back(f.get());
+    outputs.push_back(report ? &*report : nullptr);
+    outputs.push_back(result ? &*result : nullptr);
+    publish_all(outputs);
   }
   if (prepared_out) *prepared_out = std::move(prepared);
   return a;

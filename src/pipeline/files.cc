@@ -28,9 +28,14 @@ std::vector<FileUse> job_reads(const Job& job) {
     if (!a.hierarchy.empty()) reads.push_back({fmt::format("hierarchy of '{}'", a.name), a.hierarchy});
   if (job.subset && !job.subset->file.empty()) reads.push_back({"research subset", job.subset->file});
   if (job.identifiers) reads.push_back({"secret", job.identifiers->secret_file});
+  for (const LinkedTable& t : job.linked) reads.push_back({fmt::format("linked table '{}'", t.name), t.path});
   if (job.cell_suppression && job.cell_suppression->registry)
     reads.push_back({"registry population table", job.cell_suppression->registry->population});
   return reads;
+}
+
+std::string linked_output_role(const LinkedTable& table) {
+  return fmt::format("release of linked table '{}'", table.name);
 }
 
 std::vector<FileUse> job_writes(const Job& job) {
@@ -40,6 +45,7 @@ std::vector<FileUse> job_writes(const Job& job) {
   writes.push_back({"result", job.output.result});
   writes.push_back({"report", job.output.report});
   writes.push_back({"linkage table", job.output.linkage});
+  for (const LinkedTable& t : job.linked) writes.push_back({linked_output_role(t), t.output});
   if (job.cell_suppression)
     for (std::size_t i = 0; i < job.cell_suppression->samples.size(); ++i)
       writes.push_back({fmt::format("sample {}", i + 1), job.cell_suppression->samples[i].path});

@@ -381,6 +381,11 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
                      fmt::format("quality.response-variables names '{}', which is not a column of {}", name,
                                  ds.source));
 
+  // Linked tables are joined to the rows (LinkedRelease, deid anonymize).
+  if (!job.linked.empty() && ds.grouped())
+    throw JobError(Location{job.path, job.linked.front().line, 0, {}},
+                   "linked tables are joined to the input's rows, which a table grouped where it lives does not "
+                   "hold: release them with deid anonymize");
   if (job.subset) {
     check_subset_job(job, ds);
     pr.subset = research_subset(job, ds);

@@ -12,8 +12,9 @@ namespace deid {
 
 bool uses_pushdown(const Job& job) {
   if (!job.input.postgres || !job.input.postgres->pushdown || !job.output.path.empty()) return false;
-  // Pseudonyms, masks and date shifts are computed from the rows.
-  if (releases_identifiers(job)) return false;
+  // Pseudonyms, masks and date shifts are computed from the rows, and
+  // linked tables are joined to them.
+  if (releases_identifiers(job) || !job.linked.empty()) return false;
   return !job.output.postgres || job.output.postgres->connection == job.input.postgres->connection;
 }
 

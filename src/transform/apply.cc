@@ -10,6 +10,14 @@
 
 namespace deid {
 
+bool row_suppressed(const PreparedJob& p, const Classes& classes, std::uint64_t row) {
+  const Problem& pr = p.problem;
+  // A record outside the research subset is suppressed (ARX's
+  // HashGroupify.performSuppression).
+  return classes.suppressed[classes.entry_class[pr.histogram.row_entry[row]]] != 0 ||
+         (!pr.subset.empty() && !pr.subset[row]);
+}
+
 void write_output(const PreparedJob& p, const Transformation& t, const Classes& classes, std::ostream& out) {
   const Dataset& ds = p.data;
   const Problem& pr = p.problem;
@@ -57,9 +65,7 @@ void write_output(const PreparedJob& p, const Transformation& t, const Classes& 
   for (std::uint64_t r = 0; r < ds.rows; ++r) {
     line.clear();
     const std::uint32_t cls = classes.entry_class[pr.histogram.row_entry[r]];
-    // A record outside the research subset is suppressed (ARX's
-    // HashGroupify.performSuppression).
-    const bool suppressed = classes.suppressed[cls] != 0 || (!pr.subset.empty() && !pr.subset[r]);
+    const bool suppressed = row_suppressed(p, classes, r);
     for (std::size_t i = 0; i < kept.size(); ++i) {
       if (i) line.push_back(delim);
       const Column& col = ds.columns[kept[i]];

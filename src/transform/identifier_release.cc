@@ -59,7 +59,7 @@ void for_each_code_keyed(std::uint32_t n, const std::string& secret, F&& f) {
 }
 }  // namespace
 
-IdentifierRelease::IdentifierRelease(const Job& job, const Dataset& data) : data_(&data) {
+IdentifierRelease::IdentifierRelease(const Job& job, const Dataset& data, const Secret* secret) : data_(&data) {
   by_column_.assign(data.columns.size(), -1);
   std::vector<const AttributeSpec*> released;
   for (const AttributeSpec& a : job.attributes)
@@ -67,7 +67,7 @@ IdentifierRelease::IdentifierRelease(const Job& job, const Dataset& data) : data
   if (released.empty()) return;
   // The parser refuses an action without the section.
   if (!job.identifiers) throw std::logic_error("IdentifierRelease: an action without an identifiers section");
-  secret_ = load_secret(job);
+  secret_ = secret ? *secret : load_secret(job);
   shift_days_ = job.identifiers->shift_days;
   person_ = job.identifiers->person;
 

@@ -57,6 +57,21 @@ std::vector<CheckLine> summarize(const Options& options, const Report& report);
 // combinations. REQUIRES: no violation of kind unreadable or bad_options.
 std::vector<CheckLine> summarize(const CellOptions& options, const CellReport& report);
 
+// The lines of a linked table's release (docs/verify.md, "Linked tables"):
+// its columns; its rows (one per row of `table`, in order, less orphans
+// and the rows of suppressed people where the job drops them); each row's
+// key (the person's released value in `output`), copied values, released
+// identifiers (recomputed with the secret and the person's offset) and
+// quasi-identifiers (the level the person release shows, '*' for a
+// suppressed person); and that no input value of an identifying column,
+// of the table or of the input, is a cell of any row of the release. A
+// person is suppressed when its row of `output` shows '*' in every
+// quasi-identifier. `output` must be in the input's order and `hierarchies`
+// those of options.quasi_identifiers (with rows for the linked values).
+std::vector<CheckLine> check_linked(const Options& options, const Table& input, const Table& output,
+                                    const std::vector<Table>& hierarchies, const LinkedTableOptions& linked,
+                                    const Table& table, const Table& released);
+
 // One entry of a result's "files" array.
 struct FileClaim {
   std::string role;  // input, output, report, sample

@@ -128,6 +128,21 @@ std::optional<std::string> shifted(const std::string& format, const std::string&
 
 }  // namespace
 
+std::optional<std::string> released_value(const Options& o, const ReleasedIdentifier& r,
+                                          const std::optional<std::regex>& re, const std::string& v,
+                                          const std::string* person) {
+  switch (r.action) {
+    case ReleasedIdentifier::Action::pseudonym:
+      return hex(hmac_sha256(o.secret, v)).substr(0, static_cast<std::size_t>(r.length));
+    case ReleasedIdentifier::Action::mask: return masked(r, re, v);
+    case ReleasedIdentifier::Action::date_shift:
+      if (v.empty()) return std::string();
+      if (person) return shifted(r.date_format, v, shift_of(o, *person));
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 void ReleaseCheck::check_identifiers() {
   const int person = options.shift_days > 0 && in_col.count(options.person) ? in_col.at(options.person) : -1;
   // The released value each row must show.
@@ -148,17 +163,8 @@ void ReleaseCheck::check_identifiers() {
     std::string expected_first;
     for (std::size_t row = 0; row < rows; ++row) {
       const std::string& v = input.rows[row][static_cast<std::size_t>(ic)];
-      std::optional<std::string> expected;
-      switch (r.action) {
-        case ReleasedIdentifier::Action::pseudonym:
-          expected = hex(hmac_sha256(options.secret, v)).substr(0, static_cast<std::size_t>(r.length));
-          break;
-        case ReleasedIdentifier::Action::mask: expected = masked(r, re, v); break;
-        case ReleasedIdentifier::Action::date_shift:
-          if (v.empty()) expected = "";
-          else if (person >= 0) expected = shifted(r.date_format, v, shift_of(options, input.rows[row][static_cast<std::size_t>(person)]));
-          break;
-      }
+      const std::optional<std::string> expected =
+          released_value(options, r, re, v, person >= 0 ? &input.rows[row][static_cast<std::size_t>(person)] : nullptr);
       if (expected && *expected == output.rows[row][static_cast<std::size_t>(oc)]) continue;
       if (wrong++ == 0) {
         first = row + 1;

@@ -17,6 +17,8 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <regex>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -29,6 +31,13 @@ namespace verify {
 using Distribution = std::map<std::string, std::uint64_t>;
 
 std::string quote(const std::string& s);
+// The value a released identifier must show for input value `v`
+// (identifiers.cc): its pseudonym, its mask (`re`: r's regex compiled), or
+// the date shifted by the offset of `person` (nullopt: no person, or not a
+// date).
+std::optional<std::string> released_value(const Options& o, const ReleasedIdentifier& r,
+                                          const std::optional<std::regex>& re, const std::string& v,
+                                          const std::string* person);
 // The attribute a class requirement is about.
 const std::string& requirement_attribute(const ClassRequirement& req);
 // The tuple of the given output columns of a row, as a map key that cannot

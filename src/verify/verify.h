@@ -200,6 +200,23 @@ struct ReleasedIdentifier {
   std::string date_format = "%Y-%m-%d";
 };
 
+// A table linked to the input by its person column (deid's `linked`,
+// docs/identifiers.md): what each of its columns must be in its release.
+struct LinkedColumn {
+  enum class Kind { copied, removed, released, generalized };
+  std::string name;
+  Kind kind = Kind::copied;
+  ReleasedIdentifier released;   // released: its action
+  std::string quasi_identifier;  // generalized: the input's quasi-identifier whose level applies
+};
+struct LinkedTableOptions {
+  std::string name;
+  std::string key;  // its column holding the person's value (Options::person)
+  bool drop_suppressed = false, drop_orphans = false;
+  bool key_as_is = false;  // the person column is released as it is (not identifying)
+  std::vector<LinkedColumn> columns;  // every column but the key
+};
+
 struct Options {
   std::string input_path;
   std::string output_path;

@@ -360,6 +360,7 @@ TEST_F(Identifiers, TheBundledExampleGivesWhatTheReadmeShows) {
   std::string text = slurp(deid::testing::example_path("patients.yaml"));
   ASSERT_FALSE(text.empty());
   text.replace(text.find("patients/patients.csv"), 21, deid::testing::example_path("patients/patients.csv"));
+  text.replace(text.find("patients/admissions.csv"), 23, deid::testing::example_path("patients/admissions.csv"));
   for (auto at = text.find("../out/"); at != std::string::npos; at = text.find("../out/")) text.replace(at, 7, p("out") + "/");
   write("patients.yaml", text);
   const std::string cmd = "env DEID_SECRET='" + std::string(kSecret) + "' '" + DEID_CLI_PATH + "' -q anonymize '" +
@@ -380,6 +381,11 @@ TEST_F(Identifiers, TheBundledExampleGivesWhatTheReadmeShows) {
   EXPECT_EQ(out[1][2], "***@example.org");
   EXPECT_EQ(out[1][3], "2024-03-07");
   EXPECT_EQ(out[1][4], "2024-03-13");
+  // The second admission of P-0001, as the README shows it.
+  const auto admissions = parse_csv(slurp(p("out/admissions-deid.csv")));
+  ASSERT_EQ(admissions.size(), 16u);
+  EXPECT_EQ(admissions[2], (std::vector<std::string>{"83e2c76d568f4c6d", "2024-03-07", "2024-03-13", "respiratory",
+                                                     "[30, 40)", "1be396ef"}));
 }
 
 // The job parser's refusals (docs/job-file.md, "identifiers").

@@ -58,3 +58,24 @@ def test_a_missing_secret_is_a_job_error(tmp_path, monkeypatch):
     frame = pd.read_csv(io.StringIO(PATIENTS), dtype=str)
     with pytest.raises(deid.JobError, match="DEID_TEST_SECRET"):
         deid.anonymize(frame, JOB)
+
+
+def test_linked_tables_are_left_to_the_command(tmp_path, monkeypatch, cli):
+    # A job with linked tables is released by `deid anonymize`, which writes
+    # them beside the job's table; the package says so instead of leaving
+    # them out.
+    monkeypatch.setenv("DEID_TEST_SECRET", SECRET)
+    (tmp_path / "patients.csv").write_text(PATIENTS)
+    (tmp_path / "visits.csv").write_text("mrn,ward\nP-0001,medicine\nP-0004,oncology\n")
+    job = JOB + ("linked:\n  - {path: visits.csv, key: mrn, output: visits-deid.csv, "
+                 "columns: {ward: {role: insensitive}}}\n")
+    (tmp_path / "job.yaml").write_text(job)
+    frame = pd.read_csv(io.StringIO(PATIENTS), dtype=str)
+    with pytest.raises(deid.JobError, match="deid anonymize"):
+        deid.anonymize(frame, tmp_path / "job.yaml")
+    run_cli(cli, "anonymize", tmp_path / "job.yaml")
+    visits = (tmp_path / "visits-deid.csv").read_text().splitlines()
+    released = (tmp_path / "out.csv").read_text().splitlines()
+    assert visits[0] == "mrn,ward"
+    assert visits[1].split(",")[0] == released[1].split(",")[0]
+    assert visits[2].split(",")[0] == released[4].split(",")[0]

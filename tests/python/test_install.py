@@ -79,6 +79,9 @@ print(deid.risk(result.data, {str(EXAMPLES / "adult.yaml")!r}).info["sample_risk
     assert run.returncode == 0, run.stderr
     assert float(run.stdout) == 0.2
     cli = tmp_path / "cli.csv"
+    # Every output in tmp_path: the job's own go to out/, which a fresh clone
+    # does not have.
     subprocess.run([sys.executable, "-m", "deid", "anonymize", str(EXAMPLES / "adult.yaml"), "-q",
-                    "--output", str(cli)], check=True, cwd=tmp_path)
+                    "--output", str(cli), "--result", str(tmp_path / "cli.json"),
+                    "--report", str(tmp_path / "cli.html")], check=True, cwd=tmp_path)
     assert out.read_bytes() == cli.read_bytes()

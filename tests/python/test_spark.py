@@ -262,6 +262,16 @@ def test_row_by_row_jobs_are_refused(adult_df, extra, match):
     assert "PostgreSQL" not in str(e.value) and "deid.anonymize" in str(e.value)
 
 
+def test_linked_tables_are_refused(adult_df):
+    # Linked tables are joined to the rows, which a grouped table does not
+    # hold: the deid command releases them (docs/identifiers.md).
+    job = adult_job(RUNS[0])
+    job["identifiers"] = {"person": "sex"}
+    job["linked"] = [{"path": "visits.csv", "key": "sex", "output": "visits-deid.csv", "columns": {}}]
+    with pytest.raises(deid.JobError, match="linked tables are joined to the input's rows"):
+        deid.spark.anonymize(adult_df, job)
+
+
 def test_histogram_fetch_is_a_few_jobs(spark, adult_df):
     """The sorted histogram comes to the driver in range partitions sized by
     its entries, not spark.sql.shuffle.partitions: fetching one partition is

@@ -204,6 +204,9 @@ TEST_F(Serve, JobKindAndItsSectionsMustAgree) {
   job["identifiers"] = {{"secret", {{"file", "/etc/passwd"}}}};
   EXPECT_NE(refused(job, 400).find("'identifiers': pseudonyms and date shifts are keyed"), std::string::npos);
   job = small_job(id);
+  job["linked"] = {{{"path", "/etc/passwd"}, {"key", "id"}, {"output", "o.csv"}, {"columns", nlohmann::json::object()}}};
+  EXPECT_NE(refused(job, 400).find("'linked': linked tables are files of the custodian"), std::string::npos);
+  job = small_job(id);
   job["output"] = {{"linkage", "l.csv"}};
   EXPECT_NE(refused(job, 400).find("'output.linkage': the server chooses"), std::string::npos);
 
