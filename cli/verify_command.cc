@@ -19,6 +19,7 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -188,6 +189,17 @@ Verification verify_release(Job job, const std::string& input_path, const std::s
     lines.insert(lines.end(), m.unchecked.begin(), m.unchecked.end());
     const auto linked = check_linked_tables(job, m, input.table, *released);
     lines.insert(lines.end(), linked.begin(), linked.end());
+    // The texts the run wrote beside its tables hold no identifying value.
+    const auto values = identifying_values(job, input.table);
+    const std::pair<const char*, std::string> texts[] = {
+        {"report", job.output.report}, {"result", result_path.empty() ? job.output.result : result_path}};
+    for (const auto& [what, path] : texts) {
+      if (values.empty() || path.empty()) continue;
+      std::ifstream in(path, std::ios::binary);
+      if (!in) continue;  // not written (verify checks the tables; --result names a result that must exist)
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      lines.push_back(verify::check_text_for_identifiers(what, text, values));
+    }
     if (!result_path.empty()) {
       const auto more = verify::check_result(read_claims(result_path, false), m.options, report, files);
       lines.insert(lines.end(), more.begin(), more.end());

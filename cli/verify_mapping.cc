@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -397,6 +398,48 @@ std::vector<verify::CheckLine> check_linked_tables(const Job& job, const Mapped&
     lines.insert(lines.end(), more.begin(), more.end());
   }
   return lines;
+}
+
+std::vector<std::pair<std::string, std::string>> identifying_values(const Job& job, const verify::Table& input) {
+  std::vector<std::pair<std::string, std::string>> values;
+  std::set<std::string> released;  // values of columns released as they are or generalized
+  auto add_table = [&](const verify::Table& t, const std::function<int(const std::string&)>& kind) {
+    // kind: 1 identifying (looked for), 0 released, -1 neither (dates)
+    for (std::size_t c = 0; c < t.header.size(); ++c) {
+      const int k = kind(t.header[c]);
+      for (const auto& row : t.rows) {
+        if (row[c].empty()) continue;
+        if (k > 0) values.emplace_back(t.header[c], row[c]);
+        if (k == 0) released.insert(row[c]);
+      }
+    }
+  };
+  const auto shifted = [&](const std::string& column) {
+    const AttributeSpec* a = job.attribute(column);
+    return a && a->identifier.action == IdentifierAction::date_shift;
+  };
+  add_table(input, [&](const std::string& column) {
+    if (role_of(job, column) != Role::identifying) return 0;
+    return shifted(column) ? -1 : 1;
+  });
+  for (const LinkedTable& t : job.linked) {
+    const char delimiter = t.delimiter ? *t.delimiter : file_delimiter(t.path, "linked table");
+    const verify::Table table = read_table(t.path, delimiter, true, "linked table");
+    const bool key_identifying = job.identifiers && role_of(job, job.identifiers->person) == Role::identifying;
+    add_table(table, [&](const std::string& column) {
+      if (column == t.key) return key_identifying ? 1 : 0;
+      for (const LinkedColumn& c : t.columns)
+        if (c.name == column) {
+          if (c.role != Role::identifying) return 0;
+          return c.identifier.action == IdentifierAction::date_shift ? -1 : 1;
+        }
+      return 0;
+    });
+  }
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  std::erase_if(values, [&](const auto& v) { return released.count(v.second) > 0; });
+  return values;
 }
 
 }  // namespace deid::cli

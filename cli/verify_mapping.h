@@ -3,6 +3,8 @@
 // show, and the `cell-suppression` section's combinations.
 #pragma once
 
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "cell_suppression_check.h"
@@ -40,6 +42,12 @@ MappedCells map_cell_suppression(const Job& job, const verify::Table& input, Hie
 // The job's linked tables (docs/identifiers.md), each read with the
 // verifier's reader and checked against the input and the job's release
 // `released` (in the input's order) by verify::check_linked.
+// The input values of identifying columns, of the input and of the linked
+// tables (column, value; each once), that verify looks for in the report
+// and the result: less shifted dates (which fall on other dates all the
+// time) and values the input also holds in a column it releases.
+std::vector<std::pair<std::string, std::string>> identifying_values(const Job& job, const verify::Table& input);
+
 std::vector<verify::CheckLine> check_linked_tables(const Job& job, const Mapped& m, const verify::Table& input,
                                                   const verify::Table& released);
 

@@ -253,7 +253,8 @@ std::vector<CheckLine> summarize(const Options& options, const Report& report) {
     }
     if (!options.identifying.empty() || !options.released_identifiers.empty())
       lines.push_back(line_of("identifier values", v, kind_is({Kind::identifier_leaked}),
-                              "no input value of an identifying column in its row of the output"));
+                              "no input value of an identifying column in any row of the output (a date: in its "
+                              "own row)"));
     std::string levels;
     for (std::size_t q = 0; q < options.quasi_identifiers.size(); ++q)
       levels += (levels.empty() ? "" : ", ") + options.quasi_identifiers[q].name + "=" +

@@ -1,6 +1,6 @@
 // Released identifiers and leaks (release_check.h): each pseudonym, mask
 // and shifted date recomputed from the input's value in the same row, and no
-// input value of an identifying column anywhere in that row of the output.
+// input value of an identifying column anywhere in the output.
 // HMAC-SHA-256 is built here from its definition (RFC 2104) on SHA-256; the
 // masks and dates are written anew; nothing of the engine is used.
 #include <algorithm>
@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <optional>
 #include <regex>
+#include <set>
+#include <unordered_map>
 
 #include "release_check.h"
 #include "sha256.h"
@@ -178,34 +180,63 @@ void ReleaseCheck::check_identifiers() {
               ": output " + quote(output.rows[first - 1][static_cast<std::size_t>(oc)]) + ", expected " + expected_first);
   }
   // No input value of an identifying column (removed or released) is a
-  // cell of the same row of the output, but where the action itself gives
-  // it back (a mask that keeps the whole value).
+  // cell of any row of the output, but where its own action gives it back
+  // (a mask that keeps the whole value) or the input holds it in a column
+  // it releases too (then the cell names nobody: "F" in a name column and
+  // in sex). The identifying values are looked up, one pass over the
+  // output's cells.
+  // A date is looked for in its own row only: shifted dates fall on other
+  // people's dates all the time.
   std::vector<std::pair<std::string, int>> sources;
+  std::vector<char> same_row;
   for (const auto& name : options.identifying)
-    if (in_col.count(name)) sources.emplace_back(name, in_col.at(name));
+    if (in_col.count(name)) {
+      sources.emplace_back(name, in_col.at(name));
+      same_row.push_back(0);
+    }
   for (const auto& r : options.released_identifiers)
-    if (in_col.count(r.name)) sources.emplace_back(r.name, in_col.at(r.name));
-  for (const auto& [name, ic] : sources) {
-    std::uint64_t leaked = 0, first = 0;
-    std::string where;
-    const int own = out_index(name);
-    for (std::size_t row = 0; row < rows; ++row) {
-      const std::string& v = input.rows[row][static_cast<std::size_t>(ic)];
+    if (in_col.count(r.name)) {
+      sources.emplace_back(r.name, in_col.at(r.name));
+      same_row.push_back(r.action == ReleasedIdentifier::Action::date_shift ? 1 : 0);
+    }
+  std::unordered_map<std::string, std::vector<std::size_t>> source_of;  // value -> sources holding it
+  for (std::size_t s = 0; s < sources.size(); ++s)
+    for (const auto& row : input.rows) {
+      const std::string& v = row[static_cast<std::size_t>(sources[s].second)];
       if (v.empty()) continue;
-      for (std::size_t c = 0; c < output.header.size(); ++c) {
-        if (static_cast<int>(c) == own || output.rows[row][c] != v) continue;
-        if (leaked++ == 0) {
-          first = row + 1;
-          where = output.header[c];
+      auto& list = source_of[v];
+      if (list.empty() || list.back() != s) list.push_back(s);
+    }
+  std::set<int> source_columns;
+  for (const auto& [name, c] : sources) source_columns.insert(c);
+  for (std::size_t c = 0; c < input.header.size(); ++c) {
+    if (source_columns.count(static_cast<int>(c))) continue;
+    for (const auto& row : input.rows) source_of.erase(row[c]);  // explained by a released column
+  }
+  std::vector<std::uint64_t> leaked(sources.size(), 0), first(sources.size(), 0), last(sources.size(), 0);
+  std::vector<std::string> where(sources.size());
+  for (std::size_t row = 0; row < output.rows.size() && !source_of.empty(); ++row)
+    for (std::size_t c = 0; c < output.header.size() && c < output.rows[row].size(); ++c) {
+      const auto it = source_of.find(output.rows[row][c]);
+      if (it == source_of.end()) continue;
+      for (std::size_t s : it->second) {
+        if (output.header[c] == sources[s].first || last[s] == row + 1) continue;
+        if (same_row[s] && (row >= input.rows.size() ||
+                            input.rows[row][static_cast<std::size_t>(sources[s].second)] != output.rows[row][c]))
+          continue;
+        last[s] = row + 1;
+        if (leaked[s]++ == 0) {
+          first[s] = row + 1;
+          where[s] = output.header[c];
         }
-        break;
       }
     }
-    if (leaked)
-      add(Kind::identifier_leaked, name, first, leaked,
-          "the input's value of identifying column " + quote(name) + " is in " + std::to_string(leaked) +
-              " output row(s); first at data row " + std::to_string(first) + ", column " + quote(where));
-  }
+  for (std::size_t s = 0; s < sources.size(); ++s)
+    if (leaked[s])
+      add(Kind::identifier_leaked, sources[s].first, first[s], leaked[s],
+          "the input's value of identifying column " + quote(sources[s].first) + " is in " +
+              std::to_string(leaked[s]) + " output row(s); first at data row " + std::to_string(first[s]) +
+              ", column " + quote(where[s]));
 }
 
 }  // namespace verify

@@ -352,6 +352,16 @@ TEST_F(Identifiers, VerifyRecomputesThemAndFindsLeaks) {
   EXPECT_NE(slurp(p("stdout")).find("identifying column 'name' is in 1 output row(s); first at data row 2, column 'sex'"),
             std::string::npos)
       << slurp(p("stdout"));
+  // In another person's row too, and an MRN in place of a pseudonym.
+  auto elsewhere = rows;
+  elsewhere[5][6] = "Bob Jones";
+  elsewhere[7][0] = "P-0003";
+  EXPECT_EQ(verify(write_rows(elsewhere, "elsewhere.csv")), 1);
+  EXPECT_NE(slurp(p("stdout")).find("identifying column 'name' is in 1 output row(s); first at data row 5, column 'sex'"),
+            std::string::npos)
+      << slurp(p("stdout"));
+  EXPECT_NE(slurp(p("stdout")).find("released identifier 'mrn': 1 row(s) differ"), std::string::npos)
+      << slurp(p("stdout"));
 }
 
 // The README's example (examples/patients.yaml) gives what the README shows.

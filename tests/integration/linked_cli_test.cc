@@ -367,6 +367,30 @@ TEST_F(Linked, VerifyRecomputesTheLinkedReleaseAndFindsTampering) {
   tampered("medicine", "D-17", "identifier values");          // a doctor's id in the clear
   tampered("\n" + first[2][0], "\nP-0001", "identifier values");  // an MRN in the clear
   tampered("[30, 40)", "[30, 35)", "values");                 // another level
+
+  // The report and the result hold no identifying value either: a name,
+  // an MRN or a doctor's id there fails its line (the note's words alone
+  // do not: "Annual" is not "Ann").
+  ASSERT_EQ(run(job_path), 0) << stderr_text();
+  const std::string verify = "env DEID_TEST_SECRET='" + std::string(kSecret) + "' '" + DEID_CLI_PATH + "' verify '" +
+                             job_path + "' >'" + p("verify") + "' 2>&1";
+  ASSERT_EQ(std::system(verify.c_str()), 0) << slurp(p("verify"));
+  EXPECT_EQ(status_of(slurp(p("verify")), "identifier values in the report"), "ok") << slurp(p("verify"));
+  EXPECT_EQ(status_of(slurp(p("verify")), "identifier values in the result"), "ok") << slurp(p("verify"));
+  const std::string report = slurp(p("out/report.html"));
+  for (const char* leak : {"<td>Hal Blue</td>", "<td>P-0004</td>", "(D-30)"}) {
+    write("out/report.html", report + leak);
+    const int status = std::system(verify.c_str());
+    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 1) << leak << slurp(p("verify"));
+    EXPECT_EQ(status_of(slurp(p("verify")), "identifier values in the report"), "FAILED") << slurp(p("verify"));
+  }
+  write("out/report.html", report + "<p>Annual figures</p>");
+  EXPECT_EQ(std::system(verify.c_str()), 0) << slurp(p("verify"));
+  std::string result = slurp(p("out/result.json"));
+  result.insert(result.find('{') + 1, "\"note\": \"Gus Grey\",");
+  write("out/result.json", result);
+  EXPECT_NE(std::system(verify.c_str()), 0);
+  EXPECT_EQ(status_of(slurp(p("verify")), "identifier values in the result"), "FAILED") << slurp(p("verify"));
 }
 
 TEST(LinkedJob, RefusesWhatCannotWork) {
