@@ -53,6 +53,10 @@ Command add_serve_command(CLI::App& app, const bool& quiet) {
   cmd->add_option("--max-threads", opts->serve.max_threads,
                   "Threads serving requests (default 512; event streams may hold half of them)")
       ->check(CLI::Range(std::size_t{4}, std::size_t{1} << 14));
+  cmd->add_option("--secret-file", opts->serve.secret_file,
+                  "Secret that keys the pseudonyms and date shifts of jobs (docs/identifiers.md): a file of at "
+                  "least 16 bytes that only its owner can read")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--state-dir", opts->serve.state_parent,
                   "Directory to keep uploads and outputs in, as deid-serve-XXXXXX (default: the current "
                   "directory); removed when the server stops")

@@ -96,11 +96,14 @@ Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies
     o.quasi_identifiers.push_back({column, hierarchies.name_of(a), a.min_level.value_or(0), a.max_level});
     m.hierarchies.push_back(hierarchies.of(a));
   }
-  bool keyed = releases_identifiers(job);
+  // The secret, when a pseudonym or a date shift needs it (masks do not).
+  const auto keys = [](const IdentifierActionSpec& s) {
+    return s.action == IdentifierAction::pseudonym || s.action == IdentifierAction::date_shift;
+  };
+  bool keyed = false;
+  for (const AttributeSpec& a : job.attributes) keyed = keyed || (a.role == Role::identifying && keys(a.identifier));
   for (const LinkedTable& t : job.linked)
-    for (const LinkedColumn& c : t.columns)
-      keyed = keyed || c.identifier.action == IdentifierAction::pseudonym ||
-              c.identifier.action == IdentifierAction::date_shift;
+    for (const LinkedColumn& c : t.columns) keyed = keyed || keys(c.identifier);
   if (job.identifiers) {
     if (keyed) o.secret = load_secret(job).bytes;
     o.person = job.identifiers->person;

@@ -80,8 +80,15 @@ void Server::Impl::routes() {
     if (asset == nullptr) throw HttpError(404, fmt::format("no asset '{}'", req.matches[1].str()));
     res.set_content(reinterpret_cast<const char*>(asset->data), asset->size, asset->type);
   }));
-  http.Get("/api/v1/version", guarded([](const Request&, Response& res) {
-    send_json(res, 200, {{"name", "deid"}, {"version", DEID_VERSION}, {"api", "v1"}});
+  http.Get("/api/v1/version", guarded([this](const Request&, Response& res) {
+    // Whether jobs may pseudonymize and shift dates: the fingerprint of the
+    // server's secret (never the secret), or null.
+    const std::string& fingerprint = store->secret_fingerprint();
+    send_json(res, 200,
+              {{"name", "deid"},
+               {"version", DEID_VERSION},
+               {"api", "v1"},
+               {"secret_fingerprint", fingerprint.empty() ? nlohmann::json(nullptr) : nlohmann::json(fingerprint)}});
   }));
 
   http.Get("/api/v1/files", guarded([this](const Request&, Response& res) { send_json(res, 200, store->files()); }));

@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <mutex>
+#include <optional>
 #include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "deid/error.h"
+#include "deid/identifiers.h"
+#include "deid/output.h"
 #include "routes.h"
 #include "server_impl.h"
 
@@ -108,6 +111,19 @@ Server::Server(ServeOptions options) : impl_(std::make_unique<Impl>()) {
     if (ec || !fs::is_directory(store.data_dir))
       throw IoError(Location{s.options.data_dir, 0, 0, {}}, "--data-dir: not a directory");
   }
+  // The secret is read before anything is made, so that a server whose
+  // secret cannot be used does not start (load_secret's errors name the
+  // file); it is kept in the state directory (owner only), which jobs
+  // read: it stays the same while the server runs, and messages name no
+  // path of the server's.
+  std::optional<Secret> secret;
+  if (!s.options.secret_file.empty()) {
+    Job probe;
+    probe.identifiers.emplace();
+    probe.identifiers->secret_file = s.options.secret_file;
+    secret = load_secret(probe);
+    if (secret->warning) throw IoError(Location{s.options.secret_file, 0, 0, {}}, *secret->warning);
+  }
   std::error_code ec;
   const fs::path parent = fs::canonical(s.options.state_parent, ec);
   if (ec) throw IoError(Location{s.options.state_parent, 0, 0, {}}, fmt::format("state directory: {}", ec.message()));
@@ -121,6 +137,20 @@ Server::Server(ServeOptions options) : impl_(std::make_unique<Impl>()) {
   store.max_datasets = s.options.max_datasets;
   store.max_jobs = s.options.max_jobs;
   store.on_phase = s.options.on_phase;
+  if (secret) {
+    store.secret_file = s.state_dir / "secret.key";
+    try {
+      OutputFile kept(store.secret_file.string(), "secret");
+      kept.owner_only();
+      kept.stream() << secret->bytes;
+      kept.finish("secret");
+      kept.publish();
+    } catch (...) {
+      fs::remove_all(s.state_dir, ec);
+      throw;
+    }
+    store.secret_fingerprint = secret->fingerprint;
+  }
   s.store = std::make_unique<Store>(std::move(store));
   s.json_limits.max_bytes = std::min(s.json_limits.max_bytes, s.options.max_upload_bytes);
   ConnectionLimits limits;

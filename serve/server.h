@@ -41,6 +41,11 @@ struct ServeOptions {
   // directory as deid-serve-XXXXXX, readable by the user only, and removed
   // by the server's destructor.
   std::string state_parent = ".";
+  // The secret that keys pseudonyms and date shifts (docs/identifiers.md),
+  // a file of the server's: jobs may then release identifying columns by
+  // an action, keyed with it (never a client's secret). Empty: jobs may
+  // mask, not pseudonymize or shift.
+  std::string secret_file;
   // A test hook, called on a worker when a phase of a job starts (store.h).
   std::function<void(const std::string& job_id, Phase phase)> on_phase;
 };

@@ -100,6 +100,9 @@ struct StoreOptions {
   // beyond them a new one is refused (409) until one is deleted.
   std::size_t max_datasets = 100;
   std::size_t max_jobs = 1000;
+  // The server's secret file (absolute; empty: none) and its fingerprint.
+  std::filesystem::path secret_file;
+  std::string secret_fingerprint;
   // A test hook: called on the worker at the start of each phase of a job,
   // before the job's cancel flag is checked.
   std::function<void(const std::string& job_id, Phase phase)> on_phase;
@@ -109,6 +112,10 @@ class Store {
  public:
   explicit Store(StoreOptions options);
   ~Store();  // stop()
+
+  // The fingerprint of the server's secret (docs/identifiers.md); empty
+  // when it has none.
+  const std::string& secret_fingerprint() const { return options_.secret_fingerprint; }
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 

@@ -148,6 +148,21 @@ std::string Store::job_yaml(const std::string& id) const {
       run = fmt::format("deid risk job.yaml --json {}-risk.json --report {}-risk.html", stem, stem);
       break;
   }
+  // The server keyed pseudonyms and shifts with its secret, which the
+  // file does not name: the run reads it from DEID_SECRET (the same secret
+  // gives the same release).
+  std::string secret_note;
+  bool keyed = spec.contains("identifiers");
+  if (spec.contains("attributes") && spec["attributes"].is_object())
+    for (const auto& [attribute, value] : spec["attributes"].items())
+      if (value.is_object() && value.contains("action") &&
+          (value["action"] == "pseudonym" || value["action"] == "date-shift"))
+        keyed = true;
+  if (keyed) {
+    spec["identifiers"]["secret"] = {{"env", "DEID_SECRET"}};
+    secret_note = "# Pseudonyms and date shifts are keyed with the secret in DEID_SECRET: the server's\n"
+                  "# secret file's bytes give this server's release.\n";
+  }
   // input first, output last, the rest as sent.
   YAML::Emitter out;
   out << YAML::BeginMap << YAML::Key << "input" << YAML::Value;
@@ -163,8 +178,8 @@ std::string Store::job_yaml(const std::string& id) const {
   }
   out << YAML::EndMap;
   return fmt::format("# A deid job written by deid serve. Its paths are relative to this file: save it\n"
-                     "# where {} is (the --data-dir of the server) and run there:\n#   {}\n{}\n",
-                     name, run, out.c_str());
+                     "# where {} is (the --data-dir of the server) and run there:\n#   {}\n{}{}\n",
+                     name, run, secret_note, out.c_str());
 }
 
 }  // namespace deid::serve

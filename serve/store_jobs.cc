@@ -114,9 +114,28 @@ std::string Store::add_job(json spec) {
   if (spec.contains("linked"))
     throw HttpError(400, "'linked': linked tables are files of the custodian, joined by a person column released "
                          "with the custodian's secret; run the job with deid anonymize");
-  if (spec.contains("identifiers"))
-    throw HttpError(400, "'identifiers': pseudonyms and date shifts are keyed with a secret the server does not "
-                         "take from a client; run the job with deid anonymize where the secret is kept");
+  // Pseudonyms and date shifts are keyed with the server's secret
+  // (--secret-file), never a client's: the client may name the person and
+  // the shift's range, the server adds where its secret is.
+  bool keyed = false;
+  if (spec.contains("attributes") && spec["attributes"].is_object())
+    for (const auto& [name, attribute] : spec["attributes"].items())
+      if (attribute.is_object() && attribute.contains("action") &&
+          (attribute["action"] == "pseudonym" || attribute["action"] == "date-shift"))
+        keyed = true;
+  if (spec.contains("identifiers")) {
+    if (!spec["identifiers"].is_object()) throw HttpError(400, "'identifiers' must be a mapping");
+    if (spec["identifiers"].contains("secret"))
+      throw HttpError(400, "'identifiers.secret': pseudonyms and date shifts are keyed with the server's secret "
+                           "(deid serve --secret-file), never one a client names; leave it out");
+  }
+  if (keyed || spec.contains("identifiers")) {
+    if (options_.secret_file.empty())
+      throw HttpError(400, "'identifiers': this server has no secret to key pseudonyms and date shifts with (start "
+                           "it with deid serve --secret-file FILE), or run the job with deid anonymize where the "
+                           "secret is kept; masks need none");
+    spec["identifiers"]["secret"] = {{"file", options_.secret_file.string()}};
+  }
   fs::path csv, dataset_dir;
   std::string input_name;
   {

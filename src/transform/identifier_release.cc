@@ -6,6 +6,7 @@
 #include <absl/container/flat_hash_map.h>
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -65,11 +66,17 @@ IdentifierRelease::IdentifierRelease(const Job& job, const Dataset& data, const 
   for (const AttributeSpec& a : job.attributes)
     if (a.role == Role::identifying && a.identifier.action != IdentifierAction::remove) released.push_back(&a);
   if (released.empty()) return;
-  // The parser refuses an action without the section.
-  if (!job.identifiers) throw std::logic_error("IdentifierRelease: an action without an identifiers section");
-  secret_ = secret ? *secret : load_secret(job);
-  shift_days_ = job.identifiers->shift_days;
-  person_ = job.identifiers->person;
+  // Masks need no secret; the parser refuses a keyed action without the
+  // section.
+  const bool keyed = std::any_of(released.begin(), released.end(), [](const AttributeSpec* a) {
+    return a->identifier.action == IdentifierAction::pseudonym || a->identifier.action == IdentifierAction::date_shift;
+  });
+  if (keyed) {
+    if (!job.identifiers) throw std::logic_error("IdentifierRelease: a keyed action without an identifiers section");
+    secret_ = secret ? *secret : load_secret(job);
+    shift_days_ = job.identifiers->shift_days;
+    person_ = job.identifiers->person;
+  }
 
   std::vector<std::int32_t> offsets;  // per code of the person column
   int person = -1;
@@ -207,7 +214,10 @@ nlohmann::json IdentifierRelease::summary() const {
     c["distinct_values"] = data_->columns[r->column].dictionary.size();
     cols.push_back(std::move(c));
   }
-  nlohmann::json out = {{"secret_fingerprint", secret_.fingerprint}, {"columns", std::move(cols)}};
+  // Masks alone are keyed with no secret.
+  nlohmann::json out = {{"secret_fingerprint", secret_.fingerprint.empty() ? nlohmann::json(nullptr)
+                                                                            : nlohmann::json(secret_.fingerprint)},
+                        {"columns", std::move(cols)}};
   if (shifts) out["date_shift"] = {{"person", person_}, {"days", shift_days_}};
   return out;
 }

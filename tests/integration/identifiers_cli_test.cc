@@ -364,6 +364,28 @@ TEST_F(Identifiers, VerifyRecomputesThemAndFindsLeaks) {
       << slurp(p("stdout"));
 }
 
+// Masks need no secret: a job that only masks has no identifiers section,
+// and its result names no secret.
+TEST_F(Identifiers, MasksAloneNeedNoSecret) {
+  const std::string attributes = R"(attributes:
+  mrn:        {role: identifying, action: mask, keep-last: 2}
+  name:       {role: identifying}
+  phone:      {role: identifying, action: mask, digits: '#'}
+  email:      {role: identifying}
+  admitted:   {role: identifying}
+  discharged: {role: identifying}
+  age:        {role: quasi-identifying, hierarchy: {type: intervals, min: 0, max: 100, widths: [10, 50]}}
+  sex:        {role: insensitive}
+privacy: [{k-anonymity: {k: 2}}]
+)";
+  ASSERT_EQ(run(job("", attributes, "patients.csv", false), ""), 0) << stderr_text();
+  const auto out = parse_csv(slurp(p("out/release.csv")));
+  EXPECT_EQ(out[1][0], "****01");
+  EXPECT_EQ(out[1][1], "###-###-####");
+  const nlohmann::json r = nlohmann::json::parse(slurp(p("out/result.json")));
+  EXPECT_TRUE(r["identifiers"]["secret_fingerprint"].is_null()) << r["identifiers"];
+}
+
 // The README's example (examples/patients.yaml) gives what the README shows.
 TEST_F(Identifiers, TheBundledExampleGivesWhatTheReadmeShows) {
   // The example with its data where it is and its outputs here.

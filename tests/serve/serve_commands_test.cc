@@ -202,7 +202,8 @@ TEST_F(Serve, JobKindAndItsSectionsMustAgree) {
   // No secret of the server's, and no linkage table, through a job.
   job = small_job(id);
   job["identifiers"] = {{"secret", {{"file", "/etc/passwd"}}}};
-  EXPECT_NE(refused(job, 400).find("'identifiers': pseudonyms and date shifts are keyed"), std::string::npos);
+  EXPECT_NE(refused(job, 400).find("'identifiers.secret': pseudonyms and date shifts are keyed with the server's"),
+            std::string::npos);
   job = small_job(id);
   job["linked"] = {{{"path", "/etc/passwd"}, {"key", "id"}, {"output", "o.csv"}, {"columns", nlohmann::json::object()}}};
   EXPECT_NE(refused(job, 400).find("'linked': linked tables are files of the custodian"), std::string::npos);
