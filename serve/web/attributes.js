@@ -39,6 +39,61 @@ function describeAttribute(a) {
   return parts.join('; ') || '–';
 }
 
+// What an identifying column becomes (docs/identifiers.md): removed, or
+// released by an action. Pseudonyms and date shifts are keyed with the
+// server's secret, so they are offered when it has one.
+const ACTIONS = [
+  { value: 'remove', text: 'removed', settings: {} },
+  { value: 'pseudonym', text: 'pseudonym (keyed)', settings: { action: 'pseudonym' }, keyed: true },
+  { value: 'keep-first', text: 'mask, keep the first characters', settings: { action: 'mask', 'keep-first': 3 } },
+  { value: 'keep-last', text: 'mask, keep the last characters', settings: { action: 'mask', 'keep-last': 4 } },
+  { value: 'digits', text: 'mask every digit', settings: { action: 'mask', digits: '#' } },
+  { value: 'date-shift', text: 'date shifted per person', settings: { action: 'date-shift' }, keyed: true },
+];
+
+function actionOf(s) {
+  if (s.action === 'mask') return s['keep-first'] !== undefined ? 'keep-first' : s['keep-last'] !== undefined ? 'keep-last' : 'digits';
+  return s.action || 'remove';
+}
+
+// The action select of an identifying column, with the number of
+// characters a mask keeps.
+function actionControls(column, a) {
+  const current = actionOf(a.settings);
+  const select = el('select', { 'aria-label': `How ${column} is released`, 'data-action-for': column },
+    ...ACTIONS.map((x) => el('option', {
+      value: x.value, text: x.text, disabled: x.keyed && !state.secret && current !== x.value,
+    })));
+  select.value = current;
+  select.addEventListener('change', () => {
+    a.settings = { ...ACTIONS.find((x) => x.value === select.value).settings };
+    renderRoles();
+    renderIdentifiers();
+    $(`select[data-action-for="${CSS.escape(column)}"]`).focus();
+  });
+  const keep = current === 'keep-first' || current === 'keep-last';
+  if (!keep) return select;
+  const n = el('input', { type: 'number', min: '0', max: '100', step: '1', value: String(a.settings[current]),
+                          'aria-label': `Characters of ${column} kept`, class: 'narrow' });
+  n.addEventListener('change', () => { a.settings[current] = Math.max(0, Math.round(Number(n.value) || 0)); });
+  return el('span', {}, select, ' ', n);
+}
+
+// The person and the range of date shifts, shown while a column is
+// shifted; and a note when pseudonyms need a secret the server lacks.
+export function renderIdentifiers() {
+  const shifted = Object.values(state.attributes).some((a) => a.role === 'identifying' && a.settings.action === 'date-shift');
+  $('#identifiers-settings').hidden = !shifted;
+  const person = $('#i-person');
+  const old = person.value;
+  const identifying = Object.entries(state.attributes).filter(([, a]) => a.role === 'identifying').map(([n]) => n);
+  person.replaceChildren(...identifying.map((n) => el('option', { value: n, text: n })));
+  if (identifying.includes(old)) person.value = old;
+  $('#i-secret').textContent = state.secret
+    ? `Pseudonyms and date shifts are keyed with the server's secret (fingerprint ${state.secret}).`
+    : 'This server has no secret (deid serve --secret-file): identifying columns can be removed or masked.';
+}
+
 export function renderRoles() {
   const body = $('#roles-table tbody');
   body.replaceChildren(
@@ -55,13 +110,15 @@ export function renderRoles() {
         renderRoles();
         renderSensitiveSelects();
         renderUtilitySelects();
+        renderIdentifiers();
         $(`select[data-role-for="${CSS.escape(c.name)}"]`).focus();
       });
       const canHave = a.role === 'quasi-identifying' || a.role === 'sensitive';
       return el('tr', {},
         el('th', { scope: 'row', text: c.name }),
         el('td', {}, select),
-        el('td', { text: canHave ? describeAttribute(a) : '' }),
+        a.role === 'identifying' ? el('td', {}, actionControls(c.name, a))
+          : el('td', { text: canHave ? describeAttribute(a) : '' }),
         el('td', {}, canHave
           ? el('button', { type: 'button', class: 'small', 'data-edit-for': c.name, text: 'Settings…',
                            'aria-label': `Edit the hierarchy and settings of ${c.name}`, onclick: () => openEditor(c.name) })

@@ -16,6 +16,7 @@ export const state = {
   job: null,              // the job being run or shown: {id, spec, command}
   events: null,           // the EventSource of the running job
   result: null,
+  secret: null,           // the fingerprint of the server's secret (GET /version), or null: no pseudonyms or shifts
 };
 
 export function el(tag, attributes = {}, ...children) {

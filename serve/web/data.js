@@ -2,13 +2,18 @@
 // upload becomes a dataset; its summary is shown, or it is deleted.
 
 import { $, $$, api, el, enableSteps, number, state } from './common.js';
-import { renderColumnSelects, renderRoles, renderSensitiveSelects, renderUtilitySelects } from './attributes.js';
+import { renderColumnSelects, renderIdentifiers, renderRoles, renderSensitiveSelects, renderUtilitySelects } from './attributes.js';
 
 export async function loadFiles() {
   try {
     state.files = (await api('/files')).files;
   } catch (e) {
     state.files = [];
+  }
+  try {
+    state.secret = (await api('/version')).secret_fingerprint ?? null;
+  } catch (e) {
+    state.secret = null;
   }
   const select = $('#file-select');
   select.replaceChildren(...state.files.map((f) => el('option', { value: f, text: f })));
@@ -27,6 +32,7 @@ export async function openDataset(id) {
   renderSummary();
   renderRoles();
   renderSensitiveSelects();
+  renderIdentifiers();
   renderColumnSelects();
   renderUtilitySelects();
   enableSteps('attributes', 'privacy');

@@ -70,13 +70,17 @@ export function buildJob(transformation) {
   for (const [name, a] of Object.entries(state.attributes)) {
     if (a.role === 'insensitive') continue;
     // A suppress job releases every quasi-identifier as it is (level 0):
-    // the roles only.
-    const spec = c === 'suppress' ? { role: a.role } : { role: a.role, ...a.settings };
+    // the roles only; an identifying column's action is for anonymize jobs.
+    const spec = c === 'suppress' || (c !== 'anonymize' && a.role === 'identifying')
+      ? { role: a.role } : { role: a.role, ...a.settings };
     if (c !== 'suppress' && a.hierarchy && (a.role === 'quasi-identifying' || a.role === 'sensitive'))
       spec.hierarchy = a.hierarchy.file ?? a.hierarchy.rows ?? a.hierarchy.builder;
     attributes[name] = spec;
   }
   const job = { dataset: state.dataset.id, attributes, 'default-role': 'insensitive' };
+  // Date shifts move by one offset per person; the server adds its secret.
+  if (c === 'anonymize' && Object.values(attributes).some((a) => a.action === 'date-shift'))
+    job.identifiers = { person: $('#i-person').value, 'shift-days': Number($('#i-days').value) };
   if (c !== 'anonymize') job.command = c;
   if (c === 'suppress') {
     const cs = { k: Number($('#s-k').value) };

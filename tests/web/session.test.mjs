@@ -156,6 +156,19 @@ async function session(url) {
   await page.click('button[data-next="attributes"]');
   for (const column of ['sex', 'age', 'race', 'marital-status', 'education'])
     await page.select(`select[data-role-for="${column}"]`, 'quasi-identifying');
+  // An identifying column is removed or masked here: pseudonyms and date
+  // shifts need the server's secret (--secret-file), which this one lacks.
+  await page.select('select[data-role-for="native-country"]', 'identifying');
+  await page.select('select[data-action-for="native-country"]', 'keep-first');
+  const action = await page.$eval('select[data-action-for="native-country"]', (s) => ({
+    value: s.value, pseudonym: s.querySelector('option[value="pseudonym"]').disabled,
+    kept: s.parentElement.querySelector('input')?.value,
+  }));
+  if (action.value !== 'keep-first' || !action.pseudonym || action.kept !== '3')
+    throw new Error(`native-country's action: ${JSON.stringify(action)}`);
+  if (!(await page.$eval('#i-secret', (e) => e.textContent)).includes('has no secret'))
+    throw new Error('the page does not say that the server has no secret');
+  await page.select('select[data-role-for="native-country"]', 'insensitive');
   await page.click('button[data-edit-for="age"]');
   await page.click('#h-source-builder');
   await page.select('#h-type', 'intervals');
