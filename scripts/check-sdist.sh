@@ -13,13 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${1:-python3}
 scripts/install-deps.sh --python
-tools=build-wheel-tools
-if ! cmp -s python/requirements-wheel.txt "$tools/requirements.txt"; then
-  rm -rf "$tools"
-  /usr/bin/python3 -m venv "$tools"
-  "$tools/bin/python" -m pip install -q --disable-pip-version-check -r python/requirements-wheel.txt
-  cp python/requirements-wheel.txt "$tools/requirements.txt"
-fi
+tools=$(scripts/wheel-tools.sh)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 start=$(date +%s)

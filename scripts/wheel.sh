@@ -4,19 +4,13 @@
 # needs (yaml-cpp, oneTBB, libpq, OpenSSL, fmt, abseil, ...), so that it
 # installs and imports where none of the -dev packages are (docs/python.md,
 # "A wheel to hand out"). The pinned tools (python/requirements-wheel.txt)
-# live in build-wheel-tools/, a virtual environment; the build backend is
+# live in build-wheel-tools/ (scripts/wheel-tools.sh); the build backend is
 # pinned in pyproject.toml. ccache is used when installed.
 #   scripts/wheel.sh        -> dist/deid-VERSION-cpXY-cpXY-manylinux_2_NN_x86_64.whl
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --python
-tools=build-wheel-tools
-if ! cmp -s python/requirements-wheel.txt "$tools/requirements.txt"; then
-  rm -rf "$tools"
-  /usr/bin/python3 -m venv "$tools"
-  "$tools/bin/python" -m pip install -q --disable-pip-version-check -r python/requirements-wheel.txt
-  cp python/requirements-wheel.txt "$tools/requirements.txt"
-fi
+tools=$(scripts/wheel-tools.sh)
 if command -v ccache >/dev/null; then
   # The wheel's build directory (build-<tag>) is as deep as build/, so the
   # objects of a Release build with the same flags are found again.
