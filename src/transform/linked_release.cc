@@ -67,6 +67,7 @@ LinkedRelease::LinkedRelease(const PreparedJob& p, const LinkedTable& spec) : p_
   std::vector<std::int64_t> row_of(pcol.dictionary.size(), -1);
   for (std::uint64_t r = 0; r < p.data.rows; ++r) {
     const std::uint32_t code = pcol.codes[r];
+    if (pcol.dictionary.value(code).empty()) continue;  // nobody to join (a key is never empty)
     if (row_of[code] >= 0)
       throw InputError(data_at(p.data, person_column_, code),
                        fmt::format("the person column '{}' holds this line's value again in data row {}: {} is "

@@ -78,7 +78,8 @@ std::vector<CheckLine> check_linked(const Options& o, const Table& input, const 
   }
   std::unordered_map<std::string, std::size_t> person_row;
   for (std::size_t r = 0; r < input.rows.size(); ++r)
-    if (!person_row.emplace(input.rows[r][static_cast<std::size_t>(person_in)], r).second)
+    if (!input.rows[r][static_cast<std::size_t>(person_in)].empty() &&
+        !person_row.emplace(input.rows[r][static_cast<std::size_t>(person_in)], r).second)
       rows.fail("the input's person column " + quote(o.person) + " holds one value in rows " +
                 std::to_string(person_row[input.rows[r][static_cast<std::size_t>(person_in)]] + 1) + " and " +
                 std::to_string(r + 1));
