@@ -120,6 +120,45 @@ std::string render_html_report(const PreparedJob& p, const Anonymization& a) {
                       esc(r["search"].value("algorithm", "")), r["search"].value("transformations_checked", 0ull),
                       esc(r["search"]["lattice_size"].dump()));
 
+  // What became of the identifying columns, and the linked tables
+  // (docs/identifiers.md): actions and counts, never a value.
+  if (r.contains("identifiers") && r["identifiers"].is_object()) {
+    const auto& ids = r["identifiers"];
+    html += "<h2>Released identifiers</h2><table><tr><th>Column</th><th>Released as</th></tr>\n";
+    for (const auto& c : ids["columns"])
+      html += fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", esc(c.value("name", "")), esc(c.value("action", "")));
+    html += "</table>";
+    if (ids["secret_fingerprint"].is_string())
+      html += fmt::format("<p>Keyed with the secret of fingerprint <code>{}</code>{}.</p>\n",
+                          esc(ids["secret_fingerprint"].get<std::string>()),
+                          ids.contains("date_shift")
+                              ? fmt::format("; dates moved by up to {} days per person (<code>{}</code>)",
+                                            ids["date_shift"].value("days", 0),
+                                            esc(ids["date_shift"].value("person", "")))
+                              : std::string());
+  }
+  if (r.contains("linked") && r["linked"].is_array()) {
+    html += "<h2>Linked tables</h2><p>Joined to the released table by the person column; the privacy models judge "
+            "the released table only.</p><table><tr><th>Table</th><th>Rows</th><th>Released</th><th>Of suppressed "
+            "people</th><th>Dropped</th><th>Columns</th></tr>\n";
+    for (const auto& l : r["linked"]) {
+      std::string columns;
+      for (const auto& c : l["columns"]) {
+        std::string as = c.value("released_as", "");
+        if (as == "generalized") as = fmt::format("like {}, level {}", c.value("as", ""), c.value("level", 0));
+        columns += fmt::format("{}{}: {}", columns.empty() ? "" : "; ", c.value("name", ""), as);
+      }
+      const auto& dropped = l["dropped_rows"];
+      html += fmt::format(
+          "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{} ({})</td>"
+          "<td class=\"num\">{} suppressed, {} orphans</td><td>{}</td></tr>\n",
+          esc(l.value("name", "")), l.value("rows", 0ull), l.value("released_rows", 0ull),
+          l.value("suppressed_rows", 0ull), esc(l.value("suppressed", "")), dropped.value("suppressed", 0ull),
+          dropped.value("orphans", 0ull), esc(columns));
+    }
+    html += "</table>\n";
+  }
+
   if (a.found) {
     const CheckResult& best = *a.search.best;
     const Classes& cls = *a.classes;

@@ -217,6 +217,10 @@ TEST_F(Linked, ReleasesTheSamePseudonymsOffsetsAndLevelsAsThePersonTable) {
   EXPECT_EQ(l["columns"][4]["as"], "age");
   EXPECT_EQ(l["columns"][4]["level"], 1);
   EXPECT_EQ(l["columns"][6]["released_as"], "removed");
+  const std::string report = slurp(p("out/report.html"));
+  EXPECT_NE(report.find("<h2>Linked tables</h2>"), std::string::npos);
+  EXPECT_NE(report.find("age_at_admission: like age, level 1"), std::string::npos);
+  EXPECT_NE(report.find("<h2>Released identifiers</h2>"), std::string::npos);
   std::set<std::string> roles;
   for (const auto& f : r["files"]) roles.insert(f["role"].get<std::string>());
   EXPECT_TRUE(roles.count("linked input") && roles.count("linked output"));
