@@ -268,7 +268,7 @@ def test_linked_tables_are_refused(adult_df):
     job = adult_job(RUNS[0])
     job["identifiers"] = {"person": "sex"}
     job["linked"] = [{"path": "visits.csv", "key": "sex", "output": "visits-deid.csv", "columns": {}}]
-    with pytest.raises(deid.JobError, match="linked tables are joined to the input's rows"):
+    with pytest.raises(deid.JobError, match="the job links tables"):
         deid.spark.anonymize(adult_df, job)
 
 
