@@ -463,6 +463,35 @@ def test_verify_as_the_csv_path(spark, keyed_adult):
     assert lines["sha256 output"]["status"] == "FAILED"
 
 
+def test_risk_and_verify_commands(keyed_adult, capsys):
+    """python -m deid.spark risk and verify: deid risk's report of the
+    release Spark wrote, and deid verify's checks of it, exit 1 once a row
+    is tampered with."""
+    d, job, df = keyed_adult
+    job = dict(job, input={"path": str(d / "adult.csv"), "delimiter": ";"})
+    path = write_yaml_job(job, d / "commands.yaml")
+    out, result = d / "commands.parquet", d / "commands.json"
+    assert deid.spark.main([str(path), "--output", str(out), "--result", str(result), "-q"]) == 0
+    assert deid.spark.main(["risk", str(path), "--input", str(out), "--json", str(d / "risk.json"), "-q"]) == 0
+    got = json.loads((d / "risk.json").read_text())
+    want = deid.risk(pd.read_parquet(out), job).info
+    assert got["records"] + got["suppressed_records"] == 30162
+    assert got["records"] == want["records"] and got["suppressed_records"] == want["suppressed_records"] > 0
+    assert got["sample_risk"] == want["sample_risk"]
+    assert "highest" in capsys.readouterr().out.lower()
+    checks = d / "checks.json"
+    assert deid.spark.main(["verify", str(path), "--output", str(out), "--key", "id", "--result", str(result),
+                            "--json", str(checks)]) == 0
+    assert json.loads(checks.read_text())["valid"]
+    assert "k-anonymity (k=5)" in capsys.readouterr().out
+    tampered = pd.read_parquet(out)
+    tampered.loc[tampered["id"] == "r3", "sex"] = "x"
+    tampered.to_parquet(d / "tampered.parquet")
+    assert deid.spark.main(["verify", str(path), "--output", str(d / "tampered.parquet"), "--key", "id", "-q"]) == 1
+    assert "failed" in capsys.readouterr().err
+    assert deid.spark.main(["verify", str(path), "--output", str(out), "--key", "nope", "-q"]) == 2
+
+
 def test_verify_needs_the_key(keyed_adult, adult_df):
     d, job, df = keyed_adult
     with pytest.raises(deid.JobError, match="key 'id' is not a column of the output"):
