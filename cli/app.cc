@@ -211,6 +211,7 @@ int deid::cli::run(int argc, char** argv, AddCommand add_serve) {
                    "Release this transformation instead of searching, e.g. age=2,sex=0,... (every "
                    "quasi-identifier; overrides search.transformation); exit 1 when it does not satisfy the job");
 
+  const deid::cli::Command inspect = deid::cli::add_inspect_command(app, quiet);
   const deid::cli::Command hierarchy = deid::cli::add_hierarchy_command(app);
   const deid::cli::Command suppress = deid::cli::add_suppress_command(app, quiet);
   const deid::cli::Command risk = add_risk_command(app, quiet);
@@ -269,6 +270,7 @@ int deid::cli::run(int argc, char** argv, AddCommand add_serve) {
   if (threads > 0) thread_limit.emplace(tbb::global_control::max_allowed_parallelism, threads);
 
   try {
+    if (*inspect.app) return inspect.run();
     if (*hierarchy.app) return hierarchy.run();
     if (*suppress.app) return suppress.run();
     if (*risk.app) return risk.run();

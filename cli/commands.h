@@ -46,6 +46,11 @@ Command add_suppress_command(CLI::App& app, const bool& quiet);
 // prints the JSON, or writes it and prints a summary unless `quiet`.
 Command add_utility_command(CLI::App& app, const bool& quiet);
 
+// `deid inspect DATA [--json FILE] [--job FILE] [--max-combination-size N]`:
+// profiles a raw table (types, HIPAA identifiers, attribute risk) and
+// writes a starter job (docs/inspect.md). Prints a summary unless `quiet`.
+Command add_inspect_command(CLI::App& app, const bool& quiet);
+
 // `deid verify JOB [--output FILE] [--result FILE] [--input FILE]`: checks a
 // released table against its job with the independent verifier
 // (docs/verify.md); returns 0 when every check holds, 1 when one fails.

@@ -1,0 +1,143 @@
+// `deid inspect` (docs/inspect.md) on the bundled tables: the summary, the
+// JSON and the starter job, which `deid anonymize` runs as it is; on the
+// patients the direct identifiers (mrn, name, phone, email) are removed.
+// Outputs that are the input are refused before any work.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "support/reference.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+class InspectCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / ("inspect_cli_test_" + std::to_string(::getpid()) + "_" +
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  int run(const std::string& args) {
+    return deid::testing::run_deid(args, (dir_ / "stdout").string(), (dir_ / "stderr").string());
+  }
+  std::string out() const { return deid::testing::slurp((dir_ / "stdout").string()); }
+  std::string err() const { return deid::testing::slurp((dir_ / "stderr").string()); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  // The first line of a CSV file.
+  static std::string header(const std::string& file) {
+    std::ifstream in(file);
+    std::string line;
+    std::getline(in, line);
+    return line;
+  }
+
+  fs::path dir_;
+};
+
+const nlohmann::json& column(const nlohmann::json& j, const std::string& name) {
+  for (const auto& c : j["columns"])
+    if (c["name"] == name) return c;
+  throw std::runtime_error("no column " + name);
+}
+
+TEST_F(InspectCli, PatientsStarterJobRemovesTheDirectIdentifiers) {
+  const std::string data = deid::testing::example_path("patients/patients.csv");
+  ASSERT_EQ(run("inspect '" + data + "' --json '" + path("inspect.json") + "' --job '" + path("job.yaml") + "'"), 0)
+      << err();
+  EXPECT_NE(out().find("Suggested roles:"), std::string::npos);
+  EXPECT_NE(out().find("Starter job"), std::string::npos);
+  const nlohmann::json j = nlohmann::json::parse(deid::testing::slurp(path("inspect.json")));
+  EXPECT_EQ(j["records"], 10);
+  const std::map<std::string, std::string> hipaa{{"mrn", "H"}, {"name", "A"}, {"phone", "D"}, {"email", "F"}};
+  for (const auto& [name, letter] : hipaa) {
+    const nlohmann::json& c = column(j, name);
+    EXPECT_EQ(c["role"], "identifying") << name;
+    bool found = false;
+    for (const auto& f : c["identifiers"]) found = found || f["hipaa"] == letter;
+    EXPECT_TRUE(found) << name << ": " << c["identifiers"].dump();
+  }
+  // phone and email by their values too, with the lines that show them.
+  for (const char* name : {"phone", "email"}) {
+    bool by_values = false;
+    for (const auto& f : column(j, name)["identifiers"])
+      if (f["method"] == "values") by_values = !f["lines"].empty() && f["lines"][0] == 2;
+    EXPECT_TRUE(by_values) << name;
+  }
+  EXPECT_EQ(column(j, "admitted")["type"], "date");
+  EXPECT_EQ(column(j, "admitted")["date_format"], "%Y-%m-%d");
+  EXPECT_EQ(column(j, "admitted")["role"], "quasi-identifying");
+  EXPECT_EQ(column(j, "age")["role"], "quasi-identifying");
+  EXPECT_EQ(column(j, "diagnosis")["role"], "sensitive");
+
+  const std::string job = deid::testing::slurp(path("job.yaml"));
+  for (const char* line : {"  mrn: {role: identifying}", "  name: {role: identifying}", "  phone: {role: identifying}",
+                           "  email: {role: identifying}", "  - k-anonymity: {k: 2}"})
+    EXPECT_NE(job.find(line), std::string::npos) << line << "\n" << job;
+  EXPECT_NE(job.find("hierarchy: {type: dates}"), std::string::npos) << job;
+
+  ASSERT_EQ(run("anonymize '" + path("job.yaml") + "'"), 0) << err() << "\n" << job;
+  const std::string released = header(path("patients-deid.csv"));
+  EXPECT_FALSE(released.empty());
+  for (const char* name : {"mrn", "name", "phone", "email"}) EXPECT_EQ(released.find(name), std::string::npos) << released;
+  EXPECT_NE(released.find("age"), std::string::npos) << released;
+}
+
+TEST_F(InspectCli, AdultStarterJobRunsAndCombinationsAreAllThere) {
+  const std::string data = deid::testing::example_path("adult/adult.csv");
+  ASSERT_EQ(run("inspect '" + data + "' --json '" + path("inspect.json") + "' --job '" + path("job.yaml") +
+                "' --max-combination-size 2"),
+            0)
+      << err();
+  const nlohmann::json j = nlohmann::json::parse(deid::testing::slurp(path("inspect.json")));
+  EXPECT_EQ(j["records"], 30162);
+  EXPECT_EQ(j["delimiter"], ";");
+  EXPECT_EQ(column(j, "age")["type"], "integer");
+  EXPECT_EQ(column(j, "sex")["type"], "code");
+  EXPECT_EQ(column(j, "race")["identifiers"].size(), 0u);  // "White" and "Black" are surnames, not a name column
+  const std::size_t q = j["quasi_identifiers"].size();
+  EXPECT_GE(q, 7u);
+  EXPECT_EQ(j["combinations"].size(), q + q * (q - 1) / 2);
+  // Most unique first.
+  for (std::size_t i = 1; i < j["combinations"].size(); ++i)
+    EXPECT_GE(j["combinations"][i - 1]["unique_records"].get<std::uint64_t>(),
+              j["combinations"][i]["unique_records"].get<std::uint64_t>());
+  ASSERT_EQ(run("anonymize '" + path("job.yaml") + "'"), 0) << err() << "\n" << deid::testing::slurp(path("job.yaml"));
+  const nlohmann::json result = nlohmann::json::parse(deid::testing::slurp(path("adult-deid.json")));
+  EXPECT_TRUE(result["solution_found"].get<bool>());
+}
+
+TEST_F(InspectCli, SameOutputForAnyThreadCount) {
+  const std::string data = deid::testing::example_path("adult/adult.csv");
+  ASSERT_EQ(run("-j 1 inspect '" + data + "' --json '" + path("one.json") + "' --job '" + path("one.yaml") + "'"), 0)
+      << err();
+  ASSERT_EQ(run("inspect '" + data + "' --json '" + path("all.json") + "' --job '" + path("all.yaml") + "'"), 0)
+      << err();
+  EXPECT_EQ(deid::testing::slurp(path("one.json")), deid::testing::slurp(path("all.json")));
+  EXPECT_EQ(deid::testing::slurp(path("one.yaml")), deid::testing::slurp(path("all.yaml")));
+}
+
+TEST_F(InspectCli, RefusesToWriteItsInputAndBadOptions) {
+  const std::string data = path("t.csv");
+  {
+    std::ofstream(data) << "a,b\n1,2\n";
+  }
+  EXPECT_EQ(run("inspect '" + data + "' --json '" + data + "'"), 2);
+  EXPECT_NE(err().find("input data"), std::string::npos) << err();
+  EXPECT_EQ(deid::testing::slurp(data), "a,b\n1,2\n");
+  EXPECT_EQ(run("inspect '" + data + "' --max-combination-size 0"), 2);
+  EXPECT_NE(err().find("max-combination-size"), std::string::npos) << err();
+  EXPECT_EQ(run("inspect '" + data + "' --delimiter ab"), 2);
+}
+
+}  // namespace
