@@ -75,8 +75,8 @@ std::vector<CheckLine> check_linked(const Options& options, const Table& input, 
 // Whether a text the run wrote besides its tables (`what`: "report",
 // "result") holds an input value of an identifying column (`values`:
 // column, value): each value of kShortestIdentifierSought characters or
-// more looked for as a whole word (no letter or digit right before or
-// after it), as it is and as HTML and JSON escape it. Fails naming the
+// more looked for as a whole word (no letter, digit, '_', '-' or '@' right
+// before or after it), as it is and as HTML and JSON escape it. Fails naming the
 // column of the first value found, never the value. The caller leaves out
 // values the input also holds in a column it releases.
 inline constexpr std::size_t kShortestIdentifierSought = 3;

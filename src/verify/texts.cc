@@ -34,10 +34,14 @@ std::string json_escaped(const std::string& v) {
   return out;
 }
 
-bool word_char(char ch) { return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '_'; }
+// What continues a value: a letter, a digit, '_', '-' or '@' ("Other" is
+// not in "Other-service", nor "ann" in "ann@example.org").
+bool word_char(char ch) {
+  return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '_' || ch == '-' || ch == '@';
+}
 
-// Whether `v` occurs in `text` with no letter or digit right before or
-// after it ("Ann" is not in "Annual").
+// Whether `v` occurs in `text` with nothing that continues a word right
+// before or after it ("Ann" is not in "Annual").
 bool occurs(const std::string& text, const std::string& v) {
   for (std::size_t at = text.find(v); at != std::string::npos; at = text.find(v, at + 1)) {
     const bool before = at > 0 && word_char(text[at - 1]) && word_char(v.front());

@@ -388,7 +388,7 @@ TEST_F(Linked, VerifyRecomputesTheLinkedReleaseAndFindsTampering) {
     EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 1) << leak << slurp(p("verify"));
     EXPECT_EQ(status_of(slurp(p("verify")), "identifier values in the report"), "FAILED") << slurp(p("verify"));
   }
-  write("out/report.html", report + "<p>Annual figures</p>");
+  write("out/report.html", report + "<p>Annual figures</p><p>D-30-B</p>");
   EXPECT_EQ(std::system(verify.c_str()), 0) << slurp(p("verify"));
   std::string result = slurp(p("out/result.json"));
   result.insert(result.find('{') + 1, "\"note\": \"Gus Grey\",");

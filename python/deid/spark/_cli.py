@@ -203,7 +203,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"deid.spark: {message}", file=sys.stderr)
         return code
 
-    try:
+    def body() -> int:
         job = load_job(args.job, args.input is not None)
         source = args.input or job.input_path
         table = None if args.input else (job.input_table or None)
@@ -242,11 +242,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if result:
             r.save_result(result)
         return 0 if r.found else 1
-    except (JobError, InputError, ValueError) as e:
-        return fail(2, str(e))
-    except AnalysisException as e:
-        return fail(2, str(e).splitlines()[0])
-    except KeyboardInterrupt:
-        return fail(130, "interrupted")
-    except Exception as e:  # noqa: BLE001 - the CLI's exit code 3
-        return fail(3, f"{type(e).__name__}: {e}")
+    return _run(body)
