@@ -3,6 +3,7 @@
 // with output.escape-formulas, escapes them. Pure functions.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -17,5 +18,13 @@ bool looks_like_formula(std::string_view cell);
 // `escape_formulas` (output.escape-formulas), a cell that looks_like_formula
 // gets a leading "'" first.
 void append_output_field(std::string& out, std::string_view cell, char delimiter, bool escape_formulas);
+
+// What was counted of a column's written values where they live (deid.spark
+// counts a released identifier's values on Spark's executors): how many of
+// them look like a formula (looks_like_formula), and the first of those.
+struct FormulaCount {
+  std::uint64_t count = 0;
+  std::string example;
+};
 
 }  // namespace deid

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "deid/formulas.h"
 #include "deid/identifier_spec.h"
 
 namespace deid {
@@ -100,6 +101,21 @@ class DateFormat {
   std::string format_;
 };
 
+// The index in `data` of the job's identifiers.person column (the person
+// whose dates move together). Throws JobError at the identifiers section
+// when it is not a column of `data`.
+std::size_t person_column(const Job& job, const Dataset& data);
+
+// What a front end that holds the rows elsewhere counted of one released
+// identifying column (deid.spark, on Spark's executors, with the values
+// IdentifierRelease gives): the column's distinct input values, and of
+// their released values those a spreadsheet would run as formulas.
+struct CountedIdentifier {
+  std::string name;
+  std::uint64_t distinct_values = 0;
+  FormulaCount formulas;
+};
+
 // The released identifying columns of a job's data: every identifying
 // attribute with an action other than remove, its values computed once
 // (per distinct value; per row for date shifts). Throws JobError for a bad
@@ -111,6 +127,14 @@ class IdentifierRelease {
   // `secret`: the secret already read (the job's table's, for a linked
   // table), else it is read from the job.
   IdentifierRelease(const Job& job, const Dataset& data, const Secret* secret = nullptr);
+  // For a table grouped where it lives (Dataset::grouped), whose released
+  // values are computed there: `counted` has one entry per released
+  // attribute, in the job's order. Such a release has the summary and the
+  // warnings, not the values: value(), distinct_values() and
+  // write_linkage() are for one built from the rows. Throws JobError when
+  // identifiers.person is not a column for a date shift.
+  IdentifierRelease(const Job& job, const Dataset& grouped, const Secret& secret,
+                    const std::vector<CountedIdentifier>& counted);
   ~IdentifierRelease();
 
   const Secret& secret() const { return secret_; }
@@ -123,6 +147,9 @@ class IdentifierRelease {
   // The released values of column `c` (released()) per code of the column,
   // for pseudonyms and masks; null for date shifts.
   const std::vector<std::string>* distinct_values(std::size_t c) const;
+  // Of a release built from counts: the formulas counted in column `c`
+  // (released()); null for one built from the rows.
+  const FormulaCount* counted_formulas(std::size_t c) const;
   // The result's "identifiers" section: the secret's fingerprint, each
   // column's action, the person column and the shift's range.
   nlohmann::json summary() const;
@@ -135,6 +162,7 @@ class IdentifierRelease {
  private:
   struct ColumnRelease;
   const Dataset* data_;
+  bool counted_ = false;  // built from counts (a grouped table): no values
   Secret secret_;
   std::string person_;
   int shift_days_ = 0;

@@ -23,9 +23,11 @@
 
 namespace deid {
 
-// Wall time of each phase, in milliseconds.
-class IdentifierRelease;  // deid/identifiers.h
+class IdentifierRelease;   // deid/identifiers.h
+struct CountedIdentifier;  // deid/identifiers.h
+struct Secret;             // deid/identifiers.h
 
+// Wall time of each phase, in milliseconds.
 struct Timings {
   double read = 0, encode = 0, search = 0, write = 0, total = 0;
 };
@@ -75,6 +77,13 @@ std::unique_ptr<PreparedJob> prepare(const Job& job, Dataset data, Timings* timi
 // (utility, risk) need no secret. Throws JobError for a table grouped where
 // it lives, and as IdentifierRelease does.
 void release_identifiers(PreparedJob& p);
+// The same for a table grouped where it lives whose released values are
+// computed there (deid.spark, on Spark's executors, through the Python
+// binding): the result's summary and warnings from the secret already read
+// and what was counted of each released column (IdentifierRelease's second
+// constructor). PostgreSQL's pushdown has no such place, and is off for a
+// job with actions (uses_pushdown).
+void release_counted_identifiers(PreparedJob& p, const Secret& secret, const std::vector<CountedIdentifier>& counted);
 
 // The job's input: its CSV file (read_dataset) or its PostgreSQL table or
 // query (read_postgres, database.h).

@@ -68,20 +68,43 @@ void refuse_linked(const Job& job) {
                    "it with 'deid anonymize' (python -m deid anonymize JOB)");
 }
 
+// The counts deid.spark made of each released identifying column
+// (name, distinct values, formulas, the first formula) on Spark.
+std::vector<CountedIdentifier> counted_identifiers(const py::list& counted) {
+  std::vector<CountedIdentifier> out;
+  for (const py::handle& item : counted) {
+    const auto t = item.cast<py::tuple>();
+    if (t.size() != 4) throw std::invalid_argument("counted: expected (name, distinct, formulas, example) tuples");
+    out.push_back({t[0].cast<std::string>(), t[1].cast<std::uint64_t>(),
+                   FormulaCount{t[2].cast<std::uint64_t>(), t[3].cast<std::string>()}});
+  }
+  return out;
+}
+
+// `identifiers` (deid.spark, a table grouped on Spark): the driver's
+// IdentifierActions, whose secret the result's summary names, and what
+// Spark counted of each released column (`counted`), computed there;
+// without it, a job with actions reads them from the rows (and a grouped
+// table is refused, as release_identifiers refuses it).
 std::shared_ptr<Run> anonymize(const std::shared_ptr<JobHandle>& job, const std::shared_ptr<Table>& table,
-                               int threads, const py::object& progress, bool check_signals) {
+                               int threads, const py::object& progress, bool check_signals,
+                               const std::shared_ptr<IdentifierActions>& identifiers, const py::list& counted) {
   if (job->job.privacy.empty())
     throw JobError(Location{job->job.path, 0, 0, {}},
                    "the job has no privacy model, only a 'cell-suppression' section: run 'deid suppress'");
   refuse_linked(job->job);
   auto run = std::make_shared<Run>();
   RunOptions options = progress_hooks(progress, check_signals);
+  const std::vector<CountedIdentifier> counts = counted_identifiers(counted);
   Dataset data = table->take();
   run_released(threads, [&] {
     const auto t0 = std::chrono::steady_clock::now();
     Timings timings;
     run->prepared = prepare(job->job, std::move(data), &timings, options.phase);
-    release_identifiers(*run->prepared);
+    if (identifiers && run->prepared->data.grouped())
+      release_counted_identifiers(*run->prepared, identifiers->secret, counts);
+    else
+      release_identifiers(*run->prepared);
     run->a = run_search(*run->prepared, options);
     run->a.timings.read = 0;
     run->a.timings.encode = timings.encode;
@@ -379,8 +402,11 @@ void bind_anonymize(py::module_& m) {
           py::arg("path"));
 
   m.def("anonymize", &anonymize, py::arg("job"), py::arg("table"), py::arg("threads") = 0,
-        py::arg("progress") = py::none(), py::arg("check_signals") = true,
-        "Prepares and searches `job` on `table` (which the run consumes).");
+        py::arg("progress") = py::none(), py::arg("check_signals") = true, py::arg("identifiers") = py::none(),
+        py::arg("counted") = py::list(),
+        "Prepares and searches `job` on `table` (which the run consumes). For a grouped table (deid.spark), "
+        "`identifiers` (IdentifierActions) and `counted` ((name, distinct values, formulas, first formula) per "
+        "released identifying column, in the job's order) give the released identifiers computed on Spark.");
   m.def("anonymize_job", &anonymize_job, py::arg("job"), py::arg("threads") = 0, py::arg("progress") = py::none(),
         py::arg("check_signals") = true,
         "Runs a job with a PostgreSQL input or output table as `deid anonymize` does; writes its output table.");

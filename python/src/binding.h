@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "deid/dataset.h"
+#include "deid/identifiers.h"
 #include "deid/job.h"
 
 namespace deid::python {
@@ -28,6 +29,15 @@ struct Table {
 // A parsed job (deid::Job), shared by the Python objects that hold it.
 struct JobHandle {
   Job job;
+};
+
+// The actions of a job's released identifying columns with the secret,
+// for values computed outside the library's pipeline (identifiers.cc,
+// deid.spark): a job of those attributes and the identifiers section only.
+struct IdentifierActions {
+  Job job;
+  Secret secret;
+  std::string source;  // the input's name, for messages
 };
 
 // Runs `f` with the GIL released and TBB limited to `threads` (0: all
@@ -67,5 +77,6 @@ void bind_risk(pybind11::module_& m);
 void bind_hierarchy(pybind11::module_& m);
 void bind_suppress(pybind11::module_& m);
 void bind_verify(pybind11::module_& m);
+void bind_identifiers(pybind11::module_& m);
 
 }  // namespace deid::python

@@ -9,6 +9,7 @@
 
 #include "binding.h"
 #include "deid/hierarchy.h"
+#include "deid/identifiers.h"
 
 namespace py = pybind11;
 
@@ -75,6 +76,9 @@ void bind_job(py::module_& m) {
       .def_property_readonly("output_path", [](const JobHandle& j) { return j.job.output.path; })
       .def_property_readonly("output_parquet", [](const JobHandle& j) { return j.job.output.format == TableFormat::parquet; })
       .def_property_readonly("output_result", [](const JobHandle& j) { return j.job.output.result; })
+      .def_property_readonly("output_linkage", [](const JobHandle& j) { return j.job.output.linkage; })
+      .def_property_readonly("releases_identifiers", [](const JobHandle& j) { return releases_identifiers(j.job); },
+                             "Whether an identifying attribute has an action other than remove.")
       .def_property_readonly("input_table", [](const JobHandle& j) { return j.job.input.table; })
       .def_property_readonly("output_table", [](const JobHandle& j) { return j.job.output.table; })
       .def_property_readonly("output_mode", [](const JobHandle& j) { return j.job.output.table_mode; })

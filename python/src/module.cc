@@ -71,5 +71,6 @@ PYBIND11_MODULE(_core, m) {
   bind_hierarchy(m);
   bind_suppress(m);
   bind_verify(m);
+  bind_identifiers(m);
   bind_cli(m);
 }

@@ -7,7 +7,8 @@
 namespace deid {
 
 std::vector<std::string> formula_warnings(const Dataset& data, const std::vector<bool>& written,
-                                          const std::vector<const std::vector<std::string>*>& released_labels) {
+                                          const std::vector<const std::vector<std::string>*>& released_labels,
+                                          const std::vector<const FormulaCount*>& counted) {
   std::vector<std::string> out;
   for (std::size_t c = 0; c < data.columns.size(); ++c) {
     if (c < written.size() && !written[c]) continue;
@@ -18,7 +19,10 @@ std::vector<std::string> formula_warnings(const Dataset& data, const std::vector
       if (!looks_like_formula(v)) return;
       if (count++ == 0) example = v;
     };
-    if (c < released_labels.size() && released_labels[c] != nullptr) {
+    if (c < counted.size() && counted[c] != nullptr) {
+      count = counted[c]->count;
+      example = counted[c]->example;
+    } else if (c < released_labels.size() && released_labels[c] != nullptr) {
       for (const std::string& v : *released_labels[c]) see(v);
     } else {
       for (std::uint32_t v = 0; v < col.dictionary.size(); ++v) see(col.dictionary.value(v));

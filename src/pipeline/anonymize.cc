@@ -102,11 +102,14 @@ nlohmann::json release_warnings(const PreparedJob& p, const Anonymization& a) {
     }
   }
   // A released identifier shows its action's values, never the input's
-  // (docs/identifiers.md): its masks and pseudonyms are checked; shifted
-  // dates are never formulas.
+  // (docs/identifiers.md): its masks and pseudonyms are checked (or what
+  // was counted of them where a grouped table's rows live); shifted dates
+  // are never formulas.
+  std::vector<const FormulaCount*> counted(p.data.columns.size(), nullptr);
   if (p.identifiers)
     for (std::size_t c = 0; c < released.size(); ++c)
       if (p.identifiers->released(c)) {
+        counted[c] = p.identifiers->counted_formulas(c);
         const std::vector<std::string>* v = p.identifiers->distinct_values(c);
         released[c] = v ? v : &kNone;
       }
@@ -114,7 +117,7 @@ nlohmann::json release_warnings(const PreparedJob& p, const Anonymization& a) {
   if (p.identifiers)
     for (std::string& w : p.identifiers->warnings()) out.push_back(std::move(w));
   if (p.job.output.escape_formulas) return out;
-  for (std::string& w : formula_warnings(p.data, written, released)) out.push_back(std::move(w));
+  for (std::string& w : formula_warnings(p.data, written, released, counted)) out.push_back(std::move(w));
   return out;
 }
 

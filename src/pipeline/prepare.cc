@@ -475,4 +475,9 @@ void release_identifiers(PreparedJob& p) {
   p.identifiers = std::make_shared<const IdentifierRelease>(p.job, p.data);
 }
 
+void release_counted_identifiers(PreparedJob& p, const Secret& secret, const std::vector<CountedIdentifier>& counted) {
+  if (!releases_identifiers(p.job)) return;
+  p.identifiers = std::make_shared<const IdentifierRelease>(p.job, p.data, secret, counted);
+}
+
 }  // namespace deid

@@ -31,6 +31,10 @@ struct IdentifierRelease::ColumnRelease {
   std::vector<std::int64_t> days;
   std::vector<std::string> rests;
   std::optional<DateFormat> format;
+  // The column's distinct input values (the summary), and for a release
+  // built from counts its formulas.
+  std::uint64_t distinct = 0;
+  std::optional<FormulaCount> formulas;
 };
 
 namespace {
@@ -60,6 +64,15 @@ void for_each_code_keyed(std::uint32_t n, const std::string& secret, F&& f) {
 }
 }  // namespace
 
+std::size_t person_column(const Job& job, const Dataset& data) {
+  const std::string& person = job.identifiers ? job.identifiers->person : std::string();
+  const int c = data.column_index(person);
+  if (c < 0)
+    throw JobError(Location{job.path, job.identifiers ? job.identifiers->line : 0, 0, {}},
+                   fmt::format("identifiers.person '{}' {}", person, data.not_a_column()));
+  return static_cast<std::size_t>(c);
+}
+
 IdentifierRelease::IdentifierRelease(const Job& job, const Dataset& data, const Secret* secret) : data_(&data) {
   by_column_.assign(data.columns.size(), -1);
   std::vector<const AttributeSpec*> released;
@@ -82,10 +95,7 @@ IdentifierRelease::IdentifierRelease(const Job& job, const Dataset& data, const 
   int person = -1;
   for (const AttributeSpec* a : released) {
     if (a->identifier.action != IdentifierAction::date_shift || person >= 0) continue;
-    person = data.column_index(person_);
-    if (person < 0)
-      throw JobError(Location{job.path, job.identifiers->line, 0, {}},
-                     fmt::format("identifiers.person '{}' {}", person_, data.not_a_column()));
+    person = static_cast<int>(person_column(job, data));
     const Column& pc = data.columns[static_cast<std::size_t>(person)];
     offsets.resize(pc.dictionary.size());
     for_each_code_keyed(pc.dictionary.size(), secret_.bytes, [&](Hmac& keyed, std::uint32_t code) {
@@ -101,6 +111,7 @@ IdentifierRelease::IdentifierRelease(const Job& job, const Dataset& data, const 
     r->spec = a;
     const Column& col = data.columns[r->column];
     const std::uint32_t n = col.dictionary.size();
+    r->distinct = n;
     auto data_at = [&](std::uint32_t code, const Column& column) {
       return Location{data.source, first_line_of(column, code), 0, column.name};
     };
@@ -181,11 +192,39 @@ IdentifierRelease::IdentifierRelease(const Job& job, const Dataset& data, const 
   }
 }
 
+IdentifierRelease::IdentifierRelease(const Job& job, const Dataset& grouped, const Secret& secret,
+                                     const std::vector<CountedIdentifier>& counted)
+    : data_(&grouped), counted_(true), secret_(secret) {
+  by_column_.assign(grouped.columns.size(), -1);
+  if (!job.identifiers) throw std::logic_error("IdentifierRelease: an action without an identifiers section");
+  shift_days_ = job.identifiers->shift_days;
+  person_ = job.identifiers->person;
+  std::size_t i = 0;
+  for (const AttributeSpec& a : job.attributes) {
+    if (a.role != Role::identifying || a.identifier.action == IdentifierAction::remove) continue;
+    if (i >= counted.size() || counted[i].name != a.name)
+      throw std::invalid_argument(fmt::format("IdentifierRelease: no count for the released column '{}'", a.name));
+    const int c = grouped.column_index(a.name);
+    if (c < 0) throw std::invalid_argument(fmt::format("IdentifierRelease: '{}' is not a column", a.name));
+    if (a.identifier.action == IdentifierAction::date_shift) person_column_ = person_column(job, grouped);
+    auto r = std::make_unique<ColumnRelease>();
+    r->column = static_cast<std::size_t>(c);
+    r->spec = &a;
+    r->distinct = counted[i].distinct_values;
+    r->formulas = counted[i].formulas;
+    by_column_[r->column] = static_cast<int>(columns_.size());
+    columns_.push_back(std::move(r));
+    ++i;
+  }
+  if (i != counted.size()) throw std::invalid_argument("IdentifierRelease: counts of columns the job does not release");
+}
+
 IdentifierRelease::~IdentifierRelease() = default;
 
 bool IdentifierRelease::released(std::size_t c) const { return c < by_column_.size() && by_column_[c] >= 0; }
 
 std::string IdentifierRelease::value(std::size_t c, std::uint64_t row) const {
+  if (counted_) throw std::logic_error("IdentifierRelease::value: a release built from counts has no values");
   const ColumnRelease& r = *columns_[static_cast<std::size_t>(by_column_[c])];
   const std::uint32_t code = data_->columns[c].codes[row];
   if (r.spec->identifier.action != IdentifierAction::date_shift) return r.values[code];
@@ -196,7 +235,12 @@ std::string IdentifierRelease::value(std::size_t c, std::uint64_t row) const {
 
 const std::vector<std::string>* IdentifierRelease::distinct_values(std::size_t c) const {
   const ColumnRelease& r = *columns_[static_cast<std::size_t>(by_column_[c])];
-  return r.spec->identifier.action == IdentifierAction::date_shift ? nullptr : &r.values;
+  return r.spec->identifier.action == IdentifierAction::date_shift || counted_ ? nullptr : &r.values;
+}
+
+const FormulaCount* IdentifierRelease::counted_formulas(std::size_t c) const {
+  const ColumnRelease& r = *columns_[static_cast<std::size_t>(by_column_[c])];
+  return r.formulas ? &*r.formulas : nullptr;
 }
 
 nlohmann::json IdentifierRelease::summary() const {
@@ -211,7 +255,7 @@ nlohmann::json IdentifierRelease::summary() const {
       c["format"] = a.date_format;
       shifts = true;
     }
-    c["distinct_values"] = data_->columns[r->column].dictionary.size();
+    c["distinct_values"] = r->distinct;
     cols.push_back(std::move(c));
   }
   // Masks alone are keyed with no secret.
@@ -228,6 +272,7 @@ std::vector<std::string> IdentifierRelease::warnings() const {
 }
 
 void IdentifierRelease::write_linkage(std::ostream& out, char delimiter) const {
+  if (counted_) throw std::logic_error("IdentifierRelease::write_linkage: a release built from counts has no values");
   std::string line;
   auto row = [&](std::initializer_list<std::string_view> fields) {
     line.clear();

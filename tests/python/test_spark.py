@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -23,13 +24,16 @@ if not (os.environ.get("JAVA_HOME") or shutil.which("java")):
 
 import deid  # noqa: E402
 import deid.spark  # noqa: E402
-from conftest import ADULT, REFERENCE, ROOT, adult_job, arx_runs, write_yaml_job  # noqa: E402
+from conftest import ADULT, EXAMPLES, REFERENCE, ROOT, adult_job, arx_runs, run_cli, write_yaml_job  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory):
     from pyspark.sql import SparkSession
     warehouse = tmp_path_factory.mktemp("spark-warehouse")
+    # The executors' Python is this one, with deid installed: released
+    # identifiers are computed there (docs/spark.md, "Identifiers").
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     s = (SparkSession.builder.master("local[2]").appName("deid-tests")
          .config("spark.sql.warehouse.dir", str(warehouse))
          .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
@@ -248,7 +252,6 @@ def test_order_by_names_a_column(spark, adult_df):
 @pytest.mark.parametrize("extra, match", [
     ({"subset": {"file": str(ADULT / "adult.csv"), "delimiter": ";"}}, "research subset"),
     ({"quality": {"model": "kl-divergence"}}, "kl-divergence"),
-    ({"attributes": {"sex": {"role": "identifying", "action": "mask", "keep-first": 1}}}, "identifiers' actions"),
 ])
 def test_row_by_row_jobs_are_refused(adult_df, extra, match):
     job = adult_job(RUNS[0])
@@ -524,3 +527,86 @@ def test_spark_submit_runs_the_launcher(tmp_path):
     assert comparable(got) == comparable(want.info)
     assert got["files"][1]["rows"] == 30162
     assert rows_of_frame(pd.read_parquet(tmp_path / "out.parquet")) == rows_of_frame(want.data)
+
+
+# Released identifiers (docs/spark.md, "Identifiers"): pseudonyms, masks
+# and date shifts computed on the executors by the engine's code, the
+# values `deid anonymize` writes. The patients example with a few cells
+# changed: a name with letters beyond ASCII (masks count code points), a
+# date with a time of day (kept), an empty date (stays empty).
+SECRET = "correct horse battery staple"
+
+
+def patients_job(tmp_path):
+    job = {
+        "input": {"path": str(tmp_path / "patients.csv")},
+        "attributes": {
+            "mrn": {"role": "identifying", "action": "pseudonym"},
+            "name": {"role": "identifying", "action": "mask", "keep-first": 1, "keep-last": 1},
+            "phone": {"role": "identifying", "action": "mask", "digits": "#"},
+            # "-" makes every value one a spreadsheet would run: the result warns.
+            "email": {"role": "identifying", "action": "mask", "regex": "^[^@]+", "replacement": "-"},
+            "admitted": {"role": "identifying", "action": "date-shift"},
+            "discharged": {"role": "identifying", "action": "date-shift"},
+            "age": {"role": "quasi-identifying",
+                    "hierarchy": {"type": "intervals", "min": 0, "max": 100, "widths": [10, 20, 40]}},
+            "sex": {"role": "quasi-identifying", "hierarchy": {"type": "masking", "levels": 1}},
+            "diagnosis": {"role": "sensitive"},
+        },
+        "identifiers": {"secret": {"env": "DEID_TEST_SECRET"}, "person": "mrn", "shift-days": 30},
+        "privacy": [{"k-anonymity": {"k": 2}}],
+        "suppression-limit": 0.2,
+        "output": {"path": str(tmp_path / "cli.csv"), "result": str(tmp_path / "cli.json")},
+    }
+    text = (EXAMPLES / "patients" / "patients.csv").read_text()
+    text = (text.replace("Ann Smith", "Zoë Ångström").replace("2024-05-01,52", "2024-05-01T08:30,52")
+            .replace("2021-01-31,", ","))
+    (tmp_path / "patients.csv").write_text(text)
+    return job
+
+
+def read_csv_as_text(spark, path):
+    """A CSV file as python -m deid.spark reads one: every value as text."""
+    return (spark.read.option("header", True).option("nullValue", "\u0000").option("emptyValue", "")
+            .csv(str(path)))
+
+
+def test_identifiers_as_the_cli(spark, cli, tmp_path, monkeypatch):
+    from pyspark.sql import functions as F
+    monkeypatch.setenv("DEID_TEST_SECRET", SECRET)
+    job = patients_job(tmp_path)
+    run_cli(cli, "anonymize", write_yaml_job(job, tmp_path / "job.yaml"))
+    want = json.loads((tmp_path / "cli.json").read_text())
+    got = deid.spark.anonymize(read_csv_as_text(spark, tmp_path / "patients.csv"), job)
+    assert got.result["identifiers"] == want["identifiers"]
+    assert got.result["identifiers"]["secret_fingerprint"] == "c00cc69366b264af"
+    assert [w.split(":")[0] for w in got.result["warnings"]] == ["column 'email'"]
+    assert comparable(got.result) == comparable(want)
+    cli_rows = pd.read_csv(tmp_path / "cli.csv", dtype=str, keep_default_na=False)
+    released = got.data
+    assert released.columns == list(cli_rows.columns)
+    assert rows_of_spark(released) == rows_of_frame(cli_rows)
+    # P-0001 (tests/python/test_identifiers.py): +11 days.
+    first = released.where(F.col("mrn") == "83e2c76d568f4c6d").collect()[0]
+    assert (first["name"], first["phone"], first["admitted"]) == ("Z**********m", "###-###-####", "2024-03-07")
+
+
+def test_identifier_errors(spark, tmp_path, monkeypatch):
+    from pyspark.sql import functions as F
+    monkeypatch.setenv("DEID_TEST_SECRET", SECRET)
+    job = patients_job(tmp_path)
+    df = read_csv_as_text(spark, tmp_path / "patients.csv")
+    bad = df.withColumn("admitted", F.when(F.col("mrn") == "P-0004", "2022-02-30").otherwise(F.col("admitted")))
+    with pytest.raises(deid.InputError, match=r"\(column 'admitted'\): '2022-02-30' is not a date of the form"):
+        deid.spark.anonymize(bad, job)
+    # Two values with one pseudonym of 8 digits under SECRET (found by search).
+    import pyarrow as pa
+    pairs = spark.createDataFrame(pa.table({"line": ["1", "2"], "mrn": ["P-0023391", "P-0093064"], "age": ["30", "30"]}))
+    collide = {"attributes": {"mrn": {"role": "identifying", "action": "pseudonym", "length": 8},
+                              "age": job["attributes"]["age"], "line": {"role": "insensitive"}},
+               "identifiers": {"secret": {"env": "DEID_TEST_SECRET"}}, "privacy": [{"k-anonymity": {"k": 2}}]}
+    with pytest.raises(deid.InputError, match="same pseudonym 27231cfa \\(the rows with line '1' and '2'\\)"):
+        deid.spark.anonymize(pairs, collide, order_by="line")
+    job["output"]["linkage"] = str(tmp_path / "linkage.csv")
+    with pytest.raises(deid.JobError, match="linkage"):
+        deid.spark.anonymize(df, job)

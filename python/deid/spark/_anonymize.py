@@ -12,8 +12,9 @@ from .. import _core
 from .._core import JobError
 from .._job import load_job
 from .._progress import Hooks
-from ._common import _source_name
+from ._common import _IDENTIFYING, _roles, _source_name
 from ._histogram import _Histogram
+from ._identifiers import Identifiers
 from ._release import SparkResult
 
 
@@ -37,10 +38,14 @@ def anonymize(df: DataFrame, job: Any, *, hierarchies: Optional[Mapping[str, Any
     threads, progress: as for deid.anonymize (the search on the driver).
 
     Spark runs one job here, the histogram (and one more for the formula
-    check of insensitive text columns); the release runs when `.data` is
-    written or collected. What needs the records one by one (a research
-    subset, differential privacy's sample, microaggregation, the
-    kl-divergence quality model) is a JobError, as with pushdown.
+    check of insensitive text columns, and one for the checks and counts of
+    identifying columns released by an action); the release runs when
+    `.data` is written or collected. Pseudonyms, masks and date shifts are
+    computed on the executors, which need deid installed; the secret
+    reaches them in a broadcast (docs/spark.md, "Identifiers"). What needs
+    the records one by one (a research subset, differential privacy's
+    sample, microaggregation, the kl-divergence quality model) is a
+    JobError, as with pushdown.
     """
     from .. import _threads
     n = _threads(threads)
@@ -51,11 +56,18 @@ def anonymize(df: DataFrame, job: Any, *, hierarchies: Optional[Mapping[str, Any
         raise JobError("the job has no privacy model, only a 'cell-suppression' section: run 'deid suppress'")
     source = _source_name(df)
     parsed.input_path = source
+    identifiers = None
+    if parsed.releases_identifiers:
+        # The secret is read here, on the driver, before any Spark job.
+        named = order_by is not None and dict(zip(df.columns, _roles(parsed, df.columns))).get(order_by) != _IDENTIFYING
+        identifiers = Identifiers(df, parsed, source, order_by if named else None)
     t0 = time.monotonic()
     histogram = _Histogram(df, parsed, source, order_by)
+    counted = identifiers.check(histogram.key) if identifiers else []
     hooks = Hooks(progress)
     try:
-        run = _core.anonymize(parsed, histogram.table, n, hooks.callback(), True)
+        run = _core.anonymize(parsed, histogram.table, n, hooks.callback(), True,
+                              identifiers.actions if identifiers else None, counted)
     except JobError as e:
         # The engine's refusal of a grouped input names PostgreSQL's switch;
         # on Spark there is no switch to set.
@@ -77,4 +89,4 @@ def anonymize(df: DataFrame, job: Any, *, hierarchies: Optional[Mapping[str, Any
                                         "deid utility on the release exported to CSV")
     result["files"] = [{"role": "input", "path": source, "sha256": None, "bytes": 0, "pushdown": "histogram",
                         "row_order": histogram.order}]
-    return SparkResult(df, run, histogram, result)
+    return SparkResult(df, run, histogram, result, identifiers)

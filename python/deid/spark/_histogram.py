@@ -90,7 +90,7 @@ class _Histogram:
         count = _fresh("__deid_count", names)
         first = _fresh("__deid_first", names)
         key, self.order = _order_key(df, order_by)
-        self._key = key
+        self.key = key  # the rows' order
         keyed = df.select(*[_col(n) for n in self.grouped], key.alias(first))
         hist = (keyed.groupBy(*[_col(n) for n in self.grouped])
                 .agg(F.count(F.lit(1)).alias(count), F.min(_col(first)).alias(first)))
@@ -121,7 +121,7 @@ class _Histogram:
         if not strings:
             return
         i, v, f = (_fresh(f"__deid_{s}", self.names) for s in ("i", "v", "f"))
-        parts = [df.select(F.lit(k).alias(i), _col(n).alias(v), self._key.alias(f)).where(_col(v).rlike("^[-=+@]"))
+        parts = [df.select(F.lit(k).alias(i), _col(n).alias(v), self.key.alias(f)).where(_col(v).rlike("^[-=+@]"))
                  for k, n in enumerate(strings)]
         union = parts[0]
         for p in parts[1:]:

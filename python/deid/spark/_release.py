@@ -15,6 +15,7 @@ from .. import _core
 from ._commit import write_atomically, write_table
 from ._common import _IDENTIFYING, _col, _fresh
 from ._histogram import _Histogram
+from ._identifiers import Identifiers
 
 
 class SparkResult:
@@ -26,10 +27,12 @@ class SparkResult:
     collected; `write()` writes it whole or not at all.
     """
 
-    def __init__(self, df: DataFrame, run: "_core.Run", histogram: _Histogram, result: Dict[str, Any]) -> None:
+    def __init__(self, df: DataFrame, run: "_core.Run", histogram: _Histogram, result: Dict[str, Any],
+                 identifiers: Optional[Identifiers] = None) -> None:
         self._df = df
         self._run = run
         self._histogram = histogram
+        self._identifiers = identifiers
         self.result = result
         self._data: Optional[DataFrame] = None
 
@@ -59,15 +62,17 @@ class SparkResult:
     @property
     def data(self) -> Optional[DataFrame]:
         """The released table as a lazy Spark DataFrame (None when no
-        transformation was found): identifying columns dropped, each
-        quasi-identifier replaced by its generalization's label (text, an
-        empty label as null), '*' in every quasi-identifier of a suppressed
-        record, the other columns as they are. Its rows are the input's,
-        one for one, in no particular order."""
+        transformation was found): identifying columns dropped, or with an
+        action their pseudonyms, masks or shifted dates (text, computed on
+        the executors; an empty value as null), each quasi-identifier
+        replaced by its generalization's label (text, an empty label as
+        null), '*' in every quasi-identifier of a suppressed record, the
+        other columns as they are. Its rows are the input's, one for one,
+        in no particular order."""
         if not self.found:
             return None
         if self._data is None:
-            self._data = _release(self._df, self._run, self._histogram)
+            self._data = _release(self._df, self._run, self._histogram, self._identifiers)
         return self._data
 
     def summary(self) -> str:
@@ -129,9 +134,10 @@ class SparkResult:
         self.result["files"] = files
 
 
-def _release(df: DataFrame, run: "_core.Run", histogram: _Histogram) -> DataFrame:
+def _release(df: DataFrame, run: "_core.Run", histogram: _Histogram, identifiers: Optional[Identifiers]) -> DataFrame:
     """The release as a Spark plan: the counterpart of PostgreSQL's INSERT
-    ... SELECT (docs/databases.md, "Pushdown"), with broadcast joins."""
+    ... SELECT (docs/databases.md, "Pushdown"), with broadcast joins; the
+    released identifiers by Arrow UDFs (_identifiers)."""
     spark = df.sparkSession
     names = list(run.names)
     roles = list(run.roles)
@@ -166,6 +172,11 @@ def _release(df: DataFrame, run: "_core.Run", histogram: _Histogram) -> DataFram
     selected = []
     for c, (name, role) in enumerate(zip(names, roles)):
         if role == _IDENTIFYING:
+            # In place, from the input's values (a date shift also reads the
+            # person column's, which the joins above leave as they are).
+            value = identifiers.released(name) if identifiers else None
+            if value is not None:
+                selected.append(value.alias(name))
             continue
         if name in generalized:
             code, label = _col(generalized[name][0]), _col(generalized[name][1])
