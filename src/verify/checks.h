@@ -75,11 +75,15 @@ std::vector<CheckLine> check_linked(const Options& options, const Table& input, 
 // Whether a text the run wrote besides its tables (`what`: "report",
 // "result") holds an input value of an identifying column (`values`:
 // column, value): each value of kShortestIdentifierSought characters or
-// more looked for as a whole word (no letter, digit, '_', '-' or '@' right
+// more (kShortestNumberSought without a letter) looked for as a whole word (no letter, digit, '_', '-' or '@' right
 // before or after it), as it is and as HTML and JSON escape it. Fails naming the
 // column of the first value found, never the value. The caller leaves out
 // values the input also holds in a column it releases.
 inline constexpr std::size_t kShortestIdentifierSought = 3;
+// A value without a letter (a number, a telephone number) is looked for
+// when it has this many characters or more: shorter numbers meet the
+// counts, sizes and times of a report by chance.
+inline constexpr std::size_t kShortestNumberSought = 10;
 CheckLine check_text_for_identifiers(const std::string& what, const std::string& text,
                                      const std::vector<std::pair<std::string, std::string>>& values);
 
