@@ -137,7 +137,12 @@ std::vector<IdentifierFinding> find_identifiers(const Column& column, const Colu
   // Telephone numbers in a column whose name says fax are fax numbers.
   if (std::any_of(out.begin(), out.end(), [](const IdentifierFinding& x) { return x.hipaa == "E"; }))
     for (IdentifierFinding& f : out)
-      if (f.hipaa == "D") f.type = "fax number", f.hipaa = "E";
+      if (f.hipaa == "D") {
+        // Assigned from strings, not literals: GCC 12 at -O3 takes the
+        // literal's replace for an overlapping copy (-Werror=restrict).
+        f.type = std::string("fax number");
+        f.hipaa = std::string("E");
+      }
   // One finding per type and method.
   std::vector<IdentifierFinding> unique;
   for (IdentifierFinding& f : out)
