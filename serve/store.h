@@ -92,6 +92,12 @@ void update(JobState& job, F&& change) {
   job.changed.notify_all();
 }
 
+// Whether a job (its JSON, as a client sends it) releases an identifying
+// column by a keyed action (pseudonym, date-shift): then the server's
+// secret keys it (store_jobs.cc) and its job.yaml names one
+// (store_helpers.cc).
+bool keys_identifiers(const nlohmann::json& spec);
+
 struct StoreOptions {
   std::filesystem::path state_dir;  // exists, this server's alone
   std::filesystem::path data_dir;   // canonical; empty: no hierarchy files may be named

@@ -152,13 +152,7 @@ std::string Store::job_yaml(const std::string& id) const {
   // file does not name: the run reads it from DEID_SECRET (the same secret
   // gives the same release).
   std::string secret_note;
-  bool keyed = spec.contains("identifiers");
-  if (spec.contains("attributes") && spec["attributes"].is_object())
-    for (const auto& [attribute, value] : spec["attributes"].items())
-      if (value.is_object() && value.contains("action") &&
-          (value["action"] == "pseudonym" || value["action"] == "date-shift"))
-        keyed = true;
-  if (keyed) {
+  if (spec.contains("identifiers") || keys_identifiers(spec)) {
     spec["identifiers"]["secret"] = {{"env", "DEID_SECRET"}};
     secret_note = "# Pseudonyms and date shifts are keyed with the secret in DEID_SECRET: the server's\n"
                   "# secret file's bytes give this server's release.\n";

@@ -72,6 +72,15 @@ HierarchyTable inline_hierarchy(const std::string& attribute, const json& rows) 
 
 }  // namespace
 
+bool keys_identifiers(const json& spec) {
+  if (!spec.contains("attributes") || !spec["attributes"].is_object()) return false;
+  for (const auto& [name, attribute] : spec["attributes"].items())
+    if (attribute.is_object() && attribute.contains("action") &&
+        (attribute["action"] == "pseudonym" || attribute["action"] == "date-shift"))
+      return true;
+  return false;
+}
+
 std::string Store::add_job(json spec) {
   if (!spec.is_object()) throw HttpError(400, "the job must be a JSON object (the keys of a job file)");
   if (!spec.contains("dataset") || !spec["dataset"].is_string())
@@ -117,12 +126,7 @@ std::string Store::add_job(json spec) {
   // Pseudonyms and date shifts are keyed with the server's secret
   // (--secret-file), never a client's: the client may name the person and
   // the shift's range, the server adds where its secret is.
-  bool keyed = false;
-  if (spec.contains("attributes") && spec["attributes"].is_object())
-    for (const auto& [name, attribute] : spec["attributes"].items())
-      if (attribute.is_object() && attribute.contains("action") &&
-          (attribute["action"] == "pseudonym" || attribute["action"] == "date-shift"))
-        keyed = true;
+  const bool keyed = keys_identifiers(spec);
   if (spec.contains("identifiers")) {
     if (!spec["identifiers"].is_object()) throw HttpError(400, "'identifiers' must be a mapping");
     if (spec["identifiers"].contains("secret"))
