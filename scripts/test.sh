@@ -37,10 +37,12 @@ esac
 if command -v ccache >/dev/null; then export CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_BASEDIR=$PWD; fi
 # One compiler name for build/ and the wheel (ccache tells them apart).
 export CXX=${CXX:-g++}
+# Each step prints its wall time (the CI's stage figures).
+step() { local start=$SECONDS; "$@"; echo "test.sh $mode: '$*' took $((SECONDS - start)) s" >&2; }
 cmake -S . -B "$dir" -G Ninja -DDEID_WERROR=ON "${flags[@]}" > /dev/null
-cmake --build "$dir"
+step cmake --build "$dir"
 if [ "$mode" = release ]; then
-  scripts/wheel.sh
+  step scripts/wheel.sh
   rm -rf "$venv"
   /usr/bin/python3 -m venv "$venv"
   "$venv/bin/python" -m pip install -q --disable-pip-version-check -r python/requirements-test.txt \
@@ -50,4 +52,4 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 # A leak glibc leaves in threads that outlive the run (tests/lsan.supp).
 export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" ${exclude:+-E "$exclude"}
+step ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" ${exclude:+-E "$exclude"}
