@@ -8,6 +8,7 @@
 #include <set>
 
 #include "deid/error.h"
+#include "deid/location.h"
 
 namespace deid::job_parse {
 
@@ -108,6 +109,11 @@ std::string Ctx::path(const YAML::Node& n, const std::string& what) const {
   std::filesystem::path fp(p);
   if (fp.is_absolute() || base_dir.empty()) return p;
   return (std::filesystem::path(base_dir) / fp).lexically_normal().string();
+}
+
+std::string Ctx::location(const YAML::Node& n, const std::string& what) const {
+  const std::string p = str(n, what);
+  return is_url(p) ? p : path(n, what);
 }
 
 bool Ctx::boolean(const YAML::Node& n, const std::string& what) const {

@@ -61,6 +61,8 @@ struct Ctx {
   char delimiter(const YAML::Node& n) const;
   // A path, resolved against base_dir unless absolute.
   std::string path(const YAML::Node& n, const std::string& what) const;
+  // A table's location: a path as path(), or a URL (is_url) kept as written.
+  std::string location(const YAML::Node& n, const std::string& what) const;
   bool boolean(const YAML::Node& n, const std::string& what) const;
   Role role(const YAML::Node& n) const;
   // "60s", "2m", "1h", "500ms" or a plain number of seconds.

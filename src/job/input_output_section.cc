@@ -25,13 +25,13 @@ void parse_input(const Ctx& ctx, const YAML::Node& root, Job& job) {
     job.input.postgres = parse_postgres(ctx, in["postgres"], true);
   } else if (in["parquet"]) {
     if (in["delimiter"]) ctx.fail(in["delimiter"], "input.delimiter is of a CSV file ('path'), not of a Parquet file");
-    job.input.path = ctx.path(in["parquet"], "input.parquet");
+    job.input.path = ctx.location(in["parquet"], "input.parquet");
     job.input.format = TableFormat::parquet;
   } else {
     if (!in["path"])
       ctx.fail(in, "input needs 'path' (a CSV file), 'parquet' (a Parquet file), 'postgres' (a table) or 'table' (a "
                    "Spark table)");
-    job.input.path = ctx.path(in["path"], "input.path");
+    job.input.path = ctx.location(in["path"], "input.path");
     if (in["delimiter"]) job.input.delimiter = ctx.delimiter(in["delimiter"]);
   }
 }
@@ -74,9 +74,9 @@ void parse_output(const Ctx& ctx, const YAML::Node& root, Job& job) {
       job.output.table_mode = ctx.choice<std::string>(o["mode"], "output.mode",
                                                       {{"create", "create"}, {"replace", "replace"}, {"append", "append"}});
     }
-    if (o["path"]) job.output.path = ctx.path(o["path"], "output.path");
+    if (o["path"]) job.output.path = ctx.location(o["path"], "output.path");
     if (o["parquet"]) {
-      job.output.path = ctx.path(o["parquet"], "output.parquet");
+      job.output.path = ctx.location(o["parquet"], "output.parquet");
       job.output.format = TableFormat::parquet;
     }
     if (o["result"]) job.output.result = ctx.path(o["result"], "output.result");
@@ -89,7 +89,9 @@ void parse_output(const Ctx& ctx, const YAML::Node& root, Job& job) {
     std::vector<std::pair<std::string, std::string>> written;  // key, resolved path
     for (const char* key : {"path", "parquet", "result", "report", "linkage"}) {
       if (!o[key]) continue;
-      const std::string p = ctx.path(o[key], key);
+      const std::string p = std::string_view(key) == "path" || std::string_view(key) == "parquet"
+                                ? ctx.location(o[key], key)
+                                : ctx.path(o[key], key);
       if (p == job.input.path)
         ctx.fail(o[key], fmt::format("output.{} is the input file {}; it would be overwritten", key, p));
       for (const auto& [other, q] : written)

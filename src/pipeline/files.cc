@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "deid/error.h"
+#include "deid/location.h"
 #include "deid/output.h"
 #include "deid/pipeline.h"
 
@@ -17,6 +18,13 @@ static void refuse_spark_tables(const Job& job) {
                    fmt::format("{} names a table of a Spark session, which only deid.spark reads and writes: run "
                                "the job with 'python -m deid.spark' (docs/spark.md), or give a file",
                                key));
+  // A URL (hdfs://, s3a://, ...) is a location of Spark's file systems.
+  const bool in_url = is_url(job.input.path);
+  if (in_url || is_url(job.output.path))
+    throw JobError(Location{job.path, 0, 0, {}},
+                   fmt::format("{} is a URL ({}), which only deid.spark reads and writes: run the job with "
+                               "'python -m deid.spark' (docs/spark.md), or give a local file",
+                               in_url ? "the input" : "the output", in_url ? job.input.path : job.output.path));
 }
 
 std::vector<FileUse> job_reads(const Job& job) {

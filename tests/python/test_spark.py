@@ -212,6 +212,72 @@ def test_stale_temporaries_are_removed(adult_df, tmp_path):
     assert sorted(p for p in os.listdir(tmp_path)) == sorted([unlocked.name, "out.parquet"])
 
 
+def _mount(spark, name, directory):
+    """viewfs://NAME/data: a Hadoop file system other than file://, mounted on
+    a local directory (ViewFs within one mount point renames as its target
+    does); it stands for HDFS, which these tests cannot start."""
+    spark._jsc.hadoopConfiguration().set(f"fs.viewfs.mounttable.{name}.link./data", "file://" + str(directory))
+    return f"viewfs://{name}/data"
+
+
+def test_write_to_a_hadoop_file_system(spark, adult_df, tmp_path):
+    from pyspark.sql import functions as F
+    root = _mount(spark, "deidwrite", tmp_path)
+    target = root + "/out.parquet"
+    r = deid.spark.anonymize(adult_df, adult_job(RUNS[0]))
+    assert r.write(target) == 30162
+    assert r.result["files"][1]["path"] == target
+    before = sorted(os.listdir(tmp_path / "out.parquet"))
+    assert len(pd.read_parquet(tmp_path / "out.parquet")) == 30162
+    with pytest.raises(deid.InputError, match="exists"):
+        r.write(target)
+    failing = deid.spark.SparkResult(adult_df, r._run, r._histogram, r.result)
+    failing._data = r.data.withColumn("age", F.raise_error(F.lit("killed")).cast("string"))
+    with pytest.raises(Exception, match="killed"):
+        failing.write(target, mode="replace")
+    assert sorted(os.listdir(tmp_path / "out.parquet")) == before
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".")]
+    # Replaced: the new directory in place, the old one and the temporary gone.
+    marker = tmp_path / "out.parquet" / "old-output"
+    marker.write_text("")
+    assert r.write(target, mode="replace") == 30162
+    assert not marker.exists()
+    assert rows_of_frame(pd.read_parquet(tmp_path / "out.parquet")) == rows_of_spark(r.data)
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".")]
+    with pytest.raises(deid.InputError, match="does not exist"):
+        r.write(root + "/missing/out.parquet")
+    # An object store renames by copying: refused before anything is written.
+    with pytest.raises(deid.InputError, match="s3a:// has no atomic rename"):
+        r.write("s3a://bucket/out.parquet")
+    with pytest.raises(deid.InputError, match="local path"):
+        deid.spark.remove_stale(target)
+
+
+def test_the_command_reads_and_writes_urls(spark, adult_df, cli, tmp_path):
+    """python -m deid.spark with --input, --output and the job's
+    input.parquet / output.parquet as URLs: kept as written (not resolved
+    against the job's directory), read and written through Hadoop."""
+    root = _mount(spark, "deidcommand", tmp_path)
+    adult_df.write.parquet(str(tmp_path / "adult.parquet"))
+    job = adult_job(RUNS[0])
+    job["input"] = {"parquet": root + "/adult.parquet"}
+    job["output"] = {"parquet": root + "/job-out.parquet", "result": str(tmp_path / "result.json")}
+    (tmp_path / "job").mkdir()
+    path = write_yaml_job(job, tmp_path / "job" / "job.yaml")
+    assert deid.spark.main([str(path), "-q"]) == 0
+    want = deid.anonymize(str(ADULT / "adult.csv"), adult_job(RUNS[0]))
+    assert rows_of_frame(pd.read_parquet(tmp_path / "job-out.parquet")) == rows_of_frame(want.data)
+    result = json.loads((tmp_path / "result.json").read_text())
+    assert result["files"][1]["path"] == root + "/job-out.parquet"
+    assert deid.spark.main([str(path), "-q", "--input", root + "/adult.parquet", "--output",
+                            root + "/flag-out.parquet"]) == 0
+    assert len(pd.read_parquet(tmp_path / "flag-out.parquet")) == 30162
+    # The deid command refuses the job, naming deid.spark.
+    p = subprocess.run([cli, "anonymize", str(path)], capture_output=True, text=True)
+    assert p.returncode == 2 and "is a URL (viewfs://deidcommand/data/adult.parquet), which only deid.spark" \
+        in p.stderr, p.stderr
+
+
 def test_typed_columns_as_the_arrow_path(spark):
     """Spark's types reach the engine as the Arrow path reads them."""
     frame = pd.DataFrame({

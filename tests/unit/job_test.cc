@@ -14,6 +14,7 @@
 #include "deid/dataset.h"
 #include "deid/error.h"
 #include "deid/job.h"
+#include "deid/location.h"
 #include "deid/pipeline.h"
 
 namespace deid {
@@ -213,6 +214,36 @@ TEST(JobParse, AFileReplacesTheJobsTables) {
   parquet.output.use_file("out.csv");
   EXPECT_EQ(parquet.input.format, TableFormat::csv);
   EXPECT_EQ(parquet.output.format, TableFormat::csv);
+}
+
+TEST(JobParse, UrlsAreKeptAsWrittenAndOnlyDeidSparkTakesThem) {
+  EXPECT_TRUE(is_url("hdfs://namenode:8020/data/survey.parquet"));
+  EXPECT_TRUE(is_url("s3a://bucket/x"));
+  EXPECT_TRUE(is_url("viewfs+x.y-z://c/x"));
+  EXPECT_FALSE(is_url("data/survey.parquet"));
+  EXPECT_FALSE(is_url("://x"));
+  EXPECT_FALSE(is_url("1hdfs://x"));
+  EXPECT_FALSE(is_url("dir with space://x"));
+  EXPECT_FALSE(is_url("C:\\data"));
+  const std::string rest = kHead.substr(kHead.find("attributes:"));
+  Job job = parse("input:\n  parquet: hdfs://nn:8020/in.parquet\n" + rest +
+                  "output:\n  parquet: viewfs://c/out.parquet\n  result: r.json\n");
+  EXPECT_EQ(job.input.path, "hdfs://nn:8020/in.parquet");
+  EXPECT_EQ(job.output.path, "viewfs://c/out.parquet");
+  EXPECT_EQ(job.output.result, "/base/r.json");
+  EXPECT_EQ(parse("input:\n  path: s3a://b/in.csv\n" + rest).input.path, "s3a://b/in.csv");
+  // The deid command (every caller that lists a job's files) refuses them.
+  try {
+    job_reads(job);
+    FAIL() << "a URL input was accepted";
+  } catch (const JobError& e) {
+    EXPECT_NE(std::string(e.what()).find("the input is a URL (hdfs://nn:8020/in.parquet), which only deid.spark"),
+              std::string::npos) << e.what();
+  }
+  job.input.use_file("in.csv");
+  EXPECT_THROW(job_writes(job), JobError);
+  job.output.use_file("out.csv");
+  EXPECT_NO_THROW(job_writes(job));
 }
 
 TEST(JobErrors, ParquetTablesAreOneSourceOrTargetWithoutADelimiter) {

@@ -13,6 +13,7 @@ from .._core import InputError, JobError
 from .._job import load_job
 from ._anonymize import anonymize
 from ._commit import _local
+from ._hadoopfs import HadoopFs
 
 
 #: The file spark-submit runs (submit.py): spark-submit takes a file, not a module.
@@ -23,10 +24,15 @@ def _read_input(spark: SparkSession, path: str, delimiter: Optional[str]) -> Dat
     """A Parquet file or directory (by its name or its magic bytes), else CSV
     read as text (every value as the file has it)."""
     local = _local(path)
-    parquet = local.endswith(".parquet") or os.path.isdir(local)
-    if not parquet and os.path.isfile(local):
-        with open(local, "rb") as f:
-            parquet = f.read(4) == b"PAR1"
+    if local is None:  # a URL: hdfs://, s3a://, ...
+        fs = HadoopFs(spark, path)
+        parquet = path.endswith(".parquet") or fs.is_dir(fs.root) or (fs.exists(fs.root) and
+                                                                      fs.head(fs.root, 4) == b"PAR1")
+    else:
+        parquet = local.endswith(".parquet") or os.path.isdir(local)
+        if not parquet and os.path.isfile(local):
+            with open(local, "rb") as f:
+                parquet = f.read(4) == b"PAR1"
     if parquet:
         return spark.read.parquet(path)
     return (spark.read.option("header", True).option("sep", delimiter or ",").option("quote", '"')

@@ -12,11 +12,13 @@ import socket
 import uuid
 from typing import Optional
 
+from py4j.protocol import Py4JJavaError
 from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame, SparkSession
 
 from .. import _core
 from .._core import InputError
+from ._hadoopfs import HadoopFs, atomic_rename_schemes, scheme
 
 
 def _table_sql(name: str) -> str:
@@ -85,8 +87,8 @@ def _relocatable(data: DataFrame, name: str) -> Optional[str]:
 
 def _hadoop_delete(spark: SparkSession, location: str) -> None:
     """Removes a directory through Hadoop's file system (any store Spark writes)."""
-    path = spark._jvm.org.apache.hadoop.fs.Path(location)  # type: ignore[union-attr]
-    path.getFileSystem(spark._jsc.hadoopConfiguration()).delete(path, True)  # type: ignore[union-attr]
+    fs = HadoopFs(spark, location)
+    fs.delete(fs.root)
 
 
 def _replace_location(data: DataFrame, name: str, location: str, records: int) -> int:
@@ -131,11 +133,13 @@ def _exchange(a: str, b: str) -> None:
         raise OSError(e, f"cannot replace {b} by {a}: {os.strerror(e)}")
 
 
-def _local(path: str) -> str:
-    if "://" in path and not path.startswith("file:"):
-        raise InputError(f"{path}: deid.spark writes to a file system the driver sees (a local or shared "
-                         "directory), not to a URL; write the DataFrame (SparkResult.data) there yourself")
-    return path[len("file:"):] if path.startswith("file:") else path
+def _local(path: str) -> Optional[str]:
+    """The local path of `path`, or None when it is a URL of another file
+    system (hdfs://, s3a://, ...)."""
+    kind = scheme(path)
+    if kind is None:
+        return path
+    return path[len("file:"):] if kind == "file" else None
 
 
 def write_atomically(data: DataFrame, path: str, mode: str, format: str, records: int) -> int:
@@ -149,7 +153,10 @@ def write_atomically(data: DataFrame, path: str, mode: str, format: str, records
     output."""
     if mode not in ("create", "replace"):
         raise ValueError(f"mode must be 'create' or 'replace', not {mode!r}")
-    target = os.path.abspath(_local(path))
+    local = _local(path)
+    if local is None:
+        return _write_hadoop(data, path, mode, format, records)
+    target = os.path.abspath(local)
     parent = os.path.dirname(target)
     if not os.path.isdir(parent):
         raise InputError(f"{path}: the directory {parent} does not exist")
@@ -174,6 +181,59 @@ def write_atomically(data: DataFrame, path: str, mode: str, format: str, records
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         _release_lock(tmp + ".lock", lock)
+
+
+def _write_hadoop(data: DataFrame, path: str, mode: str, format: str, records: int) -> int:
+    """write_atomically on a Hadoop file system whose directory rename is
+    atomic (ATOMIC_RENAME): Spark writes `.NAME.deid-<random>` beside the
+    target, the rows are counted, and a FileContext rename (which fails if
+    the target appeared) moves it into place. Mode replace renames the old
+    output aside first (`.NAME.deid-<random>.old`, removed after), so for an
+    instant the target does not exist; never is it partial."""
+    spark = data.sparkSession
+    kind = scheme(path)
+    if kind not in atomic_rename_schemes(spark):
+        raise InputError(f"{path}: {kind}:// has no atomic rename of a directory (an object store copies), so deid "
+                         "cannot publish a release there whole or not at all; write into a table (output.table) "
+                         "or add the scheme to spark.deid.atomicRenameSchemes if its rename is atomic "
+                         "(docs/spark.md, \"Writing\")")
+    fs = HadoopFs(spark, path)
+    target = fs.root
+    parent = target.getParent()
+    if parent is None or not fs.is_dir(parent):
+        raise InputError(f"{path}: the directory {parent} does not exist")
+    if mode == "create" and fs.exists(target):
+        raise InputError(f"{path}: the output exists (mode create); use mode replace to replace it")
+    tag = uuid.uuid4().hex
+    tmp = fs.path(parent.toString(), f".{target.getName()}.deid-{tag}")
+    old = fs.path(parent.toString(), f".{target.getName()}.deid-{tag}.old")
+    try:
+        data.write.format(format).mode("errorifexists").save(tmp.toString())
+        rows = spark.read.format(format).load(tmp.toString()).count()
+        if rows != records:
+            raise _core.InternalError(f"{path}: Spark wrote {rows} rows for {records} input records; nothing "
+                                      "was published")
+        if fs.exists(target):
+            if mode == "create":
+                raise InputError(f"{path}: the output appeared while the job ran (mode create)")
+            fs.rename(target, old)
+            try:
+                fs.rename(tmp, target)
+            except BaseException:
+                fs.rename(old, target)  # the old output back in place
+                raise
+            fs.delete(old)
+        else:
+            try:
+                fs.rename(tmp, target)
+            except Py4JJavaError as e:
+                if "FileAlreadyExistsException" in str(e.java_exception):
+                    raise InputError(f"{path}: the output appeared while the job ran (mode create)") from None
+                raise
+        return rows
+    finally:
+        if fs.exists(tmp):
+            fs.delete(tmp)
 
 
 def _hold(lock: str) -> int:
@@ -207,7 +267,11 @@ def remove_stale(target: str) -> "list[str]":
     died: those whose lock file (.NAME.deid-<hex>.lock) can be locked. A
     directory without a lock file, or whose lock is held, is left alone.
     Returns the directories removed."""
-    parent, base = os.path.split(os.path.abspath(target))
+    local = _local(os.fspath(target))
+    if local is None:
+        raise InputError(f"{target}: remove_stale takes a local path; on another file system remove "
+                         ".NAME.deid-* directories with its own tools (docs/spark.md, \"Writing\")")
+    parent, base = os.path.split(os.path.abspath(local))
     pattern = re.compile(r"\." + re.escape(base) + r"\.deid-[0-9a-f]{32}\.lock")
     removed = []
     for entry in os.listdir(parent):
