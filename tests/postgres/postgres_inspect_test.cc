@@ -7,11 +7,11 @@ namespace {
 
 using namespace pg_test;
 
-struct Run {
+struct CliRun {
   int code = -1;
   std::string out, err;
 };
-Run run_cli(const fs::path& dir, const std::string& args) {
+CliRun run_cli(const fs::path& dir, const std::string& args) {
   const std::string out = (dir / "out.txt").string(), err = (dir / "err.txt").string();
   const int code = deid::testing::run_deid(args, out, err);
   return {code, deid::testing::slurp(out), deid::testing::slurp(err)};
@@ -34,9 +34,9 @@ void expect_same_as_its_csv(const fs::path& dir, const PostgresTable& source, co
   {
     std::ofstream(csv, std::ios::binary) << deid::read_postgres_text(source, "export the table");
   }
-  const Run from_csv = run_cli(dir, "inspect " + sh(csv.string()) + " --json " + sh((dir / "csv.json").string()));
+  const CliRun from_csv = run_cli(dir, "inspect " + sh(csv.string()) + " --json " + sh((dir / "csv.json").string()));
   ASSERT_EQ(from_csv.code, 0) << from_csv.err;
-  const Run from_table = run_cli(dir, "inspect " + options + " --json " + sh((dir / "table.json").string()));
+  const CliRun from_table = run_cli(dir, "inspect " + options + " --json " + sh((dir / "table.json").string()));
   ASSERT_EQ(from_table.code, 0) << from_table.err;
   nlohmann::json a = read_json(dir / "csv.json"), b = read_json(dir / "table.json");
   EXPECT_EQ(a["source"], csv.string());
@@ -44,8 +44,10 @@ void expect_same_as_its_csv(const fs::path& dir, const PostgresTable& source, co
   a.erase("source");
   b.erase("source");
   EXPECT_EQ(a.dump(2), b.dump(2));
-  // The printed summary too (it does not name the source).
-  EXPECT_EQ(from_csv.out, from_table.out);
+  // The printed summary too, but for the line naming the JSON file.
+  const auto summary = [](const std::string& out) { return out.substr(0, out.find("\nJSON ")); };
+  EXPECT_NE(summary(from_csv.out).find("Suggested roles"), std::string::npos) << from_csv.out;
+  EXPECT_EQ(summary(from_csv.out), summary(from_table.out));
 }
 
 TEST(PostgresInspect, AdultTableIsInspectedAsItsCsvAndItsStarterJobRuns) {
@@ -58,7 +60,7 @@ TEST(PostgresInspect, AdultTableIsInspectedAsItsCsvAndItsStarterJobRuns) {
   PostgresTable t;
   t.connection = conninfo();
   t.table = in;
-  expect_same_as_its_csv(dir, t, "--connection " + sh(conninfo()) + " --table " + sh(in) + " -q");
+  expect_same_as_its_csv(dir, t, "--connection " + sh(conninfo()) + " --table " + sh(in));
   const nlohmann::json j = read_json(dir / "table.json");
   EXPECT_EQ(j["records"], 30162);
   EXPECT_EQ(j["columns"][2]["name"], "age");
@@ -66,7 +68,7 @@ TEST(PostgresInspect, AdultTableIsInspectedAsItsCsvAndItsStarterJobRuns) {
 
   // The starter job names the table; `deid anonymize` runs it unchanged.
   const fs::path job = dir / "job.yaml";
-  const Run r = run_cli(dir, "inspect -q --connection " + sh(conninfo()) + " --table " + sh(in) +
+  const CliRun r = run_cli(dir, "inspect -q --connection " + sh(conninfo()) + " --table " + sh(in) +
                                  " --max-combination-size 2 --job " + sh(job.string()));
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string text = deid::testing::slurp(job.string());
@@ -75,7 +77,7 @@ TEST(PostgresInspect, AdultTableIsInspectedAsItsCsvAndItsStarterJobRuns) {
   EXPECT_EQ(parsed.input.postgres->table, in);
   EXPECT_EQ(parsed.input.postgres->connection, deid::redact_connection(conninfo()));
   EXPECT_TRUE(parsed.input.path.empty());
-  const Run a = run_cli(dir, "anonymize -q " + sh(job.string()));
+  const CliRun a = run_cli(dir, "anonymize -q " + sh(job.string()));
   ASSERT_EQ(a.code, 0) << a.err << "\n" << text;
   const std::string stem = in;
   const nlohmann::json result = read_json(dir / (stem + "-deid.json"));
@@ -128,7 +130,7 @@ TEST(PostgresInspect, TypedColumnsQueriesAndSchemas) {
   expect_same_as_its_csv(dir, query, "--connection " + sh(conninfo()) + " --query " + sh(query.query));
 
   // The starter jobs: of a table with its schema, of a query; no password.
-  const Run r = run_cli(dir, "inspect -q --connection " + sh(t.connection) + " --schema " + sh(schema) +
+  const CliRun r = run_cli(dir, "inspect -q --connection " + sh(t.connection) + " --schema " + sh(schema) +
                                  " --table " + sh(in) + " --job " + sh((dir / "table.yaml").string()));
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string table_job = deid::testing::slurp((dir / "table.yaml").string());
@@ -139,7 +141,7 @@ TEST(PostgresInspect, TypedColumnsQueriesAndSchemas) {
   EXPECT_EQ(parsed.input.postgres->schema, schema);
   EXPECT_EQ(parsed.input.postgres->table, in);
   EXPECT_EQ(parsed.output.path, (dir / "Visits__2024_-deid.csv").string());
-  const Run a = run_cli(dir, "anonymize -q " + sh((dir / "table.yaml").string()));
+  const CliRun a = run_cli(dir, "anonymize -q " + sh((dir / "table.yaml").string()));
   EXPECT_EQ(a.code, 0) << a.err << "\n" << table_job;
 
   ASSERT_EQ(run_cli(dir, "inspect -q --connection " + sh(conninfo()) + " --query " + sh(query.query) + " --job " +
@@ -151,11 +153,11 @@ TEST(PostgresInspect, TypedColumnsQueriesAndSchemas) {
   ASSERT_TRUE(parsed.input.postgres.has_value());
   EXPECT_EQ(parsed.input.postgres->query, query.query);
   EXPECT_EQ(parsed.output.path, (dir / "query-deid.csv").string());
-  const Run b = run_cli(dir, "anonymize -q " + sh((dir / "query.yaml").string()));
+  const CliRun b = run_cli(dir, "anonymize -q " + sh((dir / "query.yaml").string()));
   EXPECT_EQ(b.code, 0) << b.err << "\n" << query_job;
 
   // A table that is not there: exit 2, the connection named without its password.
-  const Run missing =
+  const CliRun missing =
       run_cli(dir, "inspect --connection " + sh(t.connection) + " --table " + sh(unique("no_such_table")));
   EXPECT_EQ(missing.code, 2);
   EXPECT_NE(missing.err.find("no_such_table"), std::string::npos) << missing.err;

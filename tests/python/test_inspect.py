@@ -103,9 +103,12 @@ def test_typed_arrow_columns_are_inspected_as_their_csv_text(tmp_path):
     assert columns.loc["visit", "type"] == "date" and columns.loc["visit", "date_format"] == "%Y-%m-%d"
     assert columns.loc["score", "type"] == "decimal" and columns.loc["score", "missing"] == n // 8
     assert columns.loc["race", "distinct"] == 4
-    # A RecordBatchReader in small batches gives the same.
-    reader = pa.RecordBatchReader.from_batches(table.schema, table.to_batches(max_chunksize=7))
-    assert deid.inspect(reader).to_dict() == from_arrow.to_dict()
+    # A RecordBatchReader in small batches gives the same (of the types read
+    # from a stream as they are: only a Table's timestamps are cast to text).
+    plain = table.drop_columns(["seen"])
+    reader = pa.RecordBatchReader.from_batches(plain.schema, plain.to_batches(max_chunksize=7))
+    assert deid.inspect(reader).to_dict() == deid.inspect(plain).to_dict()
+    assert deid.inspect(plain).info["records"] == n
 
 
 def test_the_starter_job_of_a_frame_runs_on_the_frame(adult_frame):
@@ -127,7 +130,7 @@ def test_the_starter_job_of_a_csv_file_is_the_commands(tmp_path, cli):
     inspection.write_job(jobs / "py.yaml")
     run_cli(cli, "inspect", data, "--job", jobs / "cli.yaml")
     assert (jobs / "py.yaml").read_text() == (jobs / "cli.yaml").read_text()
-    assert "path: ../data/typed.csv" in (jobs / "py.yaml").read_text()
+    assert 'path: "../data/typed.csv"' in (jobs / "py.yaml").read_text()
     p = run_cli(cli, "anonymize", jobs / "py.yaml")
     assert p.returncode == 0, p.stderr
     assert (jobs / "typed-deid.csv").exists()
