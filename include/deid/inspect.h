@@ -17,12 +17,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "deid/dataset.h"
+#include "deid/job.h"
 
 namespace deid {
 
@@ -141,5 +143,20 @@ std::string to_text(const Inspection& inspection);
 // the job file's directory); the output is OUTPUT_STEM-deid.csv with its
 // result OUTPUT_STEM-deid.json. `deid anonymize` runs it as it is.
 std::string starter_job(const Inspection& inspection, const std::string& input_path, const std::string& output_stem);
+
+// Where the starter job reads its table: a CSV file (`path`, written as
+// given with the inspection's delimiter), a PostgreSQL table or query
+// (`postgres`: its connection, schema, table or query written as given, so
+// the connection must come without its password, as redact_connection in
+// database.h gives it; libpq then finds the password in ~/.pgpass or
+// PGPASSWORD), or neither: no input section, the table being given beside
+// the job (deid.anonymize(data, job) in the Python package).
+struct StarterInput {
+  std::string path;
+  std::optional<PostgresTable> postgres;
+};
+// The same job for any input; an empty `output_stem` writes no output
+// section (the Python package returns the release instead of writing it).
+std::string starter_job(const Inspection& inspection, const StarterInput& input, const std::string& output_stem);
 
 }  // namespace deid

@@ -23,6 +23,8 @@ from typing import Any, Mapping, Optional
 
 from . import _core, hierarchy
 from ._core import InputError, InternalError, JobError
+from ._inspect import Inspection
+from ._inspect import inspect as _inspect
 from ._job import job_and_table
 from ._progress import Hooks, Progress
 from ._result import Released, Reported, Result
@@ -31,8 +33,8 @@ from ._suppress import SuppressionResult, suppress
 from ._verify import verify
 
 __all__ = [
-    "anonymize", "risk", "suppress", "verify", "hierarchy",
-    "Result", "RiskResult", "SuppressionResult", "Released", "Reported", "Progress",
+    "anonymize", "inspect", "risk", "suppress", "verify", "hierarchy",
+    "Result", "Inspection", "RiskResult", "SuppressionResult", "Released", "Reported", "Progress",
     "InputError", "JobError", "InternalError",
 ]
 __version__ = "0.1.0"
@@ -93,3 +95,33 @@ def anonymize(data: Any, job: Any, *, hierarchies: Optional[Mapping[str, Any]] =
     finally:
         hooks.close()
     return Result(run, frame)
+
+
+def inspect(data: Any, *, max_combination_size: int = 3, delimiter: Optional[str] = None,
+            threads: Optional[int] = None) -> Inspection:
+    """Profiles a raw table as ``deid inspect`` does (docs/inspect.md): each
+    column's type, distinct and missing values, uniqueness and the values
+    that do not conform; the HIPAA Safe Harbor identifiers it shows; a
+    suggested role with its reason; the attribute risk of every combination
+    of 1 to max_combination_size suggested quasi-identifiers; and a starter
+    job.
+
+    data: what deid.anonymize takes: a pandas DataFrame, an Arrow table (a
+        pyarrow Table or RecordBatchReader, or any object with
+        __arrow_c_stream__), or the path of a CSV file. Values are read as
+        for deid.anonymize (docs/python.md, "Values"), so a DataFrame gives
+        the inspection ``deid inspect`` gives for its ``to_csv(index=False)``.
+    max_combination_size: combinations of 1 to this many quasi-identifiers
+        are measured (1 to 8).
+    delimiter: of a CSV file (default: detected from its header).
+    threads: at most this many threads (default: all cores); the result is
+        the same for any number.
+
+    Returns a deid.Inspection: ``info`` / ``to_dict()`` (the JSON of
+    ``deid inspect --json``), ``json`` (its text), ``columns``,
+    ``identifiers``, ``combinations`` (DataFrames), ``roles``,
+    ``quasi_identifiers``, ``summary()``, and the starter job: ``job``
+    (YAML text) and ``write_job(path)``. Raises InputError or JobError
+    with the command line's messages.
+    """
+    return _inspect(data, max_combination_size, delimiter, _threads(threads))

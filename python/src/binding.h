@@ -78,5 +78,6 @@ void bind_hierarchy(pybind11::module_& m);
 void bind_suppress(pybind11::module_& m);
 void bind_verify(pybind11::module_& m);
 void bind_identifiers(pybind11::module_& m);
+void bind_inspect(pybind11::module_& m);
 
 }  // namespace deid::python

@@ -72,5 +72,6 @@ PYBIND11_MODULE(_core, m) {
   bind_suppress(m);
   bind_verify(m);
   bind_identifiers(m);
+  bind_inspect(m);
   bind_cli(m);
 }

@@ -131,16 +131,49 @@ Choice choose(const ColumnProfile& p) {
           "categories with no order known: each value, or all of them together"};
 }
 
+// The job's input section (docs/job-file.md, docs/databases.md), or a
+// comment when the table is given beside the job.
+std::string input_section(const Inspection& in, const StarterInput& input) {
+  if (input.postgres) {
+    const PostgresTable& t = *input.postgres;
+    std::string y = "input:\n  postgres:\n";
+    if (!t.connection.empty())
+      y += fmt::format("    # without a password: libpq finds it in ~/.pgpass or PGPASSWORD\n"
+                       "    connection: {}\n",
+                       nlohmann::json(t.connection).dump());
+    else
+      y += "    # no connection: libpq's defaults (the PG* environment variables)\n";
+    if (!t.schema.empty()) y += fmt::format("    schema: {}\n", yaml_scalar(t.schema));
+    if (!t.query.empty())
+      y += fmt::format("    query: {}\n", nlohmann::json(t.query).dump());
+    else
+      y += fmt::format("    table: {}\n", yaml_scalar(t.table));
+    return y;
+  }
+  if (!input.path.empty())
+    return fmt::format("input:\n  path: {}\n  delimiter: {}\n", yaml_scalar(input.path),
+                       nlohmann::json(std::string(1, in.delimiter)).dump());
+  return "# No input: the table is given beside the job (deid.anonymize(data, job) in Python).\n";
+}
+
 }  // namespace
 
 std::string starter_job(const Inspection& in, const std::string& input_path, const std::string& output_stem) {
+  StarterInput input;
+  input.path = input_path;
+  return starter_job(in, input, output_stem);
+}
+
+std::string starter_job(const Inspection& in, const StarterInput& input, const std::string& output_stem) {
+  std::string source = in.source;  // in a comment: a line break in a name would end it
+  std::replace_if(source.begin(), source.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
   std::string y;
-  y += fmt::format("# Starter job written by `deid inspect` for {} ({} records, {} columns).\n", in.source, in.records,
+  y += fmt::format("# Starter job written by `deid inspect` for {} ({} records, {} columns).\n", source, in.records,
                    in.columns.size());
-  y += "# Every choice below is a suggestion with its reason (docs/inspect.md): review the\n"
-       "# roles before a release. Run it with: deid anonymize THIS-FILE\n";
-  y += fmt::format("input:\n  path: {}\n  delimiter: {}\n", yaml_scalar(input_path),
-                   nlohmann::json(std::string(1, in.delimiter)).dump());
+  y += "# Every choice below is a suggestion with its reason (docs/inspect.md): review the\n";
+  y += input.path.empty() && !input.postgres ? "# roles before a release.\n"
+                                             : "# roles before a release. Run it with: deid anonymize THIS-FILE\n";
+  y += input_section(in, input);
   y += "attributes:\n";
   for (const ColumnProfile& p : in.columns) {
     y += fmt::format("  # {}\n", p.reason);
@@ -169,8 +202,9 @@ std::string starter_job(const Inspection& in, const std::string& input_path, con
   y += "# Up to 5 % of the records may be suppressed instead of generalizing every record further.\n"
        "suppression-limit: 0.05\n";
   y += "# Information loss as ARX's Loss model measures it.\nquality: {model: loss}\n";
-  y += fmt::format("output:\n  path: {}\n  result: {}\n", yaml_scalar(output_stem + "-deid.csv"),
-                   yaml_scalar(output_stem + "-deid.json"));
+  if (!output_stem.empty())
+    y += fmt::format("output:\n  path: {}\n  result: {}\n", yaml_scalar(output_stem + "-deid.csv"),
+                     yaml_scalar(output_stem + "-deid.json"));
   return y;
 }
 

@@ -140,4 +140,29 @@ TEST_F(InspectCli, RefusesToWriteItsInputAndBadOptions) {
   EXPECT_EQ(run("inspect '" + data + "' --delimiter ab"), 2);
 }
 
+// The options of a PostgreSQL table are refused where they do not fit,
+// before any connection is made (exit 2, the message names the options).
+TEST_F(InspectCli, TableOptionsThatDoNotFit) {
+  const std::string data = path("t.csv");
+  {
+    std::ofstream(data) << "a,b\n1,2\n";
+  }
+  const struct {
+    std::string args, message;
+  } cases[] = {
+      {"inspect", "needs DATA"},
+      {"inspect '" + data + "' --table t", "give one"},
+      {"inspect --table t --query 'SELECT 1'", "not both"},
+      {"inspect --query 'SELECT 1' --schema s", "--schema goes with --table"},
+      {"inspect --table t --delimiter ';'", "--delimiter is for a CSV file"},
+      {"inspect '" + data + "' --connection 'host=x'", "go with --table or --query"},
+      {"inspect --table " + std::string(64, 'x'), "at most 63"},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(run(c.args + " --json '" + path("out.json") + "'"), 2) << c.args;
+    EXPECT_NE(err().find(c.message), std::string::npos) << c.args << ": " << err();
+    EXPECT_FALSE(std::filesystem::exists(path("out.json"))) << c.args;
+  }
+}
+
 }  // namespace

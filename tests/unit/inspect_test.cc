@@ -18,6 +18,7 @@
 
 #include "deid/dataset.h"
 #include "deid/inspect.h"
+#include "deid/job.h"
 #include "inspect/detectors.h"
 
 namespace {
@@ -277,6 +278,60 @@ TEST(InspectDetection, PlantedIdentifiersTable) {
   for (const char* name : {"area", "visit", "age", "sex", "race"})
     EXPECT_EQ(column(in, name).role, SuggestedRole::quasi_identifying) << name;
   EXPECT_EQ(column(in, "dx").role, SuggestedRole::sensitive) << column(in, "dx").reason;
+}
+
+}  // namespace
+
+namespace {
+
+// The starter job names its input as the job parser reads it back: a CSV
+// file, a PostgreSQL table with its schema (names that YAML must quote), a
+// query (quotes and a line break), or nothing for a table given beside the
+// job (the Python package).
+TEST(InspectStarterJob, InputsAsTheParserReadsThem) {
+  std::string text = "age,sex\n";
+  for (int i = 0; i < 60; ++i) text += std::to_string(20 + i % 30) + "," + (i % 2 ? "f" : "m") + "\n";
+  const Inspection in = inspect(table(text));
+
+  StarterInput file;
+  file.path = "data/t.csv";
+  Job job = parse_job(starter_job(in, file, "t"), "job.yaml", "/base");
+  EXPECT_EQ(job.input.path, "/base/data/t.csv");
+  EXPECT_FALSE(job.input.postgres.has_value());
+  EXPECT_EQ(job.output.path, "/base/t-deid.csv");
+
+  StarterInput pg;
+  pg.postgres = PostgresTable{};
+  pg.postgres->connection = "host=/run/pg dbname='my db' user=ana";
+  pg.postgres->schema = "Health: \"2024\"";
+  pg.postgres->table = "yes";
+  const std::string pg_job = starter_job(in, pg, "yes");
+  job = parse_job(pg_job, "job.yaml", "/base");
+  ASSERT_TRUE(job.input.postgres.has_value()) << pg_job;
+  EXPECT_EQ(job.input.postgres->connection, pg.postgres->connection);
+  EXPECT_EQ(job.input.postgres->schema, pg.postgres->schema);
+  EXPECT_EQ(job.input.postgres->table, "yes");  // quoted: not the boolean
+  EXPECT_TRUE(job.input.path.empty());
+  EXPECT_EQ(pg_job.find("delimiter"), std::string::npos);
+
+  StarterInput query;
+  query.postgres = PostgresTable{};
+  query.postgres->query = "SELECT \"a b\", 'x'\nFROM t ORDER BY 1";
+  const std::string query_job = starter_job(in, query, "query");
+  job = parse_job(query_job, "job.yaml", "/base");
+  ASSERT_TRUE(job.input.postgres.has_value()) << query_job;
+  EXPECT_EQ(job.input.postgres->query, query.postgres->query);
+  EXPECT_TRUE(job.input.postgres->connection.empty());
+  EXPECT_NE(query_job.find("PG* environment variables"), std::string::npos);
+
+  const std::string beside = starter_job(in, StarterInput{}, "");
+  EXPECT_EQ(beside.find("\ninput:"), std::string::npos) << beside;
+  EXPECT_EQ(beside.find("\noutput:"), std::string::npos) << beside;
+  EXPECT_NE(beside.find("\nattributes:\n"), std::string::npos) << beside;
+  // The same attributes and privacy as the job of a file.
+  const std::string of_file = starter_job(in, file, "t");
+  const std::size_t a = of_file.find("attributes:"), b = of_file.find("output:");
+  EXPECT_EQ(beside.substr(beside.find("attributes:")), of_file.substr(a, b - a));
 }
 
 }  // namespace
