@@ -115,25 +115,46 @@ bool is_email(std::string_view v) {
 bool is_phone(std::string_view v) {
   std::string digits;
   bool plus = false, separators = false;
+  std::size_t group = 0, first_group = 0, shortest_group = v.size();  // digit runs between separators
+  auto end_group = [&] {
+    if (group == 0) return;
+    if (first_group == 0) first_group = group;
+    shortest_group = std::min(shortest_group, group);
+    group = 0;
+  };
   for (std::size_t i = 0; i < v.size(); ++i) {
     const char c = v[i];
     if (digit(c)) {
       digits.push_back(c);
+      ++group;
     } else if (c == '+' && i == 0) {
       plus = true;
     } else if (c == ' ' || c == '-' || c == '.' || c == '(' || c == ')') {
       separators = true;
+      end_group();
     } else {
       return false;
     }
   }
+  end_group();
   if (plus) {
     if (digits.size() >= 11 && digits[0] == '1') return digits.size() == 11 && digits[1] >= '2';
     return digits.size() >= 8 && digits.size() <= 15 && digits[0] != '0';
   }
   // Ten bare digits are as likely any other number: a phone number is
-  // written with separators.
-  if (!separators) return false;
+  // written with separators. Every format below has 9 digits or more.
+  if (!separators || digits.size() < 9) return false;
+  // International access code 00, then a country code and a number
+  // (ITU-T E.164: at most 15 digits after the access code): 0049 30 1234567.
+  if (digits.size() >= 10 && digits.size() <= 17 && digits[0] == '0' && digits[1] == '0')
+    return digits[2] != '0' && first_group >= 4 && shortest_group >= 2;
+  // A national number with its trunk prefix 0 (most countries outside North
+  // America): 9 to 11 digits in groups of 2 or more, the first of 2 to 5
+  // (020 7946 0958, 030 1234567, 01 23 45 67 89, (02) 9876 5432). Dates
+  // (8 digits) and decimals (a first group of 1) do not fit.
+  if (digits[0] == '0')
+    return digits.size() >= 9 && digits.size() <= 11 && digits[1] != '0' && first_group >= 2 && first_group <= 5 &&
+           shortest_group >= 2;
   if (digits.size() == 11 && digits[0] == '1') digits.erase(0, 1);
   return digits.size() == 10 && digits[0] >= '2';
 }

@@ -54,6 +54,21 @@ TEST(InspectPatterns, ContactDetailsAndAddresses) {
   EXPECT_FALSE(is_phone("5551234567"));    // bare digits: any number
   EXPECT_FALSE(is_phone("155-123-4567"));  // area code starts with 1
   EXPECT_FALSE(is_phone("2024-01-04"));
+  // Other countries: the access code 00, or the national trunk prefix 0.
+  EXPECT_TRUE(is_phone("0049 30 1234567"));
+  EXPECT_TRUE(is_phone("0044 20 7946 0958"));
+  EXPECT_TRUE(is_phone("020 7946 0958"));
+  EXPECT_TRUE(is_phone("030 1234567"));
+  EXPECT_TRUE(is_phone("01 23 45 67 89"));
+  EXPECT_TRUE(is_phone("(02) 9876 5432"));
+  EXPECT_TRUE(is_phone("020-1234567"));
+  EXPECT_FALSE(is_phone("0201234567"));     // bare digits
+  EXPECT_FALSE(is_phone("01.02.2003"));     // a date: 8 digits
+  EXPECT_FALSE(is_phone("0.123456789"));    // a decimal: a first group of 1
+  EXPECT_FALSE(is_phone("0 1 2 3 4 5 6 7 8 9"));
+  EXPECT_FALSE(is_phone("00 12 34 56 78")); // 00 and a group too short to be a country code and number
+  EXPECT_FALSE(is_phone("12/03/2024"));
+  EXPECT_FALSE(is_phone("003-45-6789"));    // 9 digits, SSN-like: a first group of 3 after 00 is no country code
   EXPECT_TRUE(is_email("ann@example.org"));
   EXPECT_TRUE(is_email("bob.jones+x@mail.example.co.uk"));
   EXPECT_FALSE(is_email("ann@localhost"));
