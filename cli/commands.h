@@ -80,7 +80,10 @@ struct Verification {
   // release: name -> path.
   std::vector<std::pair<std::string, std::string>> linked_outputs = {};
 };
-Verification verify_release(Job job, const std::string& input, const std::string& output, const std::string& result);
+// `weights` (deid.spark.verify): a file of one count per line, the records
+// each row of the two tables stands for (verify::Table::weights), or empty.
+Verification verify_release(Job job, const std::string& input, const std::string& output, const std::string& result,
+                            const std::string& weights = "");
 // The table of checks as `deid verify --json` writes it.
 nlohmann::json to_json(const Verification& v);
 

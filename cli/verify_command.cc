@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <iterator>
@@ -100,8 +101,28 @@ std::string where(const verify::CheckLine& l, const std::string& output, bool pa
 
 }  // namespace
 
+// One count per line, as many lines as `rows`.
+static std::vector<std::uint64_t> read_weights(const std::string& path, std::size_t rows) {
+  std::ifstream in(path);
+  if (!in) throw IoError(Location{path, 0, 0, {}}, "cannot open the row weights");
+  std::vector<std::uint64_t> weights;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::uint64_t w = 0;
+    const auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), w);
+    if (ec != std::errc() || end != line.data() + line.size() || w == 0)
+      throw InputError(Location{path, weights.size() + 1, 0, {}},
+                       fmt::format("a row weight must be a positive integer, got '{}'", line));
+    weights.push_back(w);
+  }
+  if (weights.size() != rows)
+    throw InputError(Location{path, 0, 0, {}},
+                     fmt::format("{} row weights for {} rows", weights.size(), rows));
+  return weights;
+}
+
 Verification verify_release(Job job, const std::string& input_path, const std::string& output_path,
-                            const std::string& result_path) {
+                            const std::string& result_path, const std::string& weights_path) {
   if (!input_path.empty()) job.input.use_file(input_path);
   if (!output_path.empty()) job.output.use_file(output_path);
   const std::string& output = job.output.path;
@@ -175,6 +196,10 @@ Verification verify_release(Job job, const std::string& input_path, const std::s
       lines.insert(lines.end(), more.begin(), more.end());
     }
   } else {
+    if (!weights_path.empty()) {
+      input.table.weights = read_weights(weights_path, input.table.rows.size());
+      released->weights = input.table.weights;
+    }
     const Mapped m = map_anonymization(job, input.table, hierarchies);
     if (unordered)
       if (const auto pairing = verify::pair_rows(m.options, input.table, *released, m.hierarchies))

@@ -76,6 +76,7 @@ void bind_job(py::module_& m) {
       .def_property_readonly("output_path", [](const JobHandle& j) { return j.job.output.path; })
       .def_property_readonly("output_parquet", [](const JobHandle& j) { return j.job.output.format == TableFormat::parquet; })
       .def_property_readonly("output_result", [](const JobHandle& j) { return j.job.output.result; })
+      .def_property_readonly("output_report", [](const JobHandle& j) { return j.job.output.report; })
       .def_property_readonly("output_linkage", [](const JobHandle& j) { return j.job.output.linkage; })
       .def_property_readonly("releases_identifiers", [](const JobHandle& j) { return releases_identifiers(j.job); },
                              "Whether an identifying attribute has an action other than remove.")

@@ -52,7 +52,7 @@ void ReleaseCheck::group_classes() {
     for (std::size_t i = 0; i < req_out.size(); ++i)
       if (req_out[i] >= 0) {
         std::uint64_t& count = overall[i][output.rows[r][req_out[i]]];
-        if (!outside(r)) ++count;
+        if (!outside(r)) count += weight(r);
       }
     if (suppressed[r] || outside(r)) continue;
     auto [it, inserted] = classes.try_emplace(class_key(output.rows[r], tuple_out));
@@ -61,9 +61,9 @@ void ReleaseCheck::group_classes() {
       info.first_row = r;
       info.distributions.resize(req_out.size());
     }
-    ++info.size;
+    info.size += weight(r);
     for (std::size_t i = 0; i < req_out.size(); ++i)
-      if (req_out[i] >= 0) ++info.distributions[i][output.rows[r][req_out[i]]];
+      if (req_out[i] >= 0) info.distributions[i][output.rows[r][req_out[i]]] += weight(r);
   }
   report.classes = classes.size();
 }
@@ -117,7 +117,7 @@ void ReleaseCheck::check_class_requirements() {
 
 void ReleaseCheck::check_k_map() {
   if (options.k_map) {
-    const std::uint64_t derived = k_map_derived_k(*options.k_map, rows);
+    const std::uint64_t derived = k_map_derived_k(*options.k_map, records);
     report.k_map_derived_k = derived;
     std::uint64_t small = 0;
     const ClassInfo* first = nullptr;

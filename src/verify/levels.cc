@@ -27,7 +27,10 @@ void ReleaseCheck::check_copied_columns() {
     if (oc < 0 || qi_names.count(name) || identifying.count(name) || released.count(name)) continue;
     std::uint64_t differ = 0, first = 0;
     for (std::size_t r = 0; r < rows; ++r)
-      if (input.rows[r][c] != output.rows[r][oc] && differ++ == 0) first = r + 1;
+      if (input.rows[r][c] != output.rows[r][oc]) {
+        if (differ == 0) first = r + 1;
+        differ += weight(r);
+      }
     if (differ)
       add(Kind::value_changed, name, first, differ,
           "column " + quote(name) + ": " + std::to_string(differ) + " row(s) differ from the input; first at data row " +
@@ -65,12 +68,15 @@ void ReleaseCheck::detect_levels() {
     std::vector<std::uint64_t> misfits(h, 0), first_misfit(h, 0), stars(h, 0);
     for (std::size_t r = 0; r < rows; ++r) {
       if (starred[r]) {
-        for (int l = 0; l < h; ++l) stars[l] += (*gen[r])[l] == "*";
+        for (int l = 0; l < h; ++l) stars[l] += (*gen[r])[l] == "*" ? weight(r) : 0;
         continue;
       }
       const std::string& out = output.rows[r][qi_out[q]];
       for (int l = 0; l < h; ++l)
-        if ((*gen[r])[l] != out && misfits[l]++ == 0) first_misfit[l] = r + 1;
+        if ((*gen[r])[l] != out) {
+          if (misfits[l] == 0) first_misfit[l] = r + 1;
+          misfits[l] += weight(r);
+        }
     }
     // Among the levels that fit within the bounds, the one that explains
     // the most starred records as generalized (ties: the lowest).
@@ -88,7 +94,7 @@ void ReleaseCheck::detect_levels() {
     if (!report.fitting_levels[q].empty()) {
       std::string fits;
       for (int l : report.fitting_levels[q]) fits += (fits.empty() ? "" : ", ") + std::to_string(l);
-      add(Kind::level_outside_bounds, qis[q].name, 0, rows,
+      add(Kind::level_outside_bounds, qis[q].name, 0, records,
           "column " + quote(qis[q].name) + " is generalized at level " + fits + ", outside its min-level and " +
               "max-level [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
       continue;
@@ -143,11 +149,11 @@ void ReleaseCheck::count_suppressed() {
     for (std::size_t q = 0; q < qis.size() && generalized_to_star; ++q)
       generalized_to_star = (*hier[q].at(input.rows[r][qi_in[q]]))[*report.levels[q]] == "*";
     suppressed[r] = !generalized_to_star;
-    report.suppressed_records += suppressed[r];
+    if (suppressed[r]) report.suppressed_records += weight(r);
   }
   // ARX: at most floor(limit * rows) records; the small epsilon keeps a
   // product like 0.29 * 100 = 28.999999999999996 from losing a record.
-  const std::uint64_t judged = with_subset ? subset_records : input.rows.size();
+  const std::uint64_t judged = with_subset ? subset_records : records;
   report.max_suppressed =
       static_cast<std::uint64_t>(std::floor(options.suppression_limit * static_cast<double>(judged) + 1e-9));
   if (report.suppressed_records > report.max_suppressed)

@@ -100,6 +100,8 @@ class ReleaseCheck {
   int out_index(const std::string& name) const;
   // Whether row r lies outside the research subset.
   bool outside(std::size_t r) const;
+  // The records output row r stands for (Table::weights).
+  std::uint64_t weight(std::size_t r) const { return output.weights.empty() ? 1 : output.weights[r]; }
 
   const Options& options;
   const Table& input;
@@ -120,6 +122,7 @@ class ReleaseCheck {
   // Rows are compared position by position, so only when the counts agree.
   bool aligned = false;
   std::size_t rows = 0;  // of the output
+  std::uint64_t records = 0;  // the output's rows counted with their weights
   // A row is starred when every quasi-identifier in the output is '*'.
   std::vector<char> starred;
   const bool with_subset;

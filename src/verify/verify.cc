@@ -181,8 +181,15 @@ ReleaseCheck::ReleaseCheck(const Options& options, const Table& input, const Tab
       qi_in(qis.size()),
       qi_out(qis.size()),
       with_subset(!options.subset.empty()) {
-  report.input_rows = input.rows.size();
-  report.output_rows = output.rows.size();
+  auto total = [](const Table& t) {
+    if (t.weights.empty()) return static_cast<std::uint64_t>(t.rows.size());
+    std::uint64_t n = 0;
+    for (std::uint64_t w : t.weights) n += w;
+    return n;
+  };
+  report.input_rows = total(input);
+  report.output_rows = total(output);
+  records = report.output_rows;
   report.levels.assign(qis.size(), std::nullopt);
   report.fitting_levels.assign(qis.size(), {});
 }
@@ -211,6 +218,18 @@ Report ReleaseCheck::finish() {
 Report check_tables(const Options& options, const Table& input, const Table& output,
                     const std::vector<Table>& hierarchies, const std::vector<Table>& aggregated_hierarchies) {
   ReleaseCheck check(options, input, output, hierarchies, aggregated_hierarchies);
+  if (!input.weights.empty() || !output.weights.empty()) {
+    // Grouped tables: the pairs are counted once with their weight.
+    const char* why = input.weights != output.weights ? "the input's and the output's row weights differ"
+                      : output.weights.size() != output.rows.size() ? "a weight for each row is needed"
+                      : !options.subset.empty()                     ? "a research subset needs the rows one by one"
+                      : !options.microaggregated.empty()            ? "microaggregation needs the rows one by one"
+                                                                    : nullptr;
+    if (why) {
+      check.report.violations.push_back({Violation::Kind::bad_options, {}, 0, 0, std::string("grouped tables: ") + why});
+      return check.report;
+    }
+  }
   check.check_options();
   if (!check.report.violations.empty()) return check.report;
   check.bind_hierarchies();

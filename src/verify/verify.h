@@ -96,6 +96,12 @@ struct Table {
   // a quoted field may span lines). Filled by parse_csv; may be empty in a
   // table built in code (row r is then taken to start on line r + 1 + has_header).
   std::vector<std::uint64_t> lines;
+  // How many records each row stands for (empty: one each). A release
+  // checked grouped (deid.spark.verify: the pairs of input and output rows
+  // with equal values counted once) gives both tables the same weights;
+  // check_tables counts each row that many times (records, suppressed
+  // records, class sizes and distributions) and names rows as usual.
+  std::vector<std::uint64_t> weights;
 };
 
 // Parses `text` as RFC 4180 CSV with `delimiter`: quoted fields may hold the

@@ -518,18 +518,53 @@ def test_verify_as_the_csv_path(spark, keyed_adult):
     assert failed[0]["check"] == "generalization" and failed[0]["key"] == "r7" and failed[0]["column"] == "age"
     assert "the row with id 'r7'" in failed[0]["detail"]
 
-    # A row deleted: rows fails, and the key names it.
+    # A row deleted: rows fails, and the key names it. Row by row, the
+    # verdicts are the CSV path's; grouped, the key and rows lines alone.
     out = pd.read_csv(d / "out.csv", sep=";", dtype=str, keep_default_na=False)
     out[out["id"] != "r9"].to_csv(d / "deleted.csv", sep=";", index=False)
     csv_bad = deid.verify(job, input=d / "adult.csv", output=d / "deleted.csv", result=d / "result.json")
-    spark_bad = deid.spark.verify(job, input=df, output=released.where(F.col("id") != "r9"), key="id",
-                                  result=r.result)
+    deleted = released.where(F.col("id") != "r9")
+    spark_bad = deid.spark.verify(job, input=df, output=deleted, key="id", result=r.result, grouped=False)
     assert verdicts(spark_bad, False) == verdicts(csv_bad, False)
+    grouped_bad = deid.spark.verify(job, input=df, output=deleted, key="id", result=r.result)
+    assert [(c["check"], c["status"]) for c in grouped_bad["checks"]] == [
+        ("key (id)", "FAILED"), ("rows", "FAILED"), ("release", "skipped")]
+    assert not grouped_bad["valid"]
+    assert grouped_bad["checks"][1]["detail"].startswith("the output has 30161 rows, the input 30162")
     lines = {c["check"]: c for c in spark_bad["checks"]}
     assert lines["rows"]["status"] == "FAILED"
     assert lines["key (id)"]["status"] == "FAILED"
     assert "id='r9': 1 input row, 0 output rows" in lines["key (id)"]["detail"]
     assert lines["sha256 output"]["status"] == "FAILED"
+
+
+def test_grouped_verify_finds_what_the_rows_show(spark, keyed_adult):
+    """The grouped verification (the default) against the row-by-row one on
+    the same tamperings: a copied value changed, an identifying value
+    copied into a released column, a class made too small; the same
+    verdicts and details, each failure named by the same key."""
+    from pyspark.sql import functions as F
+    d, job, df = keyed_adult
+    r = deid.spark.anonymize(df, job)
+    released = r.data
+    tampered = {
+        "copied": released.withColumn("salary-class", F.when(F.col("id") == "r11", F.lit("changed"))
+                                      .otherwise(F.col("salary-class"))),
+        "leak": released.join(df.select("id", F.col("race").alias("__race")), "id")
+        .withColumn("salary-class", F.when(F.col("id") == "r12", F.col("__race")).otherwise(F.col("salary-class")))
+        .drop("__race"),
+        "class": released.withColumn("education", F.when(F.col("id") == "r13", F.lit("*"))
+                                     .otherwise(F.col("education"))),
+    }
+    for name, output in [("valid", released)] + list(tampered.items()):
+        rows = deid.spark.verify(job, input=df, output=output, key="id", result=r.result, grouped=False)
+        grouped = deid.spark.verify(job, input=df, output=output, key="id", result=r.result)
+        assert verdicts(grouped) == verdicts(rows), name
+        assert rows["valid"] == (name == "valid"), (name, rows)
+        failed = [(c["check"], c.get("key")) for c in rows["checks"] if c["status"] == "FAILED"]
+        assert failed == [(c["check"], c.get("key")) for c in grouped["checks"] if c["status"] == "FAILED"], name
+    lines = {c["check"]: c for c in deid.spark.verify(job, input=df, output=tampered["leak"], key="id")["checks"]}
+    assert lines["identifier values"]["status"] == "FAILED" and lines["identifier values"]["key"] == "r12"
 
 
 def test_risk_and_verify_commands(keyed_adult, capsys):

@@ -141,6 +141,9 @@ def verify_main(argv: Sequence[str]) -> int:
     p.add_argument("--input", help="the input (default: the job's input.path or input.table)")
     p.add_argument("--result", help="the JSON result of the run: its counts and levels are checked too")
     p.add_argument("--json", help="also write the table of checks as JSON to this file")
+    p.add_argument("--row-by-row", action="store_true",
+                   help="bring both tables to the driver rather than the grouped pairs (the default unless the job "
+                        "releases identifiers)")
     _spark_options(p)
     args = p.parse_args(argv)
 
@@ -150,7 +153,8 @@ def verify_main(argv: Sequence[str]) -> int:
         spark = _session(args)
         df = _job_input(spark, args.job, args.input, "input")
         released = _read_input(spark, args.output, None)
-        report = verify(args.job, input=df, output=released, key=args.key, result=args.result)
+        report = verify(args.job, input=df, output=released, key=args.key, result=args.result,
+                        grouped=False if args.row_by_row else None)
         width = max((len(c["check"]) for c in report["checks"]), default=0)
         for c in report["checks"]:
             if args.quiet and c["status"] != "FAILED":

@@ -19,10 +19,12 @@ from .._frame import ArrowSource
 from .._job import load_job
 from ._common import _col, _fresh, _source_name
 from ._histogram import InOrder
+from ._verify_grouped import identifier_values_line, stripped_result, text_lines, write_grouped
 
 
 def verify(job: Any, *, input: DataFrame, output: DataFrame, key: str,
-           result: "Optional[Dict[str, Any] | str | os.PathLike[str]]" = None) -> Dict[str, Any]:
+           result: "Optional[Dict[str, Any] | str | os.PathLike[str]]" = None,
+           grouped: Optional[bool] = None) -> Dict[str, Any]:
     """Checks a release computed by Spark against its input with the
     independent verifier of ``deid verify`` (docs/verify.md), the rows of
     the two DataFrames paired by the column `key`.
@@ -37,13 +39,17 @@ def verify(job: Any, *, input: DataFrame, output: DataFrame, key: str,
     checked too (optional).
 
     Spark checks the key (`key` line: every value once in each table) and
-    sorts both tables by it; the rows come to the driver one range partition
-    at a time, as the Arrow path reads them, into two CSV files in a
-    temporary directory, which the verifier reads as it reads the CSV path's
-    input and release (docs/spark.md, "Verify"). Returns the table of checks
-    as ``deid verify --json`` writes it: {"output", "valid", "checks":
-    [{"check", "status", "detail", ...}]}; a failed check names its record
-    by its "key". A failed check is not an exception: see "valid".
+    joins the two tables by it. grouped (the default, unless the job
+    releases identifiers): the pairs of rows are grouped on Spark by the
+    values the verifier needs and each group comes to the driver once with
+    its count, so the driver holds about the release's histogram, never its
+    rows; the identifying values are looked for on Spark. grouped=False:
+    both tables, sorted by the key, come to the driver a range partition at
+    a time into CSV files in a temporary directory (docs/spark.md,
+    "Verify"). Returns the table of checks as ``deid verify --json`` writes
+    it: {"output", "valid", "checks": [{"check", "status", "detail",
+    ...}]}; a failed check names its record by its "key". A failed check is
+    not an exception: see "valid".
     """
     for name, df in (("input", input), ("output", output)):
         if not isinstance(df, DataFrame):
@@ -52,34 +58,85 @@ def verify(job: Any, *, input: DataFrame, output: DataFrame, key: str,
             raise JobError(f"key '{key}' is not a column of the {name} DataFrame (its columns: "
                            f"{', '.join(df.columns[:20])})")
     parsed = load_job(job, True, None)
+    if grouped is None:
+        grouped = not parsed.releases_identifiers
+    elif grouped and parsed.releases_identifiers:
+        raise JobError("deid.spark.verify: a job that releases identifiers (pseudonyms, masks, shifted dates) is "
+                       "verified row by row: pass grouped=False")
     in_name, out_name = _source_name(input), _source_name(output)
     # The verifier reads the input with input.delimiter and the release with
     # output.delimiter, else the input's; the files are written with those.
     parsed.input_delimiter = ","
     out_delimiter = parsed.output_delimiter or ","
     claims = _result_dict(result)
-    key_line, output_rows = _check_key(input, output, key)
+    key_line, input_rows, output_rows = _check_key(input, output, key)
+    if grouped and key_line["status"] == "FAILED":
+        return _unpaired(key_line, input_rows, output_rows, out_name)
     with tempfile.TemporaryDirectory(prefix="deid-spark-verify-") as d:
-        in_csv, out_csv, keys_txt = (os.path.join(d, f) for f in ("input.csv", "output.csv", "keys.txt"))
-        _write_sorted(input, key, in_csv, ",", None)
-        _write_sorted(output, key, out_csv, out_delimiter, keys_txt)
+        weights = ""
+        if grouped:
+            in_csv, out_csv, weights, keys_txt = write_grouped(parsed, input, output, key, d, out_delimiter)
+        else:
+            in_csv, out_csv, keys_txt = (os.path.join(d, f) for f in ("input.csv", "output.csv", "keys.txt"))
+            _write_sorted(input, key, in_csv, ",", None)
+            _write_sorted(output, key, out_csv, out_delimiter, keys_txt)
         result_path = ""
         if claims is not None:
             result_path = os.path.join(d, "result.json")
-            stripped = {k: v for k, v in claims.items() if k != "files"}
             with open(result_path, "w", encoding="utf-8") as f:
-                json.dump(stripped, f)
-        report = json.loads(_core.verify(parsed, in_csv, out_csv, result_path))
+                f.write(stripped_result(claims))
+        report = json.loads(_core.verify(parsed, in_csv, out_csv, result_path, weights))
         checks: List[Dict[str, Any]] = [key_line]
+        replaced, texts = _spark_lines(parsed, input, output, key, result_path) if grouped else ({}, [])
         for c in report["checks"]:
-            if c.get("check") == "sha256" and claims is not None and "files" in claims:
+            name = c.get("check", "")
+            if texts and (name == "result counts" or name.startswith("sha256")):
+                checks.extend(texts)  # where the row path puts them: before the result's lines
+                texts = []
+            if name == "sha256" and claims is not None and "files" in claims:
                 checks.extend(_file_lines(claims, output_rows))
                 continue
+            if name in replaced:
+                checks.append(replaced[name])
+                continue
             checks.append(_located(c, keys_txt, key, {in_csv: in_name, out_csv: out_name}))
+        checks.extend(texts)
     report["checks"] = checks
     report["output"] = out_name
     report["valid"] = all(c.get("status") != "FAILED" for c in checks)
     return report
+
+
+def _unpaired(key_line: Dict[str, Any], input_rows: int, output_rows: int, out_name: str) -> Dict[str, Any]:
+    """The grouped verification of tables the key does not pair: the key's
+    line, the rows', and nothing else (which rows part is a question for
+    the row-by-row verification, grouped=False)."""
+    rows = {"check": "rows", "status": "ok" if input_rows == output_rows else "FAILED",
+            "detail": f"{input_rows} input rows, {output_rows} output rows"}
+    if input_rows != output_rows:
+        rows["detail"] = (f"the output has {output_rows} rows, the input {input_rows} (one output row per input row "
+                          "is required)")
+    rest = {"check": "release", "status": "skipped",
+            "detail": "the key does not pair the rows, so no row can be compared; verify with grouped=False to see "
+                      "where the tables part"}
+    return {"output": out_name, "valid": False, "checks": [key_line, rows, rest]}
+
+
+def _spark_lines(parsed: Any, input: DataFrame, output: DataFrame, key: str,
+                 result_path: str) -> "tuple[Dict[str, Dict[str, Any]], List[Dict[str, Any]]]":
+    """The lines about identifying values, which the grouped tables cannot
+    answer (their identifying columns are sent empty), computed on Spark:
+    the "identifier values" line, to replace the verifier's, and the lines
+    on the report and the result (when the input has identifying columns
+    and those files exist), which the verifier then leaves out."""
+    replaced = {"identifier values": identifier_values_line(parsed, input, output, key)}
+    texts = []
+    if any(role == "identifying" for _, role in parsed.attributes) or parsed.default_role == "identifying":
+        for what, path in (("report", parsed.output_report), ("result", result_path or parsed.output_result)):
+            if path and os.path.isfile(path):
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    texts.append((what, f.read()))
+    return replaced, text_lines(parsed, input, texts)
 
 
 def _result_dict(result: Any) -> Optional[Dict[str, Any]]:
@@ -89,7 +146,7 @@ def _result_dict(result: Any) -> Optional[Dict[str, Any]]:
         return json.load(f)
 
 
-def _check_key(input: DataFrame, output: DataFrame, key: str) -> "tuple[Dict[str, Any], int]":
+def _check_key(input: DataFrame, output: DataFrame, key: str) -> "tuple[Dict[str, Any], int, int]":
     """One Spark job: each key's rows in the input and in the output. The
     key holds when every key is one row of each, none null."""
     k = _fresh("__deid_key", [key])
@@ -105,7 +162,8 @@ def _check_key(input: DataFrame, output: DataFrame, key: str) -> "tuple[Dict[str
     name = f"key ({key})"
     if wrong == 0:
         return ({"check": name, "status": "ok",
-                 "detail": f"every one of the {inputs} input rows pairs with one output row by '{key}'"}, outputs)
+                 "detail": f"every one of the {inputs} input rows pairs with one output row by '{key}'"}, inputs,
+                outputs)
     examples = []
     for r in per_key.where(bad).orderBy(_col(k)).limit(3).collect():
         value = "null" if r[k] is None else repr(r[k])
@@ -113,7 +171,7 @@ def _check_key(input: DataFrame, output: DataFrame, key: str) -> "tuple[Dict[str
                         f"{r[o]} output row{'s' if r[o] != 1 else ''}")
     detail = (f"{wrong} key value{'s' if wrong != 1 else ''} not once in each table ({inputs} input rows, "
               f"{outputs} output rows), e.g. " + "; ".join(examples))
-    return {"check": name, "status": "FAILED", "detail": detail}, outputs
+    return {"check": name, "status": "FAILED", "detail": detail}, inputs, outputs
 
 
 def _write_sorted(df: DataFrame, key: str, path: str, delimiter: str, keys_path: Optional[str]) -> None:
