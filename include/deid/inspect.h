@@ -94,9 +94,13 @@ struct ColumnProfile {
 //   alpha-distinction = classes / records,
 //   alpha-separation  = pairs of records that differ on the combination /
 //                       all pairs = 1 - sum_c size_c (size_c - 1) / (n (n - 1)),
-// both 0 when there are fewer than 2 records (ARX's NaN read as 0).
+// the distinction 0 without records, the separation 0 with fewer than 2
+// (ARX's NaN of 0 / 0 read as 0). As in
+// ARX, the records whose every value of the combination is `*` (ARX's
+// suppressed value) are left out: they count neither in n nor as a class.
 struct CombinationRisk {
   std::vector<int> columns;  // indexes into Inspection::columns, ascending
+  std::uint64_t records = 0;  // n: the records counted (all but those all `*` on the combination)
   std::uint64_t classes = 0;
   std::uint64_t unique_records = 0;  // records alone in their class
   double distinction = 0;

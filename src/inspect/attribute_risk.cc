@@ -7,7 +7,9 @@
 //   separation  = (pairs of records in different classes) / (n (n - 1) / 2).
 // ARX sums the separated pairs class size by class size; the same count is
 // all pairs less the pairs inside a class, which is what is summed here, in
-// exact integers.
+// exact integers. As in ARX, the records whose every value of the
+// combination is `*` (ARX's suppressed value) are left out: they are no
+// class and do not count in n.
 //
 // Each combination's classes are found from the columns' codes, one column
 // at a time: the class of a record so far (a dense number) and its next
@@ -73,6 +75,25 @@ std::uint32_t refine(std::vector<std::uint32_t>& ids, std::uint32_t classes, con
   return next;
 }
 
+// The class (in `ids`) of the records whose every value of `columns` is
+// `*`, or -1 when no record is.
+std::int64_t suppressed_class(const Dataset& data, const std::vector<int>& columns,
+                              const std::vector<std::uint32_t>& ids) {
+  std::vector<std::uint32_t> star;
+  for (int c : columns) {
+    const std::int64_t code = data.columns[static_cast<std::size_t>(c)].dictionary.find("*");
+    if (code < 0) return -1;
+    star.push_back(static_cast<std::uint32_t>(code));
+  }
+  for (std::size_t r = 0; r < ids.size(); ++r) {
+    bool all = true;
+    for (std::size_t i = 0; i < columns.size() && all; ++i)
+      all = data.columns[static_cast<std::size_t>(columns[i])].codes[r] == star[i];
+    if (all) return ids[r];
+  }
+  return -1;
+}
+
 CombinationRisk measure(const Dataset& data, const std::vector<int>& columns) {
   const std::size_t rows = static_cast<std::size_t>(data.rows);
   std::vector<std::uint32_t> ids(rows, 0);
@@ -87,16 +108,28 @@ CombinationRisk measure(const Dataset& data, const std::vector<int>& columns) {
   CombinationRisk risk;
   risk.columns = columns;
   risk.classes = classes;
-  const std::uint64_t n = data.records();
+  std::uint64_t n = data.records();
+  // The records suppressed in every column of the combination (all `*`)
+  // are one class, if any: the class of the first such record.
+  const std::int64_t suppressed = suppressed_class(data, columns, ids);
+  if (suppressed >= 0) {
+    n -= size[static_cast<std::size_t>(suppressed)];
+    size[static_cast<std::size_t>(suppressed)] = 0;
+    --risk.classes;
+  }
+  risk.records = n;
   // Pairs inside classes: sum of s (s - 1) / 2, in 128 bits (n up to 2^32 and beyond).
   unsigned __int128 inside = 0;
   for (std::uint64_t s : size) {
+    if (s == 0) continue;
     inside += static_cast<unsigned __int128>(s) * (s - 1) / 2;
     risk.unique_records += s == 1;
   }
+  // ARX's 0 / 0 (no record; for the separation, fewer than two) is NaN,
+  // which it reads as 0.
+  if (n >= 1) risk.distinction = static_cast<double>(risk.classes) / static_cast<double>(n);
   if (n >= 2) {
     const unsigned __int128 all = static_cast<unsigned __int128>(n) * (n - 1) / 2;
-    risk.distinction = static_cast<double>(classes) / static_cast<double>(n);
     risk.separation = static_cast<double>(all - inside) / static_cast<double>(all);
   }
   return risk;

@@ -92,6 +92,7 @@ nlohmann::json to_json(const Inspection& in) {
     nlohmann::json names = nlohmann::json::array();
     for (int c : r.columns) names.push_back(in.columns[static_cast<std::size_t>(c)].name);
     j["combinations"].push_back({{"columns", names},
+                                 {"records", r.records},
                                  {"classes", r.classes},
                                  {"unique_records", r.unique_records},
                                  {"distinction", r.distinction},

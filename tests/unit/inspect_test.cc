@@ -175,14 +175,43 @@ TEST(InspectAttributeRisk, HandWorkedDistinctionAndSeparation) {
   EXPECT_EQ(attribute_risks(d, {0, 2}, 3).size(), 3u);
 }
 
+// One record: one class of one, distinction 1 / 1; no pair, so ARX's
+// separation is 0 / 0, NaN, read as 0 (ARX 3.9.2 gives 1 and 0).
 TEST(InspectAttributeRisk, OneRecordHasNoPairs) {
   const Dataset d = table("a,b\nx,y\n");
   const std::vector<CombinationRisk> r = attribute_risks(d, {0, 1}, 2);
   ASSERT_EQ(r.size(), 3u);
   for (const auto& x : r) {
+    EXPECT_EQ(x.records, 1u);
     EXPECT_EQ(x.unique_records, 1u);
-    EXPECT_EQ(x.distinction, 0.0);  // ARX: NaN, read as 0
+    EXPECT_EQ(x.distinction, 1.0);
     EXPECT_EQ(x.separation, 0.0);
+  }
+}
+
+// Records whose every value of the combination is `*` (ARX's suppressed
+// value) are left out, as ARX's risk models leave out suppressed records:
+// {a}: x, y, y count (2 classes of 3), the two `*` do not; {b}: all four
+// records are `*`, so none counts (ARX's 0 / 0 read as 0); {a, b}: only
+// the records with a = `*` are all `*`.
+TEST(InspectAttributeRisk, RecordsAllStarsOnTheCombinationAreLeftOut) {
+  const Dataset d = table("a,b\nx,*\ny,*\ny,*\n*,*\n*,*\n");
+  const std::vector<CombinationRisk> r = attribute_risks(d, {0, 1}, 2);
+  ASSERT_EQ(r.size(), 3u);
+  for (const auto& x : r) {
+    if (x.columns == std::vector<int>{1}) {
+      EXPECT_EQ(x.records, 0u);
+      EXPECT_EQ(x.classes, 0u);
+      EXPECT_EQ(x.unique_records, 0u);
+      EXPECT_EQ(x.distinction, 0.0);
+      EXPECT_EQ(x.separation, 0.0);
+    } else {
+      EXPECT_EQ(x.records, 3u);
+      EXPECT_EQ(x.classes, 2u);
+      EXPECT_EQ(x.unique_records, 1u);
+      EXPECT_DOUBLE_EQ(x.distinction, 2.0 / 3.0);
+      EXPECT_DOUBLE_EQ(x.separation, 2.0 / 3.0);  // pairs 3, inside 1
+    }
   }
 }
 
