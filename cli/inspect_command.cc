@@ -1,8 +1,9 @@
 // `deid inspect DATA [--delimiter C] [--json FILE] [--job FILE]
-// [--max-combination-size N]`: what each column of a raw table holds,
+// [--report FILE] [--max-combination-size N]`: what each column of a raw table holds,
 // which identify people, which combinations of quasi-identifiers make
 // records unique, and a starter job (docs/inspect.md). The library does
-// the work (deid/inspect.h); this prints it and writes the files.
+// the work (deid/inspect.h) and renders the HTML report (deid/report.h);
+// this prints it and writes the files.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,12 +17,13 @@
 #include "deid/error.h"
 #include "deid/inspect.h"
 #include "deid/output.h"
+#include "deid/report.h"
 
 namespace deid::cli {
 
 Command add_inspect_command(CLI::App& app, const bool& quiet) {
   struct Options {
-    std::string data, delimiter, json, job;
+    std::string data, delimiter, json, job, report;
     int max_combination_size = 3;
   };
   auto opts = std::make_shared<Options>();
@@ -31,6 +33,7 @@ Command add_inspect_command(CLI::App& app, const bool& quiet) {
   sub->add_option("--delimiter", opts->delimiter, "Field delimiter (default: detected from the header)");
   sub->add_option("--json", opts->json, "Write the inspection as JSON to this file");
   sub->add_option("--job", opts->job, "Write a commented starter job (YAML) to this file");
+  sub->add_option("--report", opts->report, "Write the inspection as a self-contained HTML report to this file");
   sub->add_option("--max-combination-size", opts->max_combination_size,
                   "Measure combinations of up to this many quasi-identifiers (1 to 8)")
       ->default_val(3);
@@ -52,39 +55,54 @@ Command add_inspect_command(CLI::App& app, const bool& quiet) {
     if (opts->max_combination_size < 1 || opts->max_combination_size > 8)
       throw JobError(Location{}, fmt::format("--max-combination-size {}: expected 1 to 8", opts->max_combination_size));
     const CheckedFiles checked =
-        check_files({{"input data", opts->data}}, {{"inspection JSON", opts->json}, {"starter job", opts->job}});
+        check_files({{"input data", opts->data}},
+                    {{"inspection JSON", opts->json}, {"starter job", opts->job}, {"inspection report", opts->report}});
     const Dataset data = read_dataset(opts->data, csv);
     InspectOptions options;
     options.max_combination_size = opts->max_combination_size;
     const Inspection inspection = inspect(data, options);
 
-    // Both outputs complete before either replaces its target.
-    std::optional<OutputFile> json, job;
+    // The starter job for a job file at `job_file`: its paths relative to
+    // the file's directory when the two share more than the root.
+    const auto job_text = [&](const std::string& job_file) {
+      const fs::path job_dir = fs::absolute(job_file).parent_path();
+      const fs::path data_path = fs::absolute(opts->data);
+      fs::path relative = data_path.lexically_relative(job_dir);
+      const auto up = std::count(relative.begin(), relative.end(), fs::path(".."));
+      const fs::path below_root = job_dir.relative_path();
+      const auto depth = std::distance(below_root.begin(), below_root.end());
+      if (relative.empty() || up >= depth) relative = data_path;
+      return starter_job(inspection, relative.generic_string(), data_path.stem().string());
+    };
+
+    // Every output complete before any replaces its target.
+    std::optional<OutputFile> json, job, report;
     if (!opts->json.empty()) {
       json.emplace(checked.output("inspection JSON"));
       json->stream() << to_json(inspection).dump(2) << '\n';
       json->finish("inspection JSON");
     }
     if (!opts->job.empty()) {
-      // The job's paths are relative to its own directory.
-      const fs::path job_dir = fs::absolute(opts->job).parent_path();
-      const fs::path data_path = fs::absolute(opts->data);
-      // Relative when the two share more than the root, else absolute.
-      fs::path relative = data_path.lexically_relative(job_dir);
-      const auto up = std::count(relative.begin(), relative.end(), fs::path(".."));
-      const fs::path below_root = job_dir.relative_path();
-      const auto depth = std::distance(below_root.begin(), below_root.end());
-      if (relative.empty() || up >= depth) relative = data_path;
       job.emplace(checked.output("starter job"));
-      job->stream() << starter_job(inspection, relative.generic_string(), data_path.stem().string());
+      job->stream() << job_text(opts->job);
       job->finish("starter job");
     }
-    publish_all({json ? &*json : nullptr, job ? &*job : nullptr});
+    if (!opts->report.empty()) {
+      // The report shows the starter job as --job writes it (or as it would
+      // be written beside the report).
+      report.emplace(checked.output("inspection report"));
+      report->stream() << render_html_inspection_report(to_json(inspection),
+                                                         job_text(opts->job.empty() ? opts->report : opts->job));
+      report->finish("inspection report");
+    }
+    publish_all({json ? &*json : nullptr, job ? &*job : nullptr, report ? &*report : nullptr});
     if (quiet) return 0;
     fmt::print("{}", to_text(inspection));
     if (!opts->json.empty()) fmt::print("\nJSON             {}\n", opts->json);
     if (!opts->job.empty()) fmt::print("{}Starter job      {} (run: deid anonymize {})\n", opts->json.empty() ? "\n" : "",
                                        opts->job, opts->job);
+    if (!opts->report.empty())
+      fmt::print("{}Report           {}\n", opts->json.empty() && opts->job.empty() ? "\n" : "", opts->report);
     return 0;
   };
   return cmd;
