@@ -1,10 +1,11 @@
 // `deid inspect DATA [--delimiter C] [--json FILE] [--job FILE]
-// [--max-combination-size N]`, or with `--table NAME` / `--query SQL`
-// (`--connection`, `--schema`) instead of DATA for a PostgreSQL table
-// (docs/databases.md): what each column of a raw table holds,
+// [--report FILE] [--max-combination-size N]`, or with `--table NAME` /
+// `--query SQL` (`--connection`, `--schema`) instead of DATA for a
+// PostgreSQL table (docs/databases.md): what each column of a raw table holds,
 // which identify people, which combinations of quasi-identifiers make
 // records unique, and a starter job (docs/inspect.md). The library does
-// the work (deid/inspect.h); this prints it and writes the files.
+// the work (deid/inspect.h) and renders the HTML report (deid/report.h);
+// this prints it and writes the files.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include "deid/error.h"
 #include "deid/inspect.h"
 #include "deid/output.h"
+#include "deid/report.h"
 
 namespace deid::cli {
 namespace {
@@ -91,7 +93,7 @@ std::string relative_to_job(const fs::path& data_path, const std::string& job_pa
 
 Command add_inspect_command(CLI::App& app, const bool& quiet) {
   struct Options {
-    std::string data, delimiter, json, job;
+    std::string data, delimiter, json, job, report;
     std::string connection, schema, table, query;
     int max_combination_size = 3;
   };
@@ -103,6 +105,7 @@ Command add_inspect_command(CLI::App& app, const bool& quiet) {
   sub->add_option("--delimiter", opts->delimiter, "Field delimiter (default: detected from the header)");
   sub->add_option("--json", opts->json, "Write the inspection as JSON to this file");
   sub->add_option("--job", opts->job, "Write a commented starter job (YAML) to this file");
+  sub->add_option("--report", opts->report, "Write the inspection as a self-contained HTML report to this file");
   sub->add_option("--max-combination-size", opts->max_combination_size,
                   "Measure combinations of up to this many quasi-identifiers (1 to 8)")
       ->default_val(3);
@@ -130,15 +133,29 @@ Command add_inspect_command(CLI::App& app, const bool& quiet) {
       throw JobError(Location{}, fmt::format("--max-combination-size {}: expected 1 to 8", opts->max_combination_size));
     std::vector<FileUse> inputs;
     if (!table) inputs.push_back({"input data", opts->data});
-    const CheckedFiles checked = check_files(inputs, {{"inspection JSON", opts->json}, {"starter job", opts->job}});
+    const CheckedFiles checked = check_files(
+        inputs, {{"inspection JSON", opts->json}, {"starter job", opts->job}, {"inspection report", opts->report}});
     // A table streams through COPY into the encoder the CSV path uses.
     const Dataset data = table ? read_postgres(*table) : read_dataset(opts->data, csv);
     InspectOptions options;
     options.max_combination_size = opts->max_combination_size;
     const Inspection inspection = inspect(data, options);
 
-    // Both outputs complete before either replaces its target.
-    std::optional<OutputFile> json, job;
+    // The starter job for a job file at `job_file`: a table's, or the data
+    // file's path relative to the file's directory.
+    const auto job_text = [&](const std::string& job_file) {
+      if (table) {
+        StarterInput input;
+        input.postgres = *table;
+        input.postgres->connection = connection_without_password(table->connection);
+        return starter_job(inspection, input, output_stem(*table));
+      }
+      const fs::path data_path = fs::absolute(opts->data);
+      return starter_job(inspection, relative_to_job(data_path, job_file), data_path.stem().string());
+    };
+
+    // Every output complete before any replaces its target.
+    std::optional<OutputFile> json, job, report;
     if (!opts->json.empty()) {
       json.emplace(checked.output("inspection JSON"));
       json->stream() << to_json(inspection).dump(2) << '\n';
@@ -146,23 +163,25 @@ Command add_inspect_command(CLI::App& app, const bool& quiet) {
     }
     if (!opts->job.empty()) {
       job.emplace(checked.output("starter job"));
-      if (table) {
-        StarterInput input;
-        input.postgres = *table;
-        input.postgres->connection = connection_without_password(table->connection);
-        job->stream() << starter_job(inspection, input, output_stem(*table));
-      } else {
-        const fs::path data_path = fs::absolute(opts->data);
-        job->stream() << starter_job(inspection, relative_to_job(data_path, opts->job), data_path.stem().string());
-      }
+      job->stream() << job_text(opts->job);
       job->finish("starter job");
     }
-    publish_all({json ? &*json : nullptr, job ? &*job : nullptr});
+    if (!opts->report.empty()) {
+      // The report shows the starter job as --job writes it (or as it would
+      // be written beside the report).
+      report.emplace(checked.output("inspection report"));
+      report->stream() << render_html_inspection_report(to_json(inspection),
+                                                         job_text(opts->job.empty() ? opts->report : opts->job));
+      report->finish("inspection report");
+    }
+    publish_all({json ? &*json : nullptr, job ? &*job : nullptr, report ? &*report : nullptr});
     if (quiet) return 0;
     fmt::print("{}", to_text(inspection));
     if (!opts->json.empty()) fmt::print("\nJSON             {}\n", opts->json);
     if (!opts->job.empty()) fmt::print("{}Starter job      {} (run: deid anonymize {})\n", opts->json.empty() ? "\n" : "",
                                        opts->job, opts->job);
+    if (!opts->report.empty())
+      fmt::print("{}Report           {}\n", opts->json.empty() && opts->job.empty() ? "\n" : "", opts->report);
     return 0;
   };
   return cmd;

@@ -154,6 +154,27 @@ void Server::Impl::routes() {
               send_json(res, 200, store->hierarchy_preview(req.matches[1], spec["column"].get<std::string>(),
                                                            spec["builder"]));
             }));
+  // The inspection (store_inspect.cc): an empty body or
+  // {"max_combination_size": N}.
+  http.Post(fmt::format("/api/v1/datasets/{}/inspect", kId),
+            guarded_reader([this](const Request& req, Response& res, const httplib::ContentReader& reader) {
+              const std::string body = read_body(req, reader, json_limits.max_bytes);
+              int size = 3;
+              if (body.find_first_not_of(" \t\r\n") != std::string::npos) {
+                const json spec = parse_json_body(body, json_limits);
+                if (!spec.is_object()) throw HttpError(400, "send {} or {\"max_combination_size\": 1 to 8}");
+                for (const auto& [key, value] : spec.items())
+                  if (key != "max_combination_size")
+                    throw HttpError(400, fmt::format("unknown key '{}' (allowed: max_combination_size)", key));
+                if (spec.contains("max_combination_size")) {
+                  const json& n = spec["max_combination_size"];
+                  if (!n.is_number_integer() || n.get<std::int64_t>() < 1 || n.get<std::int64_t>() > 8)
+                    throw HttpError(400, "'max_combination_size' must be an integer from 1 to 8");
+                  size = n.get<int>();
+                }
+              }
+              send_json(res, 200, store->inspect(req.matches[1], size));
+            }));
   // DELETE takes no body: the reader is never called, so none is read
   // (httplib would read one into memory for a plain handler).
   http.Delete(fmt::format("/api/v1/datasets/{}", kId),

@@ -59,7 +59,7 @@ const std::vector<Route>& routes_table() {
       {{"assets", "FILE"}, "GET, HEAD"},
       {{"api", "v1", "version|files"}, "GET, HEAD"},
       {{"api", "v1", "datasets|jobs"}, "POST"},
-      {{"api", "v1", "datasets", "ID", "hierarchy-preview"}, "POST"},
+      {{"api", "v1", "datasets", "ID", "hierarchy-preview|inspect"}, "POST"},
       {{"api", "v1", "datasets|jobs", "ID"}, "GET, HEAD, DELETE"},
       {{"api", "v1", "jobs", "ID", "events|result|job.yaml|output|report"}, "GET, HEAD"},
   };

@@ -147,6 +147,16 @@ class Store {
   // library rejects (its message).
   nlohmann::json hierarchy_preview(const std::string& id, const std::string& column,
                                    const nlohmann::json& builder) const;
+  // The inspection of the dataset (docs/web.md, "Inspection"):
+  // {"inspection": deid::to_json of deid::inspect() (docs/inspect.md),
+  //  "requested_combination_size", "starter_job": the text `deid inspect
+  //  --job` writes beside the data, "attributes": that job's attributes as
+  //  JSON}. Combinations of up to `max_combination_size` (1 to 8) columns,
+  //  fewer when the records would make the work too large (the size used
+  //  is inspection.max_combination_size). Kept in the dataset's directory
+  //  once computed. Throws HttpError(404) for an unknown dataset, 400 for a
+  //  size out of range or a table the library rejects.
+  nlohmann::json inspect(const std::string& id, int max_combination_size) const;
   // The job as a job file in YAML (docs/web.md, "job.yaml"): the client's
   // job with input.path the dataset's file name and the outputs beside it
   // (none for a risk job, whose outputs are options of `deid risk`), under

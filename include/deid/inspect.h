@@ -110,7 +110,15 @@ struct CombinationRisk {
 struct InspectOptions {
   // Combinations of 1 .. this many candidate quasi-identifiers are measured.
   int max_combination_size = 3;
+  // A bound on the work (0: none): the size is lowered below
+  // max_combination_size until the combinations of 1 .. size number at most
+  // this many (the single columns are always measured). `deid serve` bounds
+  // its inspections so; Inspection::max_combination_size is the size used.
+  std::uint64_t max_combinations = 0;
 };
+
+// The number of combinations of 1 .. max_size of `candidates` columns.
+std::uint64_t combination_count(std::size_t candidates, int max_size);
 
 struct Inspection {
   std::string source;
@@ -118,7 +126,7 @@ struct Inspection {
   std::uint64_t records = 0;
   std::vector<ColumnProfile> columns;
   std::vector<int> quasi_identifiers;  // the columns suggested as quasi-identifying, in table order
-  int max_combination_size = 3;
+  int max_combination_size = 3;  // the size measured (lowered by InspectOptions::max_combinations)
   // Every combination of 1 .. max_combination_size quasi-identifiers, most
   // unique first: unique records, distinction and separation descending,
   // then fewer columns, then the columns' indexes.

@@ -13,6 +13,11 @@
 //
 // Both the report of a run with a utility analysis and the page of `deid
 // utility --report` draw it (docs/utility.md, "The HTML report").
+//
+// The page of `deid inspect --report` (docs/inspect.md) shows an
+// inspection: each column's type, counts and non-conforming values, the
+// identifiers found, the suggested roles, the most identifying
+// combinations and the starter job.
 #pragma once
 
 #include <string>
@@ -36,5 +41,10 @@ std::string render_html_risk_report(const RiskReport& report);
 // the input and the released table. Pure.
 std::string render_html_utility_report(const nlohmann::json& utility, const std::string& job_file,
                                        const std::string& input, const std::string& released);
+
+// Renders the page of `deid inspect --report`: `inspection` (as to_json of
+// deid/inspect.h writes it) and `starter_job` (the text starter_job()
+// writes). Every value is escaped. Pure.
+std::string render_html_inspection_report(const nlohmann::json& inspection, const std::string& starter_job);
 
 }  // namespace deid

@@ -1,12 +1,14 @@
-// deid serve's web app: open a table, give roles and hierarchies, choose
-// the kind of job (anonymize, risk, suppress) and its settings, run,
-// explore the result, download. Plain ES modules, one per step of the app
-// (data.js, attributes.js, job.js, run.js, result.js with result_charts.js;
-// common.js is what they share), no framework. This one wires the page's
+// deid serve's web app: open a table, see its inspection, give roles and
+// hierarchies, choose the kind of job (anonymize, risk, suppress) and its
+// settings, run, explore the result, download. Plain ES modules, one per
+// step of the app (data.js, inspect.js, attributes.js, job.js, run.js,
+// result.js with result_charts.js; common.js is what they share), no
+// framework. This one wires the page's
 // controls to the steps and starts the app.
 
 import { $, $$, api, el, guard, showStep, state } from './common.js';
 import { deleteDataset, loadFiles, openDataset } from './data.js';
+import { acceptSuggestions } from './inspect.js';
 import { applyHierarchy, previewHierarchy, previewToRows, updateEditor } from './attributes.js';
 import { updateCommand } from './job.js';
 import { cancel, run } from './run.js';
@@ -34,6 +36,7 @@ function init() {
     });
     await openDataset(id);
   }));
+  $('#accept-suggestions').addEventListener('click', acceptSuggestions);
   for (const radio of $$('input[name="h-source"]')) radio.addEventListener('change', updateEditor);
   $('#h-type').addEventListener('change', updateEditor);
   $('#h-preview').addEventListener('click', () => guard(previewHierarchy));
@@ -63,7 +66,7 @@ function init() {
   $('#a-generalize-before').addEventListener('change', updateEditor);
   $('#delete-dataset').addEventListener('click', () => guard(deleteDataset));
   $('#run').addEventListener('click', () => guard(() => run(null)));
-  // A transformation of the result released (step 5's Release buttons).
+  // A transformation of the result released (step 6's Release buttons).
   document.addEventListener('deid:release', (e) => guard(() => run(e.detail)));
   $('#cancel').addEventListener('click', () => guard(cancel));
   $('#show-result').addEventListener('click', () => showStep('result'));

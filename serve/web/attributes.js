@@ -1,4 +1,4 @@
-// Step 2, the attributes: each column's role, and the hierarchy editor
+// Step 3, the attributes: each column's role, and the hierarchy editor
 // (a file, a builder with its live preview, or rows) with the attribute's
 // settings (levels, weight, microaggregation).
 

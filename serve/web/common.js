@@ -10,6 +10,7 @@ export const $$ = (selector, root = document) => [...root.querySelectorAll(selec
 export const state = {
   files: [],
   dataset: null,          // the summary of GET /datasets/ID
+  inspection: null,       // its inspection, POST /datasets/ID/inspect
   attributes: {},         // column -> {role, hierarchy: null | {file} | {builder} | {rows}, settings: {job keys}}
   editing: null,          // the column whose hierarchy is in the editor
   preview: null,          // its last preview

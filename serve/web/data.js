@@ -1,7 +1,9 @@
 // Step 1, the data: a CSV file of the server's data directory or an
-// upload becomes a dataset; its summary is shown, or it is deleted.
+// upload becomes a dataset; its summary is shown and it is inspected
+// (step 2, inspect.js), or it is deleted.
 
 import { $, $$, api, el, enableSteps, number, state } from './common.js';
+import { inspectDataset } from './inspect.js';
 import { renderColumnSelects, renderIdentifiers, renderRoles, renderSensitiveSelects, renderUtilitySelects } from './attributes.js';
 
 export async function loadFiles() {
@@ -37,6 +39,7 @@ export async function openDataset(id) {
   renderUtilitySelects();
   enableSteps('attributes', 'privacy');
   $('#dataset-name').textContent = `${state.dataset.name}: ${number(state.dataset.rows)} records`;
+  await inspectDataset(id);
 }
 
 // DELETE /datasets/ID: the table, its jobs and their files leave the
@@ -49,8 +52,10 @@ export async function deleteDataset() {
   state.dataset = null;
   state.job = null;
   state.result = null;
+  state.inspection = null;
   state.attributes = {};
   delete document.body.dataset.dataset;
+  delete document.body.dataset.inspected;
   delete document.body.dataset.resultJob;
   $('#summary').hidden = true;
   $('#dataset-name').textContent = '';

@@ -1,4 +1,4 @@
-// Step 3, the job: the kind of job (anonymize, risk, suppress), its
+// Step 4, the job: the kind of job (anonymize, risk, suppress), its
 // privacy models and settings, and the job they make (docs/job-file.md).
 
 import { $, assignments, lines, state } from './common.js';

@@ -1,4 +1,4 @@
-// Step 5, the result: the figures of the command that ran (anonymize,
+// Step 6, the result: the figures of the command that ran (anonymize,
 // risk, suppress), the utility analysis, and the downloads.
 
 import { $, API, api, el, enableSteps, figures, levels, number, percent, sameTransformation, state } from './common.js';
@@ -153,7 +153,7 @@ async function showAnonymization(id, r, found) {
     type: 'button', class: 'small', text: 'Release',
     'aria-label': `Release ${label}`,
     disabled: sameTransformation(t, chosen) ? true : undefined,
-    // app.js runs the release (step 4 shows this step when it ends).
+    // app.js runs the release (step 5 shows this step when it ends).
     onclick: () => document.dispatchEvent(new CustomEvent('deid:release', { detail: t })),
   });
   const frontier = r.search?.frontier || [];

@@ -1,4 +1,4 @@
-// The charts of step 5: the released classes by size (counted from the
+// The charts of step 6: the released classes by size (counted from the
 // released table) and the risk-utility frontier of the solutions found.
 
 import { $, API, el, levels, number, sameTransformation, state } from './common.js';

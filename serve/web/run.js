@@ -1,4 +1,4 @@
-// Step 4, run: the job is sent, its progress followed through the server's
+// Step 5, run: the job is sent, its progress followed through the server's
 // event stream until it ends, or cancelled.
 
 import { $, API, api, enableSteps, guard, levels, number, showError, showStep, state } from './common.js';

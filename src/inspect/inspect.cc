@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <limits>
+
 #include "deid/error.h"
 #include "deid/inspect.h"
 #include "inspect/profile.h"
@@ -33,6 +36,21 @@ const char* role_name(SuggestedRole r) {
   return "?";
 }
 
+std::uint64_t combination_count(std::size_t candidates, int max_size) {
+  // Sum of C(n, k) for k = 1 .. max_size, saturating at the largest value.
+  // Each step C(n, k) = C(n, k - 1) (n - k + 1) / k is exact; in 128 bits
+  // the product cannot overflow while the sum stays below 2^63.
+  const auto n = static_cast<std::uint64_t>(candidates);
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  unsigned __int128 total = 0, c = 1;
+  for (std::uint64_t k = 1; k <= static_cast<std::uint64_t>(std::max(max_size, 0)) && k <= n; ++k) {
+    c = c * (n - k + 1) / k;
+    total += c;
+    if (total > kMax / 2) return kMax;
+  }
+  return static_cast<std::uint64_t>(total);
+}
+
 Inspection inspect(const Dataset& data, const InspectOptions& options) {
   if (options.max_combination_size < 1 || options.max_combination_size > 8)
     throw JobError(Location{}, fmt::format("max-combination-size {}: expected 1 to 8", options.max_combination_size));
@@ -49,7 +67,11 @@ Inspection inspect(const Dataset& data, const InspectOptions& options) {
   });
   for (std::size_t c = 0; c < in.columns.size(); ++c)
     if (in.columns[c].role == SuggestedRole::quasi_identifying) in.quasi_identifiers.push_back(static_cast<int>(c));
-  in.combinations = attribute_risks(data, in.quasi_identifiers, options.max_combination_size);
+  if (options.max_combinations > 0)
+    while (in.max_combination_size > 1 &&
+           combination_count(in.quasi_identifiers.size(), in.max_combination_size) > options.max_combinations)
+      --in.max_combination_size;
+  in.combinations = attribute_risks(data, in.quasi_identifiers, in.max_combination_size);
   return in;
 }
 

@@ -1,7 +1,8 @@
 // `deid inspect` (docs/inspect.md) on the bundled tables: the summary, the
 // JSON and the starter job, which `deid anonymize` runs as it is; on the
 // patients the direct identifiers (mrn, name, phone, email) are removed.
-// Outputs that are the input are refused before any work.
+// Outputs that are the input are refused before any work. The HTML report
+// escapes every value of the data.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -127,6 +128,54 @@ TEST_F(InspectCli, SameOutputForAnyThreadCount) {
   EXPECT_EQ(deid::testing::slurp(path("one.yaml")), deid::testing::slurp(path("all.yaml")));
 }
 
+// Every value from the data reaches the report escaped: a cell and a column
+// name holding markup, quotes and ampersands. The only script is the
+// report's own self-check.
+TEST_F(InspectCli, ReportEscapesEveryValueOfTheData) {
+  const std::string data = path("hostile.csv");
+  {
+    std::ofstream out(data);
+    out << "age,\"<b>\"\"n\"\"&</b>\"\n";
+    for (int i = 0; i < 9; ++i) out << 30 + i << ",v" << i % 3 << "\n";
+    out << "\"<script>alert(\"\"x\"\")</script> & 'q'\",v0\n";
+  }
+  ASSERT_EQ(run("inspect '" + data + "' --report '" + path("report.html") + "'"), 0) << err();
+  EXPECT_NE(out().find("Report"), std::string::npos) << out();
+  const std::string html = deid::testing::slurp(path("report.html"));
+  // The non-conforming value of age, escaped, and never as markup.
+  EXPECT_NE(html.find("<code>&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; 'q'</code> (line 11, 1&times;)"),
+            std::string::npos);
+  EXPECT_EQ(html.find("<script>alert"), std::string::npos);
+  std::size_t scripts = 0;
+  for (auto at = html.find("<script"); at != std::string::npos; at = html.find("<script", at + 1)) ++scripts;
+  EXPECT_EQ(scripts, 1u) << "only the report's self-check";
+  // The column name, in the tables and in the starter job.
+  EXPECT_NE(html.find("<th>&lt;b&gt;&quot;n&quot;&amp;&lt;/b&gt;</th>"), std::string::npos);
+  EXPECT_EQ(html.find("<b>\"n\""), std::string::npos);
+  for (const char* id : {"id=\"columns\"", "id=\"identifiers\"", "id=\"roles\"", "id=\"starter-job\""})
+    EXPECT_NE(html.find(id), std::string::npos) << id;
+  EXPECT_NE(html.find("- k-anonymity: {k: 2}"), std::string::npos) << "the starter job's text";
+}
+
+TEST_F(InspectCli, ReportShowsTheStarterJobThatJobWrites) {
+  const std::string data = deid::testing::example_path("patients/patients.csv");
+  ASSERT_EQ(run("-q inspect '" + data + "' --job '" + path("job.yaml") + "' --report '" + path("report.html") + "'"), 0)
+      << err();
+  const std::string html = deid::testing::slurp(path("report.html"));
+  std::string job = deid::testing::slurp(path("job.yaml")), escaped;
+  for (char ch : job) {
+    if (ch == '&') escaped += "&amp;";
+    else if (ch == '<') escaped += "&lt;";
+    else if (ch == '>') escaped += "&gt;";
+    else if (ch == '"') escaped += "&quot;";
+    else escaped += ch;
+  }
+  EXPECT_NE(html.find("<pre id=\"starter-job\"><code>" + escaped + "</code></pre>"), std::string::npos);
+  // The identifiers found on the patients, with their lines.
+  EXPECT_NE(html.find("telephone number"), std::string::npos);
+  EXPECT_NE(html.find("<svg class=\"chart\" id=\"combinations\""), std::string::npos);
+}
+
 TEST_F(InspectCli, RefusesToWriteItsInputAndBadOptions) {
   const std::string data = path("t.csv");
   {
@@ -134,6 +183,9 @@ TEST_F(InspectCli, RefusesToWriteItsInputAndBadOptions) {
   }
   EXPECT_EQ(run("inspect '" + data + "' --json '" + data + "'"), 2);
   EXPECT_NE(err().find("input data"), std::string::npos) << err();
+  EXPECT_EQ(deid::testing::slurp(data), "a,b\n1,2\n");
+  EXPECT_EQ(run("inspect '" + data + "' --report '" + data + "'"), 2);
+  EXPECT_NE(err().find("inspection report"), std::string::npos) << err();
   EXPECT_EQ(deid::testing::slurp(data), "a,b\n1,2\n");
   EXPECT_EQ(run("inspect '" + data + "' --max-combination-size 0"), 2);
   EXPECT_NE(err().find("max-combination-size"), std::string::npos) << err();

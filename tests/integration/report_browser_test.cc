@@ -1,6 +1,6 @@
 // The HTML reports rendered in a real browser (headless Chromium): the report
-// of `deid anonymize` (with its utility figures), that of `deid risk` and
-// the page of `deid utility --report`. Every chart must have drawn
+// of `deid anonymize` (with its utility figures), that of `deid risk`, the
+// page of `deid utility --report` and that of `deid inspect --report`. Every chart must have drawn
 // data, the file must load nothing from the network, and a screenshot is
 // saved (report-screenshot.png and risk-report-screenshot.png in the test's
 // working directory) for a person to look at.
@@ -203,6 +203,25 @@ TEST_F(ReportBrowserTest, EveryChartOfTheRiskReportDrawsDataInHeadlessChromium) 
   EXPECT_EQ(count(html, "did not converge</span>"), not_converged);
   EXPECT_NE(html.find("Records at risk"), std::string::npos);
   expect_charts_drawn_in_chromium(report, charts, dir_ / "profile", "risk-report-screenshot.png");
+}
+
+TEST_F(ReportBrowserTest, EveryChartOfTheInspectionReportDrawsDataInHeadlessChromium) {
+  int status = 0;
+  const fs::path report = dir_ / "inspect.html";
+  const std::string out = run(std::string(DEID_CLI_PATH) + " --quiet inspect " +
+                                  deid::testing::example_path("patients/patients.csv") + " --report " + report.string() +
+                                  " 2>&1",
+                              &status);
+  ASSERT_EQ(status, 0) << out;
+  const std::string html = read_file(report);
+  const int charts = self_contained_charts(html);
+  for (const char* id : {"column-uniqueness", "combinations"})
+    EXPECT_NE(html.find(std::string("<svg class=\"chart\" id=\"") + id + "\""), std::string::npos) << id;
+  EXPECT_EQ(charts, 2);
+  // The patients' 9 columns (7 with unique values), and the ten most
+  // identifying of 14 combinations, two bars each.
+  EXPECT_EQ(count(html, "<rect class=\"bar\""), 9u + 2 * 10);
+  expect_charts_drawn_in_chromium(report, charts, dir_ / "profile", "inspect-report-screenshot.png");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <tbb/global_control.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -213,6 +214,30 @@ TEST(InspectAttributeRisk, RecordsAllStarsOnTheCombinationAreLeftOut) {
       EXPECT_DOUBLE_EQ(x.separation, 2.0 / 3.0);  // pairs 3, inside 1
     }
   }
+}
+
+TEST(InspectAttributeRisk, CombinationCountAndItsBound) {
+  EXPECT_EQ(combination_count(3, 3), 7u);
+  EXPECT_EQ(combination_count(3, 2), 6u);
+  EXPECT_EQ(combination_count(8, 3), 8u + 28u + 56u);
+  EXPECT_EQ(combination_count(0, 3), 0u);
+  EXPECT_EQ(combination_count(2, 8), 3u);
+  EXPECT_EQ(combination_count(500, 8), 93086514075496225u);  // sum of C(500, k), k = 1 .. 8
+  EXPECT_EQ(combination_count(std::size_t{1} << 40, 8), std::numeric_limits<std::uint64_t>::max());  // saturated
+  // Three quasi-identifiers (sex, age, race): 7 combinations up to size 3.
+  const Dataset d = table("sex,age,race\nM,30,White\nM,30,White\nM,40,White\nF,30,Black\nF,40,Black\n");
+  InspectOptions options;
+  options.max_combinations = 6;  // 3 singles + 3 pairs fit, the triple does not
+  Inspection in = inspect(d, options);
+  ASSERT_EQ(in.quasi_identifiers.size(), 3u) << to_text(in);
+  EXPECT_EQ(in.max_combination_size, 2);
+  EXPECT_EQ(in.combinations.size(), 6u);
+  options.max_combinations = 1;  // the single columns are always measured
+  in = inspect(d, options);
+  EXPECT_EQ(in.max_combination_size, 1);
+  EXPECT_EQ(in.combinations.size(), 3u);
+  options.max_combinations = 0;  // no bound
+  EXPECT_EQ(inspect(d, options).combinations.size(), 7u);
 }
 
 // A generated table large enough for the hash-map path of the refinement

@@ -1,7 +1,8 @@
 // The browser test of deid serve's web app (docs/web.md): Debian's Chromium,
 // headless, driven by puppeteer-core through a whole session on adult:
-// upload a small table, then open adult from the data directory, give
-// roles, build the age hierarchy inline (intervals, previewed) with a weight
+// upload a small table, see its inspection and accept the suggested roles
+// and hierarchies, then open adult from the data directory, see its
+// inspection and go on by hand: give roles, build the age hierarchy inline (intervals, previewed) with a weight
 // and take the others from files, cancel a job queued behind one that cannot
 // end in the test's time, run 5-anonymity, release another of the best
 // solutions, download the released table and the job as YAML, and compare
@@ -9,7 +10,8 @@
 // job.yaml; then run a risk job and a suppress job and compare their JSON
 // and table with what `deid risk` and `deid suppress` write for their
 // job.yaml, and delete the table from the server. A
-// screenshot of each step goes to ARTIFACTS/step-N.png.
+// screenshot of each step goes to ARTIFACTS/step-N.png, that of adult's
+// inspection to ARTIFACTS/inspection.png.
 //
 //   node session.test.mjs --deid build/deid --examples examples --artifacts build/tests/web-artifacts
 //
@@ -144,16 +146,49 @@ async function session(url) {
   await input.uploadFile(people);
   await page.click('#upload');
   await page.waitForFunction(() => document.querySelector('#summary-rows').textContent.startsWith('people.csv: 3 records'));
+  // ... and is inspected (step 2): types, identifiers, suggested roles with their reasons.
+  const inspected = () => document.body.dataset.step === 'inspect' && document.body.dataset.dataset &&
+    document.body.dataset.inspected === document.body.dataset.dataset;
+  await page.waitForFunction(inspected);
+  const people_rows = await page.$$eval('#inspect-table tbody tr', (rows) => rows.map((r) => ({
+    name: r.children[0].textContent, type: r.children[1].textContent, ids: r.children[4].textContent,
+    role: r.children[5].textContent, reason: r.children[6].textContent })));
+  if (people_rows.length !== 2 || people_rows[0].role !== 'identifying' || !people_rows[0].ids.includes('(A) names') ||
+      !people_rows[0].reason.includes('HIPAA') || people_rows[1].role !== 'quasi-identifying' ||
+      people_rows[1].type !== 'integer')
+    throw new Error(`people.csv's inspection: ${JSON.stringify(people_rows)}`);
+  // Accepted, the suggestions fill step 3: name removed, age with the starter job's intervals.
+  await page.click('#accept-suggestions');
+  await page.waitForSelector('#step-attributes:not([hidden])');
+  const accepted = await page.$$eval('#roles-table tbody tr', (rows) => rows.map((r) =>
+    [r.querySelector('select[data-role-for]').value, r.children[2].textContent]));
+  if (accepted.length !== 2 || accepted[0][0] !== 'identifying' || accepted[1][0] !== 'quasi-identifying' ||
+      !accepted[1][1].startsWith('intervals (') || !accepted[1][1].includes('min: 34'))
+    throw new Error(`the accepted suggestions: ${JSON.stringify(accepted)}`);
+  await page.click('.step[data-step="data"]');
   // ... and so does a file of the data directory, the one the session goes on with.
   await page.select('#file-select', 'adult.csv');
   await page.click('#load-file');
   await page.waitForFunction(() => document.querySelector('#summary-rows').textContent.startsWith('adult.csv: 30,162 records'));
   const types = await page.$$eval('#columns-table tbody tr', (rows) => rows.map((r) => r.children[1].textContent));
   if (types[1] !== 'integer' || types[0] !== 'string') throw new Error(`detected types: ${types}`);
+  // adult's inspection: the demographic columns suggested quasi-identifying, its combinations measured.
+  await page.waitForFunction(inspected);
+  const roles_of = Object.fromEntries(await page.$$eval('#inspect-table tbody tr', (rows) =>
+    rows.map((r) => [r.children[0].textContent, r.children[5].textContent])));
+  for (const column of ['sex', 'age', 'race', 'marital-status', 'education'])
+    if (roles_of[column] !== 'quasi-identifying') throw new Error(`adult's suggested roles: ${JSON.stringify(roles_of)}`);
+  if ((await page.$$('#inspect-combinations tbody tr')).length !== 5) throw new Error('no combinations shown');
+  await page.screenshot({ path: path.join(artifacts, 'inspection.png') });
+  console.log('web_session: adult.csv inspected: types, identifiers, suggested roles');
+  await page.click('.step[data-step="data"]');
   await shot(page, 'adult.csv opened: columns, types, distinct values, sample');
+  await page.click('button[data-next="inspect"]');
 
-  // 2. Roles: five quasi-identifiers; age with an intervals builder, the others from files.
+  // 2. Roles by hand: five quasi-identifiers; age with an intervals builder, the others from files.
   await page.click('button[data-next="attributes"]');
+  if ((await page.$$eval('#roles-table select[data-role-for]', (s) => s.map((x) => x.value))).some((r) => r !== 'insensitive'))
+    throw new Error('by hand, every column starts insensitive');
   for (const column of ['sex', 'age', 'race', 'marital-status', 'education'])
     await page.select(`select[data-role-for="${column}"]`, 'quasi-identifying');
   // An identifying column is removed or masked here: pseudonyms and date
