@@ -67,4 +67,22 @@ bool is_common_last_name(std::string_view upper);
 // is a common first or last name; "Smith, Ann" too.
 bool looks_like_person_name(std::string_view v);
 
+// A value folded as the bundled list of US places writes its names
+// (places.cc): accents folded, upper case, periods and apostrophes dropped,
+// hyphens and runs of spaces as one space, SAINT as ST, SAINTE as STE, FT
+// as FORT, MT as MOUNT. Empty when the value holds anything but letters,
+// spaces and those marks.
+std::string normalize_place(std::string_view v);
+// Whether a normalized name is that of a US Census place, county
+// subdivision or county, without its suffix ("SPRINGFIELD", "COOK").
+bool is_us_place_name(std::string_view normalized);
+// How a value names a US place below a state: `clear` when it is listed and
+// carries a Census suffix ("Cook County") or its state ("Springfield, IL",
+// "Boston MA", "Austin, Texas"), or when it is listed and not also a common
+// first or last name or a category word; `ambiguous` for a listed single
+// word that is one ("Houston", "Ruby", "Union"); `none` otherwise, and for
+// a state's or a country's name alone.
+enum class PlaceMatch { none, ambiguous, clear };
+PlaceMatch match_place(std::string_view v);
+
 }  // namespace deid::inspect_detail

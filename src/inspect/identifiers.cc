@@ -1,8 +1,9 @@
 // HIPAA Safe Harbor identifiers (45 CFR 164.514(b)(2)(i)) found in a
 // column, by its name (column_names.cc) and by its values: the patterns of
 // value_patterns.cc where a type has a written form, the Census name lists
-// for names, the values' precision for dates, ages over 89, and uniqueness
-// for "any other unique identifying number".
+// for names, the Census list of places for places (places.cc), the values'
+// precision for dates, ages over 89, and uniqueness for "any other unique
+// identifying number".
 //
 // A value pattern is reported when it covers at least half of the non-empty
 // cells; its confidence grows with the share it covers (a pattern with
@@ -22,6 +23,9 @@ namespace deid::inspect_detail {
 namespace {
 
 constexpr double kPatternShare = 0.5;
+// The end of the ZIP code finding's evidence, by which roles.cc and
+// starter_job.cc tell it from other geographic findings.
+constexpr const char* kZipWhat = "ZIP codes";
 
 struct ValueRule {
   const char* type;
@@ -37,7 +41,7 @@ constexpr ValueRule kValueRules[] = {
     {"social security number", "G", is_ssn, 0.8, 0.99, "valid social security numbers"},
     {"web URL", "N", is_url, 0.8, 0.98, "URLs"},
     {"IP address", "O", is_ip_address, 0.7, 0.95, "IPv4 or IPv6 addresses"},
-    {"geographic subdivision smaller than a state", "B", is_zip_code, 0.5, 0.85, "ZIP codes"},
+    {"geographic subdivision smaller than a state", "B", is_zip_code, 0.5, 0.85, kZipWhat},
 };
 
 double scaled(double low, double high, double share) {
@@ -58,7 +62,38 @@ std::string share_text(std::uint64_t cells, std::uint64_t filled) {
   return fmt::format("{} of {} non-empty cells", cells, filled);
 }
 
+// Places: most distinct values and most cells name a US place, and more
+// than half of the distinct places are clear ones (with a suffix or a
+// state, or not also a common name or word), at least 5 of them, so that
+// a column of surnames or of categories that happen to be places
+// ("Houston", "White", "Union") does not count.
+struct PlaceCount {
+  PatternCount places;      // clear or ambiguous
+  std::uint64_t clear = 0;  // distinct values
+};
+
+PlaceCount count_places(const Column& column, const ColumnValues& cv) {
+  PlaceCount pc;
+  pc.places = count_pattern(column, cv, [&](std::string_view v) {
+    const PlaceMatch m = match_place(v);
+    if (m == PlaceMatch::clear) ++pc.clear;
+    return m != PlaceMatch::none;
+  });
+  return pc;
+}
+
+// The distinct values that look like a person's name and name no place.
+std::uint64_t names_only(const Column& column, const ColumnValues& cv) {
+  return count_pattern(column, cv, [](std::string_view v) {
+           return looks_like_person_name(v) && match_place(v) == PlaceMatch::none;
+         }).distinct;
+}
+
 }  // namespace
+
+bool is_zip_finding(const IdentifierFinding& f) {
+  return f.hipaa == "B" && f.method == "values" && f.evidence.ends_with(kZipWhat);
+}
 
 std::vector<IdentifierFinding> find_identifiers(const Column& column, const ColumnValues& cv, const ColumnProfile& p) {
   std::vector<IdentifierFinding> out;
@@ -94,6 +129,30 @@ std::vector<IdentifierFinding> find_identifiers(const Column& column, const Colu
                        fmt::format("{} of {} distinct values hold a common first or last name (1990 US Census)",
                                    pc.distinct, p.distinct),
                        pc.lines, pc.cells});
+    }
+
+    // Places. A column that also passes for names is taken for the kind
+    // it has more values of alone: clear places against names that name
+    // no place.
+    if (p.type == ValueType::code || p.type == ValueType::free_text) {
+      const PlaceCount pc = count_places(column, cv);
+      const double distinct_share =
+          p.distinct == 0 ? 0 : static_cast<double>(pc.places.distinct) / static_cast<double>(p.distinct);
+      const double cell_share = static_cast<double>(pc.places.cells) / f;
+      if (distinct_share >= kPatternShare && cell_share >= kPatternShare && pc.clear >= 5 &&
+          2 * pc.clear > pc.places.distinct) {
+        const auto names = std::find_if(out.begin(), out.end(), [](const IdentifierFinding& x) {
+          return x.hipaa == "A" && x.method == "values";
+        });
+        if (names == out.end() || pc.clear > names_only(column, cv)) {
+          if (names != out.end()) out.erase(names);
+          out.push_back({"geographic subdivision smaller than a state", "B", "values",
+                         scaled(0.6, 0.9, std::min(distinct_share, cell_share)),
+                         fmt::format("{} of {} distinct values ({}) name US places (US Census), {} of them clearly",
+                                     pc.places.distinct, p.distinct, share_text(pc.places.cells, filled), pc.clear),
+                         pc.places.lines, pc.places.cells});
+        }
+      }
     }
 
     // Dates more precise than a year.

@@ -37,6 +37,9 @@ ColumnProfile profile_column(const Column& column, const std::vector<std::uint64
 // confidence (highest first). REQUIRES: the counts and the type are set.
 std::vector<IdentifierFinding> find_identifiers(const Column& column, const ColumnValues& cv, const ColumnProfile& p);
 
+// Whether a finding is that of ZIP codes by their values.
+bool is_zip_finding(const IdentifierFinding& f);
+
 // Sets p.role and p.reason from the findings, the type and the name.
 void suggest_role(ColumnProfile& p);
 

@@ -54,9 +54,7 @@ void suggest_role(ColumnProfile& p) {
                                                 via(*f), 100 * f->confidence));
     return;
   }
-  const bool zip_values = best(p, [](const IdentifierFinding& f) {
-                            return f.hipaa == "B" && f.method == "values";
-                          }) != nullptr;
+  const bool zip_values = best(p, is_zip_finding) != nullptr;
   const IdentifierFinding* geo =
       best(p, [](const IdentifierFinding& f) { return f.hipaa == "B" && f.confidence >= kIdentifying; });
   if (zip_values && (geo != nullptr || p.type == ValueType::code || p.type == ValueType::integer)) {

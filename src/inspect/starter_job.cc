@@ -23,6 +23,7 @@
 
 #include "deid/inspect.h"
 #include "inspect/detectors.h"
+#include "inspect/profile.h"
 
 namespace deid {
 namespace {
@@ -110,7 +111,7 @@ Choice choose(const ColumnProfile& p) {
     return masking(unclean + "the intervals builder refuses: masked from the right; clean them to use intervals");
   }
   bool zip = false;
-  for (const IdentifierFinding& f : p.findings) zip = zip || (f.hipaa == "B" && f.method == "values");
+  for (const IdentifierFinding& f : p.findings) zip = zip || inspect_detail::is_zip_finding(f);
   if (zip) {
     // Masked from the right, the longest value keeps its first three
     // characters at level (length - 3): "12345" at 2, "12345-6789" at 7.

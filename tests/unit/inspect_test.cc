@@ -277,17 +277,33 @@ TEST(InspectAttributeRisk, SameForAnyThreadCount) {
 // The detection table: a generated table of 300 records whose columns hold
 // planted identifiers under neutral names (found by their values), under
 // telling names (found by their names), and decoys that no detector should
-// take for an identifier (categories that are surnames, amounts, five-digit
-// counts, version numbers, ICD codes). A finding counts when its confidence
+// take for an identifier (categories that are surnames, surnames that are
+// also places, amounts, five-digit counts, version numbers, ICD codes). A finding counts when its confidence
 // is at least 0.5; precision and recall are over (column, HIPAA type) pairs.
 TEST(InspectDetection, PlantedIdentifiersTable) {
   std::mt19937 rng(20240601);
   const char* first[] = {"Mary", "James", "Linda", "Robert", "Susan", "Michael", "Karen", "David", "Nancy", "Joseph"};
   const char* last[] = {"Smith", "Johnson", "Miller", "Davis", "Garcia", "Wilson", "Moore", "Taylor", "Clark", "Lewis"};
   const char* races[] = {"White", "Black", "Asian", "Other"};
+  // Cities as tables write them (some also first or last names), counties
+  // with their Census suffix, and wards named after people whose surnames
+  // are also places.
+  const char* cities[] = {"Springfield, IL", "Boston MA",  "Austin, Texas", "Chicago",     "Phoenix",     "Houston",
+                          "Dallas",          "Seattle",    "Denver",        "Albuquerque", "Tucson",      "Sacramento",
+                          "Pittsburgh",      "Cincinnati", "Milwaukee",     "Omaha",       "Tulsa",       "Wichita",
+                          "Raleigh",         "St. Louis",  "Kansas City",   "Fort Worth",  "Las Vegas",   "Jackson, MS",
+                          "Winston-Salem",   "Knoxville",  "Chattanooga",   "Birmingham, AL", "Salt Lake City, UT",
+                          "Mayag\u00fcez"};
+  const char* counties[] = {"Cook County",     "Harris County",   "Maricopa County",  "Orleans Parish",
+                            "King County",     "Kings County",    "Wayne County",     "Fulton County",
+                            "Jefferson Parish", "Bethel Census Area", "Juneau City and Borough", "Miami-Dade County",
+                            "Los Angeles County", "Suffolk County", "Bayam\u00f3n Municipio", "Travis County",
+                            "Marshall County"};
+  const char* wards[] = {"Marshall", "Houston",  "Jackson", "Franklin",  "Warren",   "Monroe",   "Hamilton",
+                         "Carter",   "Taylor",   "Wilson",  "Henderson", "Harrison", "Jefferson"};
   std::string csv =
       "contact,c2,ref,site,host,area,visit,who,age,patient_id,token,Fax,sex,race,amount,steps,version,dx,score,"
-      "count,first_name,homepage\n";
+      "count,first_name,homepage,origin,seat,unit\n";
   for (int i = 0; i < 300; ++i) {
     const auto r = [&](unsigned n) { return static_cast<unsigned>(rng() % n); };
     const std::string who = fmt::format("{} {}", first[r(10)], last[r(10)]);
@@ -300,13 +316,16 @@ TEST(InspectDetection, PlantedIdentifiersTable) {
         rng(), 200 + r(700), r(10000), r(2) ? "M" : "F", races[r(4)], 10 + r(5000), r(100), 10000 + r(2000), r(3),
         r(10), r(10),
         10 + r(4), r(10), r(100), r(10), r(50), first[r(10)], fmt::format("www.example{}.org", r(50)));
+    csv.pop_back();  // the line break
+    csv += fmt::format(",\"{}\",{},{}\n", cities[r(30)], counties[r(17)], wards[r(13)]);
   }
   const Inspection in = inspect(table(csv));
   // Column -> the HIPAA types planted in it.
   const std::map<std::string, std::set<std::string>> planted{
       {"contact", {"D"}},    {"c2", {"F"}},   {"ref", {"G"}},         {"site", {"N"}},     {"host", {"O"}},
       {"area", {"B"}},       {"visit", {"C"}}, {"who", {"A"}},        {"age", {"C"}},      {"patient_id", {"H"}},
-      {"token", {"R"}},      {"Fax", {"E"}},  {"first_name", {"A"}}, {"homepage", {"N"}},
+      {"token", {"R"}},      {"Fax", {"E"}},  {"first_name", {"A"}}, {"homepage", {"N"}}, {"origin", {"B"}},
+      {"seat", {"B"}},
   };
   std::size_t found = 0, correct = 0, expected = 0;
   std::string table_text;
@@ -330,7 +349,7 @@ TEST(InspectDetection, PlantedIdentifiersTable) {
   // The table as docs/inspect.md states it.
   EXPECT_EQ(table_text,
             "contact=D c2=F ref=G site=N host=O area=B visit=C who=A age=C patient_id=H token=R Fax=E sex=- race=- "
-            "amount=- steps=- version=- dx=- score=- count=- first_name=A homepage=N ");
+            "amount=- steps=- version=- dx=- score=- count=- first_name=A homepage=N origin=B seat=B unit=- ");
   EXPECT_EQ(precision, 1.0);
   EXPECT_EQ(recall, 1.0);
   // Ages over 89 are reported with the lines that hold one.
@@ -342,11 +361,12 @@ TEST(InspectDetection, PlantedIdentifiersTable) {
   EXPECT_LE(over->lines.size(), 5u);
   // Roles: every planted direct identifier is identifying; the decoys not.
   for (const char* name : {"contact", "c2", "ref", "site", "host", "who", "patient_id", "token", "Fax", "first_name",
-                           "homepage"})
+                           "homepage", "origin", "seat"})
     EXPECT_EQ(column(in, name).role, SuggestedRole::identifying) << name;
   for (const char* name : {"area", "visit", "age", "sex", "race"})
     EXPECT_EQ(column(in, name).role, SuggestedRole::quasi_identifying) << name;
   EXPECT_EQ(column(in, "dx").role, SuggestedRole::sensitive) << column(in, "dx").reason;
+  EXPECT_EQ(column(in, "unit").role, SuggestedRole::insensitive) << column(in, "unit").reason;
 }
 
 }  // namespace
