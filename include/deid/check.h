@@ -75,7 +75,7 @@ struct CheckResult {
   bool solution = false;            // all models hold after suppression within the limit
   std::uint64_t suppressed_records = 0;  // records in violating classes (may exceed the limit)
   std::uint64_t classes = 0;        // classes of the generalized data, before suppression
-  QualityValue quality;             // of the output; meaningful when solution
+  QualityValue quality;             // of the output; meaningful when solution (or Checker::set_measure_all)
   double lower_bound = 0;           // loss from generalization alone
   bool complete = true;             // false: stopped early (Checker::set_stop_early), not a solution
   // A solution's released classes (not suppressed) and the size of the
@@ -174,6 +174,13 @@ class Checker {
   // otherwise checks run to the end. For searches, which need no more of a
   // check that fails.
   void set_stop_early(bool on) { stop_early_ = on; }
+  // Measures the quality of every check, not only of solutions (off by
+  // default): a non-solution's CheckResult::quality is then the loss of its
+  // output with every violating class suppressed, beyond the limit (ARX's
+  // check with forceMeasureInfoLoss and suppression always enabled, which
+  // its heuristic searches use). Checks that stop early have no quality:
+  // turn set_stop_early off with it.
+  void set_measure_all(bool on) { measure_all_ = on; }
 
   // Groups the histogram by `t` into `out` (nothing suppressed yet).
   void group(const Transformation& t, Classes& out);
@@ -195,6 +202,7 @@ class Checker {
 
   CheckStatistics stats_;
   bool stop_early_ = false;
+  bool measure_all_ = false;
   const Problem& problem_;
   std::unique_ptr<Shared> shared_;
   std::unique_ptr<Pending> current_;  // the check computed on the spot

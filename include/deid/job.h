@@ -47,11 +47,33 @@ struct QualitySpec {
   bool monotonic = false;
 };
 
+// ARX's genetic algorithm (BEST_EFFORT_GENETIC) and its settings, with
+// ARX 3.9.2's defaults (ARXConfiguration): two subpopulations of
+// quasi-identifiers + subpopulation_size individuals each, `iterations`
+// generations (docs/search.md, "genetic").
+struct GeneticSpec {
+  std::uint64_t subpopulation_size = 100;
+  double elite_fraction = 0.2;
+  double crossover_fraction = 0.2;
+  double mutation_probability = 0.2;
+  double immigration_fraction = 0.2;
+  std::uint64_t immigration_interval = 10;
+  double production_fraction = 0.2;
+  std::uint64_t iterations = 50;
+  // java.util.Random's seed; ARX's deterministic mode is 0xDEADBEEF
+  // (kArxDeterministicSeed, the default: the same job, the same release).
+  std::int64_t seed = static_cast<std::int32_t>(0xDEADBEEFu);
+};
+
 struct SearchSpec {
-  enum class Algorithm { automatic, exhaustive, optimal, best_first, safepub };
+  enum class Algorithm { automatic, exhaustive, optimal, best_first, safepub, bottom_up, top_down, genetic };
   Algorithm algorithm = Algorithm::automatic;
   std::optional<double> time_limit_seconds;
-  std::optional<std::uint64_t> max_checks;  // budget of transformations to check
+  std::optional<std::uint64_t> max_checks;  // budget of transformations to check (ARX's step limit)
+  // auto runs bottom-up Lightning on lattices larger than this (ARX's
+  // heuristic search threshold); kDefaultHeuristicThreshold when unset.
+  std::optional<std::uint64_t> heuristic_threshold;
+  GeneticSpec genetic;
   // The checker's working memory (docs/databases.md, "Memory"): bounded
   // keeps it within half the histogram's size plus a constant; fast spends
   // more for speed (sorted copies of the histogram, radix-partitioned

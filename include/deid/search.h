@@ -100,6 +100,12 @@ class Evaluator {
   // Whether checks may stop once they cannot be a solution (on by default;
   // Checker::set_stop_early).
   void set_stop_early(bool on) { checker_.set_stop_early(on); }
+  // Whether every check measures its quality, solution or not
+  // (Checker::set_measure_all; stops early no more). For ARX's heuristics.
+  void set_measure_all(bool on) {
+    checker_.set_measure_all(on);
+    checker_.set_stop_early(!on);
+  }
   const Problem& problem() const { return problem_; }
 
  private:
@@ -177,15 +183,47 @@ class DifferentialPrivacyModel;
 // The same seed gives the same walk for any thread count. docs/search.md.
 std::unique_ptr<SearchAlgorithm> make_safepub_search(const DifferentialPrivacyModel& model);
 
+// ARX's heuristic searches for large lattices, after ARX 3.9.2's semantics
+// (docs/search.md, "The heuristic searches"): Lightning bottom-up
+// (BEST_EFFORT_BOTTOM_UP) or top-down (BEST_EFFORT_TOP_DOWN), and the
+// genetic algorithm (BEST_EFFORT_GENETIC) with `spec`'s settings and seed.
+// Every check measures the loss (Evaluator::set_measure_all); each
+// transformation is checked once; the release is ARX's optimum among the
+// checks (strictly lower loss, or equal loss and lower rank); never
+// `optimal`. With ARX's limits they check ARX's transformations in ARX's
+// order.
+std::unique_ptr<SearchAlgorithm> make_lightning_search(bool top_down);
+std::unique_ptr<SearchAlgorithm> make_genetic_search(const GeneticSpec& spec);
+
 // Largest lattice for which `auto` runs the optimal search; above it, auto
 // runs best-first (docs/search.md says why).
 inline constexpr LatticeIndex kOptimalMaxLattice = 1'000'000;
 
+// Default of search.heuristic-threshold: above this many transformations
+// `auto` runs bottom-up Lightning (ARX's choice for lattices above its
+// heuristic search threshold) rather than a search that proves the optimum.
+inline constexpr std::uint64_t kDefaultHeuristicThreshold = 10'000'000'000ULL;
+
+// ARX's default time limit of its heuristic searches (30 s,
+// ARXConfiguration.heuristicSearchTimeLimit): bottom-up, top-down and
+// genetic use it when the job sets no search.time-limit.
+inline constexpr double kDefaultHeuristicTimeLimitSeconds = 30.0;
+
+// Whether `a` is one of ARX's heuristic searches.
+bool is_heuristic(SearchSpec::Algorithm a);
+
 // What `auto` resolves to for `problem` (never automatic): safepub with
-// data-dependent differential privacy, else by the lattice's size.
-SearchSpec::Algorithm choose_algorithm(const Problem& problem);
+// data-dependent differential privacy; bottom-up above the heuristic
+// threshold (`heuristic_threshold`, ARX's rule); else optimal up to
+// kOptimalMaxLattice and best-first above.
+SearchSpec::Algorithm choose_algorithm(const Problem& problem,
+                                       std::uint64_t heuristic_threshold = kDefaultHeuristicThreshold);
+// `spec.algorithm`, or choose_algorithm() for auto.
+SearchSpec::Algorithm resolve_algorithm(const SearchSpec& spec, const Problem& problem);
 
 // The algorithm for `algorithm` (auto: choose_algorithm()).
 std::unique_ptr<SearchAlgorithm> make_search(SearchSpec::Algorithm algorithm, const Problem& problem);
+// The algorithm `spec` names (auto: resolve_algorithm()), with its settings.
+std::unique_ptr<SearchAlgorithm> make_search(const SearchSpec& spec, const Problem& problem);
 
 }  // namespace deid

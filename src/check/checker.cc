@@ -282,7 +282,13 @@ void Checker::compute(HashState& hs, const Transformation& t, const Snapshot* fr
   } else {
     r.lower_bound = problem_.quality->lower_bound(problem_, t, cls);
   }
-  if (r.solution) {
+  if (r.solution || (measure_all_ && complete)) {
+    // A non-solution (measure_all_): the loss of the output with every
+    // violating class suppressed, beyond the limit.
+    if (!r.solution) {
+      materialize_keys(hs.partitions, cls);
+      cls.suppressed_records = suppressed;
+    }
     if (need_dist) cls.distributions = &dists;
     r.quality = problem_.quality->evaluate(problem_, t, cls);
     cls.distributions = nullptr;

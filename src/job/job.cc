@@ -56,6 +56,9 @@ const char* to_string(SearchSpec::Algorithm a) {
     case SearchSpec::Algorithm::exhaustive: return "exhaustive";
     case SearchSpec::Algorithm::optimal: return "optimal";
     case SearchSpec::Algorithm::best_first: return "best-first";
+    case SearchSpec::Algorithm::bottom_up: return "bottom-up";
+    case SearchSpec::Algorithm::top_down: return "top-down";
+    case SearchSpec::Algorithm::genetic: return "genetic";
     case SearchSpec::Algorithm::safepub: return "safepub";
   }
   return "?";

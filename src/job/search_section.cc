@@ -9,6 +9,55 @@
 
 namespace deid::job_parse {
 
+namespace {
+
+// The genetic algorithm's settings (ARXConfiguration's geneticAlgorithm*),
+// only with `algorithm: genetic`.
+void parse_genetic(const Ctx& ctx, const YAML::Node& s, SearchSpec& spec) {
+  static const char* const kKeys[] = {"subpopulation-size",   "elite-fraction",       "crossover-fraction",
+                                      "mutation-probability", "immigration-fraction", "immigration-interval",
+                                      "production-fraction",  "iterations",           "seed"};
+  for (const char* key : kKeys)
+    if (s[key] && spec.algorithm != SearchSpec::Algorithm::genetic)
+      ctx.fail(s[key], fmt::format("search.{} is a setting of the genetic algorithm: it needs 'algorithm: genetic', "
+                                   "got 'algorithm: {}'",
+                                   key, to_string(spec.algorithm)));
+  GeneticSpec& g = spec.genetic;
+  if (s["subpopulation-size"]) g.subpopulation_size = ctx.integer(s["subpopulation-size"], "subpopulation-size", 1, 1e6);
+  if (s["elite-fraction"]) g.elite_fraction = ctx.fraction(s["elite-fraction"], "elite-fraction");
+  if (s["crossover-fraction"]) g.crossover_fraction = ctx.fraction(s["crossover-fraction"], "crossover-fraction");
+  if (s["mutation-probability"])
+    g.mutation_probability = ctx.fraction(s["mutation-probability"], "mutation-probability");
+  if (s["immigration-fraction"])
+    g.immigration_fraction = ctx.fraction(s["immigration-fraction"], "immigration-fraction");
+  if (s["immigration-interval"])
+    g.immigration_interval = ctx.integer(s["immigration-interval"], "immigration-interval", 1, 1e9);
+  if (s["production-fraction"]) {
+    g.production_fraction = ctx.fraction(s["production-fraction"], "production-fraction");
+    // The parents are drawn among the fittest ceil(production-fraction × k).
+    if (g.production_fraction <= 0)
+      ctx.fail(s["production-fraction"], "production-fraction must be > 0 (parents are drawn among that share of "
+                                         "the fittest), got 0");
+  }
+  if (s["iterations"]) g.iterations = ctx.integer(s["iterations"], "iterations", 0, 1e9);
+  if (const auto& seed = s["seed"]) {
+    const std::string text = ctx.str(seed, "seed");
+    if (text == "arx") {
+      g.seed = kArxDeterministicSeed;
+    } else {
+      std::int64_t v = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (ec != std::errc() || end != text.data() + text.size())
+        ctx.fail(seed, fmt::format("search.seed must be an integer (a 64-bit seed of java.util.Random) or 'arx' "
+                                   "(ARX's deterministic seed), got '{}'",
+                                   text));
+      g.seed = v;
+    }
+  }
+}
+
+}  // namespace
+
 void parse_search(const Ctx& ctx, const YAML::Node& root, Job& job) {
   if (root["search"]) {
     const auto& s = root["search"];
@@ -19,9 +68,15 @@ void parse_search(const Ctx& ctx, const YAML::Node& root, Job& job) {
                                                                 {"exhaustive", SearchSpec::Algorithm::exhaustive},
                                                                 {"optimal", SearchSpec::Algorithm::optimal},
                                                                 {"best-first", SearchSpec::Algorithm::best_first},
-                                                                {"safepub", SearchSpec::Algorithm::safepub}});
+                                                                {"safepub", SearchSpec::Algorithm::safepub},
+                                                                {"bottom-up", SearchSpec::Algorithm::bottom_up},
+                                                                {"top-down", SearchSpec::Algorithm::top_down},
+                                                                {"genetic", SearchSpec::Algorithm::genetic}});
     if (s["time-limit"]) job.search.time_limit_seconds = ctx.duration(s["time-limit"]);
     if (s["max-checks"]) job.search.max_checks = ctx.integer(s["max-checks"], "max-checks", 1);
+    if (s["heuristic-threshold"])
+      job.search.heuristic_threshold = ctx.integer(s["heuristic-threshold"], "heuristic-threshold", 1);
+    parse_genetic(ctx, s, job.search);
     if (s["memory"])
       job.search.memory = ctx.choice<SearchSpec::Memory>(s["memory"], "search.memory",
                                                          {{"auto", SearchSpec::Memory::automatic},

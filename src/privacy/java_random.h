@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 #include "deid/job.h"  // kArxDeterministicSeed, the seed `seed: arx` names
 
@@ -31,6 +32,18 @@ class JavaRandom {
   }
 
   std::int32_t next_int() { return next(32); }
+
+  // Random.nextInt(bound), bound > 0: uniform in [0, bound), by the
+  // class's rejection of the top values of next(31).
+  std::int32_t next_int(std::int32_t bound) {
+    std::int32_t r = next(31);
+    const std::int32_t m = bound - 1;
+    if ((bound & m) == 0) return static_cast<std::int32_t>((static_cast<std::int64_t>(bound) * r) >> 31);
+    // Java's `u - (r = u % bound) + m < 0`: the int sum overflows.
+    for (std::int32_t u = r; static_cast<std::int64_t>(u) - (r = u % bound) + m > std::numeric_limits<std::int32_t>::max(); u = next(31)) {
+    }
+    return r;
+  }
 
   // Random.nextDouble(): ((next(26) << 27) + next(27)) * 2^-53, in [0, 1).
   double next_double() {

@@ -22,15 +22,38 @@ const DifferentialPrivacyModel* data_dependent_dp(const Problem& problem) {
 // checks fewer transformations (docs/search.md, measurements).
 // Data-dependent differential privacy has its own search (SafePub), as in
 // ARX (ARXAnonymizer.getAlgorithm); the job parser refuses any other.
-SearchSpec::Algorithm choose_algorithm(const Problem& problem) {
+// Above the heuristic threshold ARX runs a heuristic instead of its optimal
+// search (ARXAnonymizer.getAlgorithm refuses OPTIMAL there; its GUI then
+// selects bottom-up Lightning).
+SearchSpec::Algorithm choose_algorithm(const Problem& problem, std::uint64_t heuristic_threshold) {
   if (data_dependent_dp(problem)) return SearchSpec::Algorithm::safepub;
-  return problem.lattice().size() <= kOptimalMaxLattice ? SearchSpec::Algorithm::optimal
-                                                        : SearchSpec::Algorithm::best_first;
+  const LatticeIndex size = problem.lattice().size();
+  if (size > heuristic_threshold) return SearchSpec::Algorithm::bottom_up;
+  return size <= kOptimalMaxLattice ? SearchSpec::Algorithm::optimal : SearchSpec::Algorithm::best_first;
+}
+
+bool is_heuristic(SearchSpec::Algorithm a) {
+  return a == SearchSpec::Algorithm::bottom_up || a == SearchSpec::Algorithm::top_down ||
+         a == SearchSpec::Algorithm::genetic;
+}
+
+SearchSpec::Algorithm resolve_algorithm(const SearchSpec& spec, const Problem& problem) {
+  if (spec.algorithm != SearchSpec::Algorithm::automatic) return spec.algorithm;
+  return choose_algorithm(problem, spec.heuristic_threshold.value_or(kDefaultHeuristicThreshold));
+}
+
+std::unique_ptr<SearchAlgorithm> make_search(const SearchSpec& spec, const Problem& problem) {
+  const SearchSpec::Algorithm algorithm = resolve_algorithm(spec, problem);
+  if (algorithm == SearchSpec::Algorithm::genetic) return make_genetic_search(spec.genetic);
+  return make_search(algorithm, problem);
 }
 
 std::unique_ptr<SearchAlgorithm> make_search(SearchSpec::Algorithm algorithm, const Problem& problem) {
   if (algorithm == SearchSpec::Algorithm::automatic) algorithm = choose_algorithm(problem);
   switch (algorithm) {
+    case SearchSpec::Algorithm::bottom_up: return make_lightning_search(false);
+    case SearchSpec::Algorithm::top_down: return make_lightning_search(true);
+    case SearchSpec::Algorithm::genetic: return make_genetic_search(GeneticSpec{});
     case SearchSpec::Algorithm::exhaustive: return make_exhaustive_search();
     case SearchSpec::Algorithm::optimal: return make_optimal_search();
     case SearchSpec::Algorithm::safepub:

@@ -317,7 +317,10 @@ TEST(JobErrors, UnknownKeysAreRejectedWithNameAndLineAtEveryLevel) {
 
 TEST(JobErrors, UnknownKeyMessageListsTheAllowedKeys) {
   const JobError e = job_error(kHead + "search: {algoritm: auto}\n");
-  EXPECT_EQ(e.problem(), "unknown key 'algoritm' in search (allowed: algorithm, time-limit, max-checks, transformation, memory)");
+  EXPECT_EQ(e.problem(),
+            "unknown key 'algoritm' in search (allowed: algorithm, time-limit, max-checks, transformation, memory, "
+            "heuristic-threshold, subpopulation-size, elite-fraction, crossover-fraction, mutation-probability, "
+            "immigration-fraction, immigration-interval, production-fraction, iterations, seed)");
   EXPECT_EQ(e.where().column, 10u);
 }
 
@@ -446,7 +449,7 @@ TEST(JobErrors, UnknownNamesAreRejectedListingTheKnownOnes) {
                   "role must be one of identifying, quasi-identifying, sensitive, insensitive, got 'secret'", 2);
   expect_rejected(kHead + "default-role: public\n", "role must be one of", 9);
   expect_rejected(kHead + "quality: {aggregate: median}\n", "aggregate must be one of geometric-mean", 9);
-  expect_rejected(kHead + "search: {algorithm: genetic}\n", "search.algorithm must be one of auto, exhaustive", 9);
+  expect_rejected(kHead + "search: {algorithm: annealing}\n", "search.algorithm must be one of auto, exhaustive", 9);
   const std::string attrs = "input: {path: d.csv}\nattributes: {d: {role: sensitive}}\nprivacy:\n";
   expect_rejected(attrs + "  - l-diversity: {attribute: d, variant: simple, l: 2}\n", "variant must be one of", 4);
   expect_rejected(attrs + "  - t-closeness: {attribute: d, distance: emd, t: 0.2}\n", "distance must be one of", 4);
