@@ -2,7 +2,6 @@
 // here and each section is handed to its parser (sections.h), in an order
 // that fixes which error a job with several reports first.
 #include "deid/job.h"
-#include "deid/location.h"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -80,16 +79,6 @@ TableFormat table_format_of(std::string_view path) {
   for (std::size_t i = 0; i < suffix.size(); ++i)
     if (std::tolower(static_cast<unsigned char>(end[i])) != suffix[i]) return TableFormat::csv;
   return TableFormat::parquet;
-}
-
-bool is_url(std::string_view location) {
-  const std::size_t colon = location.find("://");
-  if (colon == 0 || colon == std::string_view::npos ||
-      !std::isalpha(static_cast<unsigned char>(location[0])))
-    return false;
-  for (char c : location.substr(0, colon))
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '-' && c != '.') return false;
-  return true;
 }
 
 void Job::Input::use_file(const std::string& file) {
