@@ -160,6 +160,15 @@ def test_release_is_the_csv_paths_rows(adult_df, tmp_path):
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".")]
 
 
+def _fail_while_writing(r, adult_df, target):
+    """Replaces `target` by a release whose job fails on the executors."""
+    from pyspark.sql import functions as F
+    failing = deid.spark.SparkResult(adult_df, r._run, r._histogram, r.result)
+    failing._data = r.data.withColumn("age", F.raise_error(F.lit("killed")).cast("string"))
+    with pytest.raises(Exception, match="killed"):
+        failing.write(target, mode="replace")
+
+
 def test_write_whole_or_not_at_all(spark, adult_df, tmp_path):
     job = adult_job(RUNS[0])
     r = deid.spark.anonymize(adult_df, job)
@@ -170,10 +179,7 @@ def test_write_whole_or_not_at_all(spark, adult_df, tmp_path):
         r.write(target)
     # A job that fails while Spark writes leaves the old output and no temporary.
     from pyspark.sql import functions as F
-    failing = deid.spark.SparkResult(adult_df, r._run, r._histogram, r.result)
-    failing._data = r.data.withColumn("age", F.raise_error(F.lit("killed")).cast("string"))
-    with pytest.raises(Exception, match="killed"):
-        failing.write(target, mode="replace")
+    _fail_while_writing(r, adult_df, target)
     assert sorted(os.listdir(target)) == before
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".")]
     r.write(target, mode="replace")
@@ -221,7 +227,6 @@ def _mount(spark, name, directory):
 
 
 def test_write_to_a_hadoop_file_system(spark, adult_df, tmp_path):
-    from pyspark.sql import functions as F
     root = _mount(spark, "deidwrite", tmp_path)
     target = root + "/out.parquet"
     r = deid.spark.anonymize(adult_df, adult_job(RUNS[0]))
@@ -231,10 +236,7 @@ def test_write_to_a_hadoop_file_system(spark, adult_df, tmp_path):
     assert len(pd.read_parquet(tmp_path / "out.parquet")) == 30162
     with pytest.raises(deid.InputError, match="exists"):
         r.write(target)
-    failing = deid.spark.SparkResult(adult_df, r._run, r._histogram, r.result)
-    failing._data = r.data.withColumn("age", F.raise_error(F.lit("killed")).cast("string"))
-    with pytest.raises(Exception, match="killed"):
-        failing.write(target, mode="replace")
+    _fail_while_writing(r, adult_df, target)
     assert sorted(os.listdir(tmp_path / "out.parquet")) == before
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".")]
     # Replaced: the new directory in place, the old one and the temporary gone.
