@@ -19,7 +19,7 @@ from .._frame import ArrowSource
 from .._job import load_job
 from ._common import _col, _fresh, _source_name
 from ._histogram import InOrder
-from ._verify_grouped import identifier_values_line, stripped_result, text_lines, write_grouped
+from ._verify_grouped import identifier_values_line, identifying_values, stripped_result, text_lines, write_grouped
 
 
 def verify(job: Any, *, input: DataFrame, output: DataFrame, key: str,
@@ -129,14 +129,15 @@ def _spark_lines(parsed: Any, input: DataFrame, output: DataFrame, key: str,
     the "identifier values" line, to replace the verifier's, and the lines
     on the report and the result (when the input has identifying columns
     and those files exist), which the verifier then leaves out."""
-    replaced = {"identifier values": identifier_values_line(parsed, input, output, key)}
+    values = identifying_values(parsed, input)  # one plan for both checks
+    replaced = {"identifier values": identifier_values_line(values, output, key)}
     texts = []
-    if any(role == "identifying" for _, role in parsed.attributes) or parsed.default_role == "identifying":
+    if values is not None:
         for what, path in (("report", parsed.output_report), ("result", result_path or parsed.output_result)):
             if path and os.path.isfile(path):
                 with open(path, encoding="utf-8", errors="replace") as f:
                     texts.append((what, f.read()))
-    return replaced, text_lines(parsed, input, texts)
+    return replaced, text_lines(values, texts)
 
 
 def _result_dict(result: Any) -> Optional[Dict[str, Any]]:

@@ -81,7 +81,7 @@ def write_grouped(job: "_core.Job", input: DataFrame, output: DataFrame, key: st
     return paths  # type: ignore[return-value]
 
 
-def _identifying_values(job: "_core.Job", input: DataFrame) -> Optional[DataFrame]:
+def identifying_values(job: "_core.Job", input: DataFrame) -> Optional[DataFrame]:
     """(src, v): the input's values of its identifying columns, non-empty,
     but those the input also holds in a column it releases (such a value
     names nobody: "F" in a name column and in sex), as the verifier
@@ -106,11 +106,10 @@ def _identifying_values(job: "_core.Job", input: DataFrame) -> Optional[DataFram
     return values
 
 
-def identifier_values_line(job: "_core.Job", input: DataFrame, output: DataFrame, key: str) -> Dict[str, Any]:
+def identifier_values_line(values: Optional[DataFrame], output: DataFrame, key: str) -> Dict[str, Any]:
     """The verifier's "identifier values" check computed by Spark: no input
-    value of an identifying column (as Spark's text) is a cell of any
-    output row, in a column other than its own."""
-    values = _identifying_values(job, input)
+    value of an identifying column (`values`, identifying_values's) is a
+    cell of any output row, in a column other than its own."""
     name = "identifier values"
     detail = "no input value of an identifying column in any row of the output (a date: in its own row)"
     if values is None:
@@ -131,12 +130,11 @@ def identifier_values_line(job: "_core.Job", input: DataFrame, output: DataFrame
                       f"at the row with {key} {r['first'][0]!r}, column '{r['first'][1]}'"}
 
 
-def text_lines(job: "_core.Job", input: DataFrame, texts: Sequence[Tuple[str, str]]) -> List[Dict[str, Any]]:
+def text_lines(values: Optional[DataFrame], texts: Sequence[Tuple[str, str]]) -> List[Dict[str, Any]]:
     """The verifier's lines on the report and the result (`texts`: what,
     text): Spark keeps the identifying values that occur in the text (or
     hold a character it escapes), and the verifier's own check judges
     those (checks.h, check_text_for_identifiers)."""
-    values = _identifying_values(job, input)
     lines = []
     for what, text in texts:
         candidates: List[Tuple[str, str]] = []
