@@ -18,7 +18,7 @@ process that holds the histogram, and the driver JVM's), the executors'
 task time, the histogram's entries and the optimum.
 
     python bench/spark-scale.py [--deid BUILD/deid] [--gen BUILD/bench/gen_survey]
-                                [--work DIR] [--ways "local cluster csv"] SCALE...
+                                [--work DIR] [--ways "local cluster csv"] [--shuffle-partitions N] [--driver-memory M] SCALE...
 
 Run with the package importable (PYTHONPATH=build/python or an installed
 wheel) and PySpark installed (python/requirements-spark.txt).
@@ -86,15 +86,15 @@ def vm_hwm(pid):
     return 0
 
 
-def run_spark(master, directory, parquet):
+def run_spark(master, directory, parquet, partitions, driver_memory):
     """One run in this process (called as a child by main)."""
     from pyspark.sql import SparkSession
     import deid.spark
     ui = free_port()
     spark = (SparkSession.builder.master(master).appName("deid-bench")
              .config("spark.ui.port", str(ui)).config("spark.ui.showConsoleProgress", "false")
-             .config("spark.driver.memory", "2g").config("spark.executor.memory", "1500m")
-             .config("spark.sql.shuffle.partitions", "8").getOrCreate())
+             .config("spark.driver.memory", driver_memory).config("spark.executor.memory", "1500m")
+             .config("spark.sql.shuffle.partitions", partitions).getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     t0 = time.monotonic()
     r = deid.spark.anonymize(spark.read.parquet(parquet), os.path.join(directory, "survey.yaml"), threads=2)
@@ -158,13 +158,16 @@ class Cluster:
 
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        run_spark(*sys.argv[2:5])
+        run_spark(*sys.argv[2:7])
         return
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--deid", default=os.path.join(HERE, "..", "build", "deid"))
     p.add_argument("--gen", default=os.path.join(HERE, "..", "build", "bench", "gen_survey"))
     p.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "deid-spark-scale"))
     p.add_argument("--ways", default="local cluster csv")
+    p.add_argument("--shuffle-partitions", type=int, default=8,
+                   help="spark.sql.shuffle.partitions (default 8)")
+    p.add_argument("--driver-memory", default="2g", help="spark.driver.memory (default 2g; local mode runs the executors in it)")
     p.add_argument("scales", nargs="*", type=int, default=[1, 4])
     a = p.parse_args()
     os.makedirs(a.work, exist_ok=True)
@@ -187,10 +190,13 @@ def main():
                         cluster = Cluster(a.work)
                     master = "local[2]" if way == "local" else cluster.master
                     r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", master, directory,
-                                        parquet], capture_output=True, text=True,
+                                        parquet, str(a.shuffle_partitions), a.driver_memory], capture_output=True, text=True,
                                        env=dict(os.environ, SPARK_LOCAL_IP="127.0.0.1"))
                     if r.returncode != 0:
-                        raise RuntimeError(r.stderr[-3000:])
+                        log = os.path.join(directory, f"{way}.stderr")
+                        with open(log, "w") as f:
+                            f.write(r.stderr)
+                        raise RuntimeError(f"{way} failed (its whole log: {log}):\n" + r.stderr[-3000:])
                     line = json.loads(r.stdout.strip().splitlines()[-1])
                     line["process_wall_s"] = round(time.monotonic() - t0, 1)
                 print(json.dumps({"scale": scale, "rows": ROWS * scale, "way": way, **line}), flush=True)

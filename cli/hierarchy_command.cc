@@ -14,7 +14,7 @@
 namespace deid::cli {
 namespace {
 
-struct Source {
+struct ValueSource {
   std::string input;
   std::string column;
   std::string delimiter;
@@ -54,7 +54,7 @@ const CLI::Validator kDelimiter(
     },
     "CHAR");
 
-void add_source_options(CLI::App* sub, Source& s) {
+void add_source_options(CLI::App* sub, ValueSource& s) {
   CLI::Option* input = sub->add_option("--input", s.input, "CSV file whose column supplies the values")
                            ->check(kNotEmpty);
   CLI::Option* column = sub->add_option("--column", s.column, "Column of --input")->check(kNotEmpty);
@@ -81,7 +81,7 @@ HierarchyTable with_option_names(Build build) {
   }
 }
 
-std::vector<std::string> values_of(const Source& s) {
+std::vector<std::string> values_of(const ValueSource& s) {
   if (!s.values.empty()) return s.values;
   if (s.input.empty() || s.column.empty())
     throw JobError(Location{}, "give the values with --values, or a file and column with --input and --column");
@@ -96,7 +96,7 @@ std::vector<std::string> values_of(const Source& s) {
   return out;
 }
 
-int emit(const Source& s, const OutputTarget& target, const HierarchyTable& t) {
+int emit(const ValueSource& s, const OutputTarget& target, const HierarchyTable& t) {
   const std::string csv = hierarchy_to_csv(t);
   if (s.output.empty()) {
     std::cout << csv;
@@ -116,7 +116,7 @@ Command add_hierarchy_command(CLI::App& app) {
 
   // State shared by the sub-subcommands; lives as long as the app.
   struct State {
-    Source src;
+    ValueSource src;
     IntervalSpec interval;
     std::vector<double> widths;
     MaskingSpec masking;

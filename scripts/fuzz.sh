@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of tests/fuzz (clang-14, ASan+UBSan) in
-# build-fuzz/ and runs each for SECONDS (default 60), one after the other.
+# build-fuzz/ and runs them at once, each for SECONDS of a core (default 60).
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]      TARGET: fuzz_csv fuzz_hierarchy fuzz_job (default: all)
 #
@@ -36,19 +36,31 @@ artifacts=${DEID_FUZZ_ARTIFACTS:-build-fuzz/artifacts}
 mkdir -p "$artifacts"
 artifacts=$(cd "$artifacts" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/deid-fuzz.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; wait; rm -rf "$work"' EXIT
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-echo "Fuzzing ${#targets[@]} target(s) for ${seconds} s each; artifacts go to $artifacts"
-failed=()
+# The targets run at once, each a process on one core. With more targets
+# than cores each runs longer, so that every target still gets SECONDS of a
+# core: 3 targets on 2 cores run 90 s each for SECONDS=60.
+cores=$(nproc)
+n=${#targets[@]}
+wall=$seconds
+if [ "$n" -gt "$cores" ]; then wall=$(( (seconds * n + cores - 1) / cores )); fi
+echo "Fuzzing $n target(s) at once on $cores core(s), ${wall} s each (${seconds} s of a core each); artifacts go to $artifacts"
+declare -A pid
 for t in "${targets[@]}"; do
   cp -r "tests/fuzz/corpus/$t" "$work/corpus-$t"
   dict=()
   [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
+  "build-fuzz/tests/fuzz/$t" -max_total_time="$wall" -rss_limit_mb=2048 -timeout=10 "${dict[@]}" \
+    -artifact_prefix="$artifacts/$t-" "$work/corpus-$t" >"$work/$t.log" 2>&1 &
+  pid[$t]=$!
+done
+failed=()
+for t in "${targets[@]}"; do
   rc=0
-  "build-fuzz/tests/fuzz/$t" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 "${dict[@]}" \
-    -artifact_prefix="$artifacts/$t-" "$work/corpus-$t" >"$work/$t.log" 2>&1 || rc=$?
+  wait "${pid[$t]}" || rc=$?
   # libFuzzer's last line on a clean run: "Done 123456 runs in 60 second(s)".
   done_line=$(grep -E '^Done [0-9]+ runs in [0-9]+ second' "$work/$t.log" | tail -n 1 || true)
   if [ "$rc" -eq 0 ] && [ -n "$done_line" ]; then

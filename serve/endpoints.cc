@@ -46,6 +46,9 @@ void Server::Impl::routes() {
                             {"Cache-Control", "no-store"},
                             {"X-Frame-Options", "DENY"}});
   http.set_pre_routing_handler([this](const Request& req, Response& res) { return admit(req, res); });
+  http.set_post_routing_handler([](const Request&, Response& res) {
+    if (res.get_header_value("Connection") == "close") HttpServer::closing() = true;
+  });
   http.set_error_handler(httplib::Server::HandlerWithResponse([](const Request&, Response& res) {
     if (res.body.empty() && !res.is_chunked_content_provider_ && res.content_length_ == 0)
       send_json(res, res.status, {{"error", reason(res.status)}});

@@ -34,6 +34,9 @@ void answer(httplib::Response& res, const std::function<std::string(std::string)
     body();
   } catch (const HttpError& e) {
     send_json(res, e.status(), {{"error", redact(e.what())}});
+    // Over a limit: the connection goes too, rather than holding a thread
+    // of the pool for the idle timeout.
+    if (e.status() == 503) res.set_header("Connection", "close");
   } catch (const std::exception& e) {
     send_json(res, 500, {{"error", fmt::format("internal error: {}", redact(e.what()))}});
   }

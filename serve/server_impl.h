@@ -30,7 +30,17 @@ inline constexpr const char* kCookie = "deid_token";
 class HttpServer : public httplib::Server {
  public:
   bool serve_request(httplib::Stream& stream, bool close, bool& closed) {
-    return process_request(stream, close, closed, nullptr);
+    closing() = false;
+    const bool ok = process_request(stream, close, closed, nullptr);
+    if (closing()) closed = true;
+    return ok;
+  }
+  // Set while a request is served when its response says `Connection:
+  // close` (routes(): a 503 over a limit), which httplib writes but does
+  // not act on: the connection is then closed, not kept for the next request.
+  static bool& closing() {
+    thread_local bool c = false;
+    return c;
   }
   // httplib ends its chunked responses (the event streams) once this is
   // not a socket; it never listens on it itself.

@@ -17,13 +17,10 @@
 #include "deid/pipeline.h"
 #include "deid/report.h"
 #include "deid/utility.h"
+#include "util/elapsed.h"
 
 namespace deid {
 namespace {
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 nlohmann::json lattice_number(LatticeIndex v) {
   if (v <= static_cast<LatticeIndex>(UINT64_MAX)) return static_cast<std::uint64_t>(v);

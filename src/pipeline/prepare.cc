@@ -12,13 +12,10 @@
 #include "pipeline/subset.h"
 #include "privacy/differential_privacy.h"
 #include "transform/microaggregation.h"
+#include "util/elapsed.h"
 
 namespace deid {
 namespace {
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // Builds an inline hierarchy definition from the column's distinct values
 // (in order of first appearance, as `deid hierarchy --input` does, so both

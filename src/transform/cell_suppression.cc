@@ -12,6 +12,7 @@
 #include <string>
 
 #include "transform/combination.h"
+#include "util/elapsed.h"
 
 namespace deid {
 
@@ -22,10 +23,6 @@ int CellTable::column_index(const std::string& name) const {
 }
 
 namespace {
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 using detail::Combination;
 

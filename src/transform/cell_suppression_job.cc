@@ -29,12 +29,12 @@
 #include "deid/sampling.h"
 #include "transform/cell_suppression_bound.h"
 #include "util/release.h"
+#include "util/elapsed.h"
 
 namespace deid {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 std::uint64_t peak_rss() {
   rusage ru{};

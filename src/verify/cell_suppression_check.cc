@@ -5,14 +5,10 @@
 #include <map>
 #include <set>
 
+#include "release_check.h"
+
 namespace verify {
 namespace {
-
-int index_of(const std::vector<std::string>& header, const std::string& name) {
-  for (std::size_t i = 0; i < header.size(); ++i)
-    if (header[i] == name) return static_cast<int>(i);
-  return -1;
-}
 
 void add(CellReport& r, CellViolation::Kind kind, const std::string& where, std::uint64_t row, const std::string& msg) {
   r.violations.push_back({kind, where, row, msg});

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "release_check.h"
 #include "sha256.h"
 
 namespace verify {
@@ -22,8 +23,6 @@ std::string number(double v, int precision = 6) {
   s << v;
   return s.str();
 }
-
-std::string quote(const std::string& s) { return "'" + s + "'"; }
 
 // A line that fails with the first of `violations` for which `owns` holds,
 // else holds with `detail`.

@@ -17,11 +17,6 @@
 namespace verify {
 namespace {
 
-int index_of(const std::vector<std::string>& header, const std::string& name) {
-  const auto it = std::find(header.begin(), header.end(), name);
-  return it == header.end() ? -1 : static_cast<int>(it - header.begin());
-}
-
 // A line: ok with `detail`, or failed with the first problem.
 struct Line {
   explicit Line(std::string n) : name(std::move(n)) {}

@@ -35,7 +35,7 @@ std::string_view at_level(const std::vector<std::string>& row, int level) {
   return static_cast<std::size_t>(level) < row.size() ? std::string_view(row[level]) : std::string_view(row.back());
 }
 
-std::optional<std::size_t> index_of(const std::vector<std::string>& header, const std::string& name) {
+std::optional<std::size_t> find_column(const std::vector<std::string>& header, const std::string& name) {
   const auto it = std::find(header.begin(), header.end(), name);
   if (it == header.end()) return std::nullopt;
   return static_cast<std::size_t>(it - header.begin());
@@ -185,8 +185,8 @@ std::optional<Pairing> pair_rows(const Options& options, const Table& input, con
   for (const auto& m : options.microaggregated) skipped.push_back(m.name);
   std::vector<Qi> qis;
   for (std::size_t q = 0; q < options.quasi_identifiers.size(); ++q) {
-    const auto in = index_of(input.header, options.quasi_identifiers[q].name);
-    const auto out = index_of(output.header, options.quasi_identifiers[q].name);
+    const auto in = find_column(input.header, options.quasi_identifiers[q].name);
+    const auto out = find_column(output.header, options.quasi_identifiers[q].name);
     if (!in || !out) return std::nullopt;
     Qi& qi = qis.emplace_back();
     qi.column = {*in, *out};
@@ -197,7 +197,7 @@ std::optional<Pairing> pair_rows(const Options& options, const Table& input, con
   std::vector<Column> copied;
   std::vector<std::size_t> marked;  // output columns that are '*' in a suppressed record
   for (std::size_t c = 0; c < output.header.size(); ++c) {
-    const auto in = index_of(input.header, output.header[c]);
+    const auto in = find_column(input.header, output.header[c]);
     if (!in) return std::nullopt;
     // A released identifier (pseudonym, mask, shifted date) pairs nothing.
     if (std::any_of(options.released_identifiers.begin(), options.released_identifiers.end(),

@@ -31,6 +31,8 @@ namespace verify {
 using Distribution = std::map<std::string, std::uint64_t>;
 
 std::string quote(const std::string& s);
+// The position of column `name` in `header`, or -1.
+int index_of(const std::vector<std::string>& header, const std::string& name);
 // The value a released identifier must show for input value `v`
 // (identifiers.cc): its pseudonym, its mask (`re`: r's regex compiled), or
 // the date shifted by the offset of `person` (nullopt: no person, or not a

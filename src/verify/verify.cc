@@ -63,6 +63,12 @@ std::string Report::to_string() const {
 
 std::string quote(const std::string& s) { return "'" + s + "'"; }
 
+int index_of(const std::vector<std::string>& header, const std::string& name) {
+  for (std::size_t i = 0; i < header.size(); ++i)
+    if (header[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
 // The tuple of quasi-identifier values of an output row, as a map key that
 // cannot confuse two tuples (values are length-prefixed).
 std::string class_key(const std::vector<std::string>& row, const std::vector<int>& qi_out_columns) {

@@ -7,10 +7,10 @@
 #include <functional>
 #include <sstream>
 
+#include "release_check.h"
+
 namespace verify {
 namespace {
-
-std::string quote(const std::string& s) { return "'" + s + "'"; }
 
 std::string number(long double v) {
   std::ostringstream s;
