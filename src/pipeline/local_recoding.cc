@@ -129,6 +129,19 @@ Problem pass_problem(PreparedJob& p, const std::vector<std::uint64_t>& rows, dou
   return sub;
 }
 
+// Whether histogram entry `e` of `pr` shows '*' in every quasi-identifier
+// under `t`. ARX marks such records as outliers in its output
+// (HashGroupify.performSuppression: isCompletelyGeneralized, every value
+// the dictionary's suppressed code '*'), though they satisfied the models:
+// the release is the same, but such a record counts as suppressed, is not
+// recoded, and is among the records of the next pass.
+bool completely_generalized(const Problem& pr, const Transformation& t, std::size_t e) {
+  const Histogram& h = pr.histogram;
+  for (std::size_t q = 0; q < pr.qi_names.size(); ++q)
+    if (pr.hierarchies[q].label(t[q], pr.hierarchies[q].map(t[q])[h.keys[e * h.width + q]]) != "*") return false;
+  return true;
+}
+
 // One pass (ARX's optimizeFast): nullopt when there is nothing to recode
 // (ARX's isOptimizable), else the pass, its records in row_pass marked
 // with `pass_number` when released.
@@ -172,7 +185,8 @@ std::optional<LocalRecodingPass> recode(PreparedJob& p, std::vector<std::uint32_
   Classes classes;
   checker.check(pass.best->transformation, &classes);
   for (std::size_t i = 0; i < rows.size(); ++i)
-    if (!classes.suppressed[classes.entry_class[sub.histogram.row_entry[i]]]) {
+    if (const std::uint32_t e = sub.histogram.row_entry[i];
+        !classes.suppressed[classes.entry_class[e]] && !completely_generalized(sub, pass.best->transformation, e)) {
       row_pass[rows[i]] = pass_number;
       ++pass.recoded;
     }
@@ -214,7 +228,7 @@ LocalRecodingOutcome run_local_recoding(PreparedJob& p, const Transformation& gl
   LocalRecodingOutcome out;
   out.row_pass.assign(p.data.rows, 0);
   for (std::uint64_t r = 0; r < p.data.rows; ++r)
-    if (row_suppressed(p, classes, r)) {
+    if (row_suppressed(p, classes, r) || completely_generalized(p.problem, global, p.problem.histogram.row_entry[r])) {
       out.row_pass[r] = LocalRecodingOutcome::kSuppressed;
       ++out.suppressed_before;
     }
