@@ -359,6 +359,13 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
   // Local recoding's passes after the global optimum (docs/search.md,
   // "Local recoding").
   if (job.local_recoding && a.found) {
+    // Each record is recoded on its own: a table grouped where it lives
+    // (pushdown, Spark) has no rows (check_local_recoding refuses those jobs
+    // before they are read; a front end that prepares its own table may not).
+    if (p.data.grouped())
+      throw JobError(Location{job.path, job.local_recoding->line, 0, {}},
+                     "local-recoding recodes the records one by one, which a table grouped where it lives does not "
+                     "hold");
     a.local = run_local_recoding(p, a.search.best->transformation, *a.classes);
     r["local_recoding"] = local_recoding_json(*job.local_recoding, *a.local, pr);
   }
