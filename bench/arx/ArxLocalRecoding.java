@@ -9,7 +9,10 @@
 // and the SHA-256 of the released table as ARX's DataHandle.save writes it (';'). Prints one JSON document.
 //
 //   javac -nowarn -cp ARX_JAR -d /tmp/arxlr bench/arx/ArxLocalRecoding.java
-//   java -cp ARX_JAR:/tmp/arxlr ArxLocalRecoding examples/adult OUT_DIR > tests/testdata/reference/arx-local-recoding.json
+//   java -cp ARX_JAR:/tmp/arxlr ArxLocalRecoding examples/adult ../shared/data/cup OUT_DIR \
+//       > tests/testdata/reference/arx-local-recoding.json
+//
+// (cup: the project's shared data folder beside the repository, every column quasi-identifying.)
 //
 // Not part of deid.
 
@@ -40,10 +43,12 @@ public class ArxLocalRecoding {
 
     static final String[] ALL = {"sex", "age", "race", "marital-status", "education", "native-country", "workclass",
                                  "occupation", "salary-class"};
+    static final String[] CUP = {"ZIP", "AGE", "GENDER", "INCOME", "STATE", "RAMNTALL", "NGIFTALL", "MINRAMNT"};
     static final String SENSITIVE = "occupation";
 
     /** One run. model: "k" (k-anonymity), "distinct-l", "recursive-cl", "t-equal". */
     static final class Run {
+        String dataset = "adult";
         String name;
         String model;
         int k;
@@ -102,6 +107,12 @@ public class ArxLocalRecoding {
         Run t2 = run("t-equal", 0, 0.05, "single", 1.0);
         t2.t = 0.15;
         out.add(t2);
+        // cup: every column quasi-identifying.
+        Run[] cup = {run("k", 5, 0.05, "iterative", 0.5), run("k", 10, 0.05, "single", 0.5), run("k", 5, 0.05, "single", 0.0)};
+        for (Run c : cup) {
+            c.dataset = "cup";
+            out.add(c);
+        }
         for (Run r : out) {
             String m;
             switch (r.model) {
@@ -113,8 +124,8 @@ public class ArxLocalRecoding {
             String extra = "";
             if (r.mode.equals("iterative")) extra = "_it" + r.maxIterations + "_a" + fmt(r.adaptionFactor);
             if (r.mode.equals("fast")) extra = "_r" + fmt(r.records);
-            r.name = String.format(Locale.ROOT, "adult_%s_s%s_%s_gs%s%s", m, fmt(r.suppression), r.mode, fmt(r.gsFactor),
-                                   extra);
+            r.name = String.format(Locale.ROOT, "%s_%s_s%s_%s_gs%s%s", r.dataset, m, fmt(r.suppression), r.mode,
+                                   fmt(r.gsFactor), extra);
         }
         return out;
     }
@@ -159,18 +170,19 @@ public class ArxLocalRecoding {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 2) {
-            System.err.println("usage: ArxLocalRecoding ADULT_DIR OUT_DIR");
+        if (args.length != 3) {
+            System.err.println("usage: ArxLocalRecoding ADULT_DIR CUP_DIR OUT_DIR");
             System.exit(2);
         }
-        String dir = args[0];
-        File outDir = new File(args[1]);
+        File outDir = new File(args[2]);
         outDir.mkdirs();
         List<String> entries = new ArrayList<>();
         for (Run r : runs()) {
-            Data data = Data.create(dir + "/adult.csv", StandardCharsets.UTF_8, ';');
+            boolean adult = r.dataset.equals("adult");
+            String dir = adult ? args[0] : args[1];
+            Data data = Data.create(dir + (adult ? "/adult.csv" : "/cup.csv"), StandardCharsets.UTF_8, ';');
             List<String> qiList = new ArrayList<>();
-            for (String q : ALL) {
+            for (String q : adult ? ALL : CUP) {
                 if (!r.model.equals("k") && q.equals(SENSITIVE)) {
                     data.getDefinition().setAttributeType(q, AttributeType.SENSITIVE_ATTRIBUTE);
                     continue;
@@ -191,7 +203,8 @@ public class ArxLocalRecoding {
             config.setQualityModel(Metric.createLossMetric(0.5));
             ARXResult result = new ARXAnonymizer().anonymize(data, config);
             StringBuilder e = new StringBuilder();
-            e.append("  {\"name\": \"").append(r.name).append("\", \"model\": \"").append(r.model).append('"');
+            e.append("  {\"name\": \"").append(r.name).append("\", \"dataset\": \"").append(r.dataset)
+             .append("\", \"model\": \"").append(r.model).append('"');
             switch (r.model) {
             case "k": e.append(", \"k\": ").append(r.k); break;
             case "distinct-l": e.append(", \"l\": ").append(fmt(r.l)); break;
@@ -232,8 +245,10 @@ public class ArxLocalRecoding {
             entries.add(e.toString());
         }
         System.out.println("{\n \"tool\": \"ARX 3.9.2 through bench/arx/ArxLocalRecoding.java\",");
-        System.out.println(" \"dataset\": \"examples/adult with examples/adult/hierarchies: every column quasi-identifying "
-                           + "in the file's order, but occupation sensitive for the l-diversity and t-closeness runs\",");
+        System.out.println(" \"datasets\": \"adult: examples/adult with examples/adult/hierarchies, every column "
+                           + "quasi-identifying in the file's order, but occupation sensitive for the l-diversity and "
+                           + "t-closeness runs; cup: the shared data folder's cup.csv and hierarchies, every column "
+                           + "quasi-identifying\",");
         System.out.println(" \"note\": \"global optimum: optimal search, Loss (gs-factor 0.5, geometric mean); then "
                            + "single = optimize(handle, gs), iterative = optimizeIterative(handle, gs, max_iterations, "
                            + "adaption_factor), fast = optimizeIterativeFast(handle, records, gs). passes: ARX's steps of "

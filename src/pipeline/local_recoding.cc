@@ -130,12 +130,16 @@ Problem pass_problem(PreparedJob& p, const std::vector<std::uint64_t>& rows, dou
 }
 
 // Whether histogram entry `e` of `pr` shows '*' in every quasi-identifier
-// under `t`. ARX marks such records as outliers in its output
-// (HashGroupify.performSuppression: isCompletelyGeneralized, every value
-// the dictionary's suppressed code '*'), though they satisfied the models:
-// the release is the same, but such a record counts as suppressed, is not
-// recoded, and is among the records of the next pass.
+// under `t`, and ARX would mark it an outlier for that. ARX marks such
+// records as outliers in its output (HashGroupify.performSuppression:
+// isCompletelyGeneralized, every value the dictionary's suppressed code
+// '*'), though they satisfied the models, whenever it suppresses at all,
+// i.e. when the absolute suppression limit is not 0
+// (TransformationApplicator.applyTransformation): the release is the same,
+// but such a record counts as suppressed, is not recoded, and is among the
+// records of the next pass.
 bool completely_generalized(const Problem& pr, const Transformation& t, std::size_t e) {
+  if (pr.max_suppressed == 0) return false;
   const Histogram& h = pr.histogram;
   for (std::size_t q = 0; q < pr.qi_names.size(); ++q)
     if (pr.hierarchies[q].label(t[q], pr.hierarchies[q].map(t[q])[h.keys[e * h.width + q]]) != "*") return false;
