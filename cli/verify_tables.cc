@@ -126,7 +126,9 @@ verify::ResultClaims read_claims(const std::string& path, bool cell_suppression)
     const bool recoded = r.contains("local_recoding") && r["local_recoding"].is_object();
     if (recoded) {
       const nlohmann::json& lr = r["local_recoding"];
-      c.suppressed_records = count(lr, "suppressed_after");
+      // deid verify counts every record shown as '*' in each
+      // quasi-identifier as suppressed.
+      c.suppressed_records = count(lr, "starred_records");
       c.classes = count(lr, "classes");
       c.smallest_class_size = count(lr, "smallest_class_size");
     }

@@ -36,7 +36,8 @@ std::string name_list(const std::vector<std::string>& names) {
   return out;
 }
 
-nlohmann::json local_recoding_json(const Job::LocalRecoding& lr, const LocalRecodingOutcome& o, const Problem& pr) {
+nlohmann::json local_recoding_json(const Job::LocalRecoding& lr, const LocalRecodingOutcome& o, const Problem& pr,
+                                   const Transformation& global) {
   using Mode = Job::LocalRecoding::Mode;
   nlohmann::json j = nlohmann::json::object();
   j["mode"] = lr.mode == Mode::single ? "single" : lr.mode == Mode::fast ? "fast" : "iterative";
@@ -50,6 +51,21 @@ nlohmann::json local_recoding_json(const Job::LocalRecoding& lr, const LocalReco
   j["suppressed_before"] = o.suppressed_before;
   j["suppressed_after"] = o.suppressed_after;
   j["recoded"] = o.suppressed_before - o.suppressed_after;
+  // Records shown with '*' in every quasi-identifier: the suppressed ones,
+  // and those a pass released at such levels (deid verify cannot tell them
+  // from suppressed ones, and counts them so).
+  std::uint64_t starred = 0;
+  const Histogram& h = pr.histogram;
+  for (std::uint64_t r = 0; r < o.row_pass.size(); ++r) {
+    bool all = true;
+    if (o.row_pass[r] != LocalRecodingOutcome::kSuppressed) {
+      const Transformation& t = o.transformation(o.row_pass[r], global);
+      for (std::size_t q = 0; q < pr.qi_names.size() && all; ++q)
+        all = pr.hierarchies[q].label(t[q], pr.hierarchies[q].map(t[q])[h.keys[std::size_t{h.row_entry[r]} * h.width + q]]) == "*";
+    }
+    starred += all;
+  }
+  j["starred_records"] = starred;
   j["classes"] = o.classes;
   j["smallest_class_size"] = o.smallest_class;
   nlohmann::json passes = nlohmann::json::array();
@@ -367,7 +383,7 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
                      "local-recoding recodes the records one by one, which a table grouped where it lives does not "
                      "hold");
     a.local = run_local_recoding(p, a.search.best->transformation, *a.classes);
-    r["local_recoding"] = local_recoding_json(*job.local_recoding, *a.local, pr);
+    r["local_recoding"] = local_recoding_json(*job.local_recoding, *a.local, pr, a.search.best->transformation);
   }
   // The released identifiers: their actions and the secret's fingerprint.
   if (p.identifiers) r["identifiers"] = p.identifiers->summary();

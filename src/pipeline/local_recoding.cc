@@ -275,7 +275,8 @@ LocalRecodingOutcome run_local_recoding(PreparedJob& p, const Transformation& gl
   }
   for (const std::uint32_t pass : out.row_pass) out.suppressed_after += pass == LocalRecodingOutcome::kSuppressed;
   // The release's classes: its records by their released labels (two
-  // passes may show the same labels at different levels).
+  // passes may show the same labels at different levels), but those shown
+  // as '*' in every quasi-identifier, which look suppressed.
   const Problem& pr = p.problem;
   const Histogram& h = pr.histogram;
   absl::flat_hash_map<std::string, std::uint64_t> sizes;
@@ -285,12 +286,15 @@ LocalRecodingOutcome run_local_recoding(PreparedJob& p, const Transformation& gl
     if (pass == LocalRecodingOutcome::kSuppressed) continue;
     const Transformation& t = out.transformation(pass, global);
     key.clear();
+    bool starred = true;
     for (std::size_t q = 0; q < pr.qi_names.size(); ++q) {
       const std::uint32_t code = h.keys[std::size_t{h.row_entry[r]} * h.width + q];
-      key += pr.hierarchies[q].label(t[q], pr.hierarchies[q].map(t[q])[code]);
+      const std::string& label = pr.hierarchies[q].label(t[q], pr.hierarchies[q].map(t[q])[code]);
+      starred = starred && label == "*";
+      key += label;
       key.push_back('\0');
     }
-    ++sizes[key];
+    if (!starred) ++sizes[key];
   }
   out.classes = sizes.size();
   for (const auto& [k, n] : sizes) out.smallest_class = out.smallest_class == 0 ? n : std::min(out.smallest_class, n);
