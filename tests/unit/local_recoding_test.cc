@@ -300,5 +300,31 @@ TEST(LocalRecodingRelease, PassColumnAndVerifier) {
   EXPECT_TRUE(bad.has(verify::Violation::Kind::not_single_level)) << bad.to_string();
 }
 
+// deid verify with the result: the counts of the release after its passes.
+TEST(LocalRecodingRelease, CommandLineVerifiesTheResult) {
+  const testing::TempDir dir("local_recoding_cli");
+  const std::string job = dir / "job.yaml";
+  std::ofstream(job) << adult_head(false)
+                     << "privacy: [{k-anonymity: {k: 10}}]\nsuppression-limit: 0.05\nquality: {model: loss}\n"
+                        "local-recoding: {mode: single}\noutput: {utility: false}\n";
+  ASSERT_EQ(testing::run_deid("-q anonymize '" + job + "' --output '" + (dir / "out.csv") + "' --result '" +
+                                  (dir / "result.json") + "'",
+                              dir / "stdout", dir / "stderr"),
+            0)
+      << testing::slurp(dir / "stderr");
+  const nlohmann::json r = nlohmann::json::parse(testing::slurp(dir / "result.json"));
+  EXPECT_EQ(r["local_recoding"]["suppressed_before"], 1437);
+  EXPECT_EQ(r["local_recoding"]["suppressed_after"], 36);
+  EXPECT_EQ(r["local_recoding"]["starred_records"], 36);
+  EXPECT_EQ(testing::run_deid("verify '" + job + "' --output '" + (dir / "out.csv") + "' --result '" +
+                                  (dir / "result.json") + "'",
+                              dir / "verify.out", dir / "verify.err"),
+            0)
+      << testing::slurp(dir / "verify.out") << testing::slurp(dir / "verify.err");
+  const std::string out = testing::slurp(dir / "verify.out");
+  EXPECT_NE(out.find("local recoding: each value at a level of its input value"), std::string::npos) << out;
+  EXPECT_NE(out.find("result counts        ok"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace deid
