@@ -214,7 +214,7 @@ void check_local_recoding(const Job& job) {
                                    "classification or publisher-payout",
                                    job.quality.model));
   const auto refuse = [&](const std::string& what) {
-    throw JobError(at, fmt::format("local-recoding cannot be combined with {} yet", what));
+    throw JobError(at, fmt::format("local-recoding cannot be combined yet with {}", what));
   };
   if (job.subset) refuse("a research subset ('subset')");
   if (job.cell_suppression) refuse("cell-suppression");

@@ -114,7 +114,7 @@ TEST(LocalRecodingKeys, RefusesModelsArxDoesNotRecodeUnder) {
                 .find("which model 'entropy' does not have"),
             std::string::npos);
   EXPECT_NE(error_of(head + "privacy: [{k-anonymity: {k: 5}}]\nsearch: {transformation: {sex: 0}}\n" + lr)
-                .find("cannot be combined with a given transformation"),
+                .find("cannot be combined yet with a given transformation"),
             std::string::npos);
 }
 
