@@ -60,8 +60,10 @@ nlohmann::json local_recoding_json(const Job::LocalRecoding& lr, const LocalReco
     bool all = true;
     if (o.row_pass[r] != LocalRecodingOutcome::kSuppressed) {
       const Transformation& t = o.transformation(o.row_pass[r], global);
-      for (std::size_t q = 0; q < pr.qi_names.size() && all; ++q)
-        all = pr.hierarchies[q].label(t[q], pr.hierarchies[q].map(t[q])[h.keys[std::size_t{h.row_entry[r]} * h.width + q]]) == "*";
+      for (std::size_t q = 0; q < pr.qi_names.size() && all; ++q) {
+        const std::uint32_t code = h.keys[std::size_t{h.row_entry[r]} * h.width + q];
+        all = pr.hierarchies[q].label(t[q], pr.hierarchies[q].map(t[q])[code]) == "*";
+      }
     }
     starred += all;
   }
@@ -167,7 +169,8 @@ nlohmann::json release_warnings(const PreparedJob& p, const Anonymization& a) {
           const Generalization& h = p.problem.hierarchies[q];
           std::vector<std::uint8_t> shown(h.domain_size(t[q]), 0);
           for (std::uint64_t r = 0; r < a.local->row_pass.size(); ++r)
-            if (a.local->row_pass[r] == pass) shown[h.map(t[q])[hist.keys[std::size_t{hist.row_entry[r]} * hist.width + q]]] = 1;
+            if (a.local->row_pass[r] == pass)
+              shown[h.map(t[q])[hist.keys[std::size_t{hist.row_entry[r]} * hist.width + q]]] = 1;
           for (std::uint32_t v = 0; v < h.domain_size(t[q]); ++v)
             if (shown[v]) labels[q].push_back(h.label(t[q], v));
         }
@@ -517,7 +520,8 @@ Anonymization anonymize(const Job& job, const RunOptions& options, std::unique_p
       write_parquet(csv.view(), job.output.delimiter.value_or(prepared->data.delimiter), table->stream(),
                     job.output.path, "output table");
     } else {
-      write_output(*prepared, a.search.best->transformation, *a.classes, table->stream(), a.local ? &*a.local : nullptr);
+      write_output(*prepared, a.search.best->transformation, *a.classes, table->stream(),
+                   a.local ? &*a.local : nullptr);
     }
     files.push_back(table->finish("output"));
   } else if (a.found && job.output.postgres && pushdown) {

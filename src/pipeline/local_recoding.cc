@@ -167,8 +167,8 @@ std::optional<LocalRecodingPass> recode(PreparedJob& p, std::vector<std::uint32_
   if (records) {
     // ARX: at least records × (all records) of the pass's records are
     // released, i.e. the limit is 1 - min(1, that / the pass's records).
-    const double relative = std::clamp(*records * static_cast<double>(p.problem.rows) / static_cast<double>(rows.size()),
-                                       0.0, 1.0);
+    const double relative =
+        std::clamp(*records * static_cast<double>(p.problem.rows) / static_cast<double>(rows.size()), 0.0, 1.0);
     limit = 1.0 - relative;
   }
   const Problem sub = pass_problem(p, rows, limit, gs_factor);

@@ -60,7 +60,8 @@ void write_output(const PreparedJob& p, const Transformation& t, const Classes& 
     append_csv_field(line, ds.columns[kept[i]].name, delim);
   }
   // Local recoding's column naming each record's pass, last.
-  const std::string* pass_column = local && !p.job.local_recoding->column.empty() ? &p.job.local_recoding->column : nullptr;
+  const std::string* pass_column =
+      local && !p.job.local_recoding->column.empty() ? &p.job.local_recoding->column : nullptr;
   if (pass_column) {
     if (!kept.empty()) line.push_back(delim);
     append_csv_field(line, *pass_column, delim);

@@ -102,7 +102,8 @@ TEST(LocalRecodingKeys, ErrorsNameTheKeyAndTheMode) {
 TEST(LocalRecodingKeys, RefusesModelsArxDoesNotRecodeUnder) {
   const std::string head = adult_head(false);
   const std::string lr = "local-recoding: {mode: single}\n";
-  const std::string e1 = error_of(head + "privacy:\n  - k-anonymity: {k: 5}\n  - sample-uniqueness: {threshold: 0.1}\n" + lr);
+  const std::string e1 =
+      error_of(head + "privacy:\n  - k-anonymity: {k: 5}\n  - sample-uniqueness: {threshold: 0.1}\n" + lr);
   EXPECT_NE(e1.find("job.yaml:"), std::string::npos) << e1;
   EXPECT_NE(e1.find("ARX does not recode locally under sample-uniqueness"), std::string::npos) << e1;
   const std::string e2 =
