@@ -67,6 +67,13 @@ void print_summary(const deid::Job& job, const deid::Anonymization& a) {
              r["suppressed_records"].get<std::uint64_t>(), r["suppression_limit_records"].get<std::uint64_t>());
   fmt::print("Classes          {} (smallest {}, average {:.1f})\n", r["classes"].get<std::uint64_t>(),
              r["smallest_class_size"].get<std::uint64_t>(), r["average_class_size"].get<double>());
+  if (r.contains("local_recoding")) {
+    const auto& lr = r["local_recoding"];
+    fmt::print("Local recoding   {} pass(es) released {} of the {} suppressed records ({} still suppressed, {} "
+               "classes)\n",
+               lr["passes"].size(), lr["recoded"].get<std::uint64_t>(), lr["suppressed_before"].get<std::uint64_t>(),
+               lr["suppressed_after"].get<std::uint64_t>(), lr["classes"].get<std::uint64_t>());
+  }
   fmt::print("Search           {}: {} of {} transformations checked in {:.0f} ms\n",
              r["search"]["algorithm"].get<std::string>(), r["search"]["transformations_checked"].get<std::uint64_t>(),
              r["search"]["lattice_size"].dump(), a.timings.search);

@@ -110,6 +110,11 @@ Mapped map_anonymization(const Job& job, const verify::Table& input, Hierarchies
     o.shift_days = job.identifiers->shift_days;
   }
   o.suppression_limit = job.suppression_limit;
+  // Local recoding: records at the levels of their passes (verify.h).
+  if (job.local_recoding) {
+    o.local_recoding = true;
+    o.pass_column = job.local_recoding->column;
+  }
   // With differential privacy every model is judged on its sample, which
   // is secret. The released classes hold sampled records only, so what a
   // model judges class by class (l-diversity, k-anonymity, profitability)

@@ -265,6 +265,32 @@ struct Job {
   };
   std::optional<CellSuppression> cell_suppression;
 
+  // Local recoding (docs/search.md, "Local recoding"; ARX's
+  // ARXResult.optimize, optimizeIterative and optimizeIterativeFast): after
+  // the global optimum, the records it suppressed are anonymized again as
+  // a table of their own, pass after pass, and each pass's records that are
+  // not suppressed there are released with that pass's transformation.
+  struct LocalRecoding {
+    enum class Mode {
+      single,     // one pass (ARX's optimize)
+      fast,       // passes that may each suppress all but `records` (optimizeIterativeFast)
+      iterative,  // passes until none recodes a record (optimizeIterative)
+    };
+    Mode mode = Mode::iterative;
+    // The quality model's gs-factor in every pass (iterative: the first's).
+    double gs_factor = 0.5;
+    std::uint64_t max_iterations = 100;  // iterative
+    double adaption_factor = 0.05;       // iterative: added to the gs-factor when a pass recodes nothing
+    // fast: the fraction of the records (of all the records judged) each
+    // pass must at least release, when its suppressed records have that many.
+    double records = 0.01;
+    // A released column naming the pass that released each record (0: the
+    // global transformation, empty for a suppressed record); empty: none.
+    std::string column;
+    std::uint64_t line = 0;  // of the section in the job file
+  };
+  std::optional<LocalRecoding> local_recoding;
+
   const AttributeSpec* attribute(const std::string& name) const;
 };
 

@@ -26,6 +26,7 @@ namespace deid {
 class IdentifierRelease;   // deid/identifiers.h
 struct CountedIdentifier;  // deid/identifiers.h
 struct Secret;             // deid/identifiers.h
+struct LocalRecodingOutcome;  // below
 
 // Wall time of each phase, in milliseconds.
 struct Timings {
@@ -104,7 +105,11 @@ HierarchyTable hierarchy_table(const Job& job, const AttributeSpec& attribute, c
 // classes flagged): one row per input row in input order; identifying
 // columns removed; quasi-identifiers generalized, or '*' in every
 // quasi-identifier of a suppressed record.
-void write_output(const PreparedJob& prepared, const Transformation& t, const Classes& classes, std::ostream& out);
+// With `local` (local recoding), each record released by a later pass
+// shows that pass's generalization, and Job::LocalRecoding::column, when
+// set, is written last: the record's pass, '*' for a suppressed record.
+void write_output(const PreparedJob& prepared, const Transformation& t, const Classes& classes, std::ostream& out,
+                  const LocalRecodingOutcome* local = nullptr);
 // Whether row `row` of the prepared data is suppressed in that release: its
 // class is, or it is outside the research subset.
 bool row_suppressed(const PreparedJob& prepared, const Classes& classes, std::uint64_t row);
@@ -130,17 +135,72 @@ struct RunOptions {
   PhaseFn phase;        // each phase as it starts (anonymize(): all four; run_search(): search)
 };
 
+// One pass of local recoding (Job::LocalRecoding; docs/search.md, "Local
+// recoding"): the records suppressed so far, anonymized as a table of
+// their own.
+struct LocalRecodingPass {
+  double gs_factor = 0;                       // of the pass's quality model
+  std::uint64_t records = 0;                  // the pass's records: those suppressed before it
+  std::uint64_t suppression_limit_records = 0;  // of those, at most this many suppressed
+  // The pass's optimum (nullopt: no transformation satisfies the job on
+  // its records, and the pass recodes none).
+  std::optional<CheckResult> best;
+  std::uint64_t recoded = 0;                  // records released by this pass
+};
+
+// What local recoding released: the passes after the global one, and the
+// pass that released each record.
+struct LocalRecodingOutcome {
+  static constexpr std::uint32_t kSuppressed = UINT32_MAX;
+  std::vector<LocalRecodingPass> passes;      // pass i + 1 is passes[i]
+  // Per input row: 0 (the global transformation), the pass that released
+  // it, or kSuppressed.
+  std::vector<std::uint32_t> row_pass;
+  std::uint64_t suppressed_before = 0;        // records the global transformation suppressed
+  std::uint64_t suppressed_after = 0;         // records still suppressed after the last pass
+  // The classes of the release (records not suppressed with equal released
+  // values) and the size of the smallest (0: none).
+  std::uint64_t classes = 0;
+  std::uint64_t smallest_class = 0;
+  // The transformation of pass `i` (0: the global one).
+  const Transformation& transformation(std::uint32_t pass, const Transformation& global) const {
+    return pass == 0 ? global : passes[pass - 1].best->transformation;
+  }
+};
+
 struct Anonymization {
   bool found = false;               // a transformation satisfies the job
   SearchOutcome search;
   CheckStatistics check_statistics; // roll-ups and cache of the search's checks
   std::optional<Classes> classes;   // of the chosen transformation
+  // With Job::local_recoding and a solution: the passes after the global
+  // one (run_local_recoding).
+  std::optional<LocalRecodingOutcome> local;
   nlohmann::json result;            // the JSON result (docs/job-file.md)
   Timings timings;
 };
 
 // Runs the search on a prepared job and builds the result; writes nothing.
+// With Job::local_recoding, also the passes of local recoding
+// (run_local_recoding) and the result's "local_recoding".
 Anonymization run_search(PreparedJob& prepared, const RunOptions& options = {});
+// Local recoding after the global optimum `global`, whose classes are `classes`
+// (docs/search.md, "Local recoding"), as ARX's ARXResult.optimize,
+// optimizeIterativeFast and optimizeIterative do it: each pass searches
+// the records suppressed so far as a table of their own (the same
+// hierarchies, constraints and search; the privacy models' reference
+// distributions and k-map's derived k those of the whole table; the
+// quality model with the pass's gs-factor; the suppression limit applied
+// to the pass's records) and releases those its optimum does not suppress.
+// Deterministic: the same passes for any number of threads.
+LocalRecodingOutcome run_local_recoding(PreparedJob& prepared, const Transformation& global, const Classes& classes);
+// Throws JobError, naming the job's line, when the job combines
+// local-recoding with what it cannot do: a privacy model ARX does not
+// recode locally under, a quality model without a gs-factor, and the
+// features deid does not recode yet (research subset, microaggregation,
+// cell suppression, linked tables, a given transformation, the HTML
+// report, pushdown). Nothing without local-recoding.
+void check_local_recoding(const Job& job);
 // The job's search.transformation as a transformation of the problem.
 // Throws JobError (naming where it was given) for a name that is not a
 // quasi-identifier, one missing, or a level outside the hierarchy or the

@@ -66,6 +66,13 @@ void refuse_linked(const Job& job) {
     throw JobError(Location{job.path, job.linked.front().line, 0, {}},
                    "the job links tables (linked), which the deid command releases beside the job's table: run "
                    "it with 'deid anonymize' (python -m deid anonymize JOB)");
+  // The released DataFrame, its classes and Spark's release are made from
+  // one transformation's classes; local recoding's records are at several.
+  if (job.local_recoding)
+    throw JobError(Location{job.path, job.local_recoding->line, 0, {}},
+                   "local-recoding releases records at several transformations, which the Python package's "
+                   "DataFrames and deid.spark do not make yet: run it with 'deid anonymize' (python -m deid "
+                   "anonymize JOB)");
 }
 
 // The counts deid.spark made of each released identifying column

@@ -143,6 +143,7 @@ Job parse(const Ctx& ctx, const YAML::Node& root) {
   check_differential_privacy(ctx, root, job);
   check_research_subset(ctx, root, job);
   share_cost_benefit(ctx, root, job);
+  parse_local_recoding(ctx, root, job);
   return job;
 }
 

@@ -9,7 +9,7 @@ const std::vector<SectionKeys>& key_table() {
   static const std::vector<SectionKeys> table = {
       {S::job, "the job", "Job",
        {"input", "attributes", "default-role", "privacy", "suppression-limit", "quality", "search", "output", "risk",
-        "cell-suppression", "utility", "cost-benefit", "subset", "identifiers", "linked"},
+        "cell-suppression", "utility", "cost-benefit", "subset", "identifiers", "linked", "local-recoding"},
        Doc::headings, "Keys"},
       {S::input, "input", "Job::Input", {"path", "parquet", "delimiter", "postgres", "table"}, Doc::rows, "input"},
       {S::input_postgres, "input.postgres", "PostgresTable",
@@ -91,6 +91,8 @@ const std::vector<SectionKeys>& key_table() {
        {"role", "as", "action", "length", "keep-first", "keep-last", "symbol", "digits", "letters", "regex",
         "replacement", "format"},
        Doc::rows, "linked[].columns"},
+      {S::local_recoding, "local-recoding", "Job::LocalRecoding",
+       {"mode", "gs-factor", "max-iterations", "adaption-factor", "records", "column"}, Doc::rows, "local-recoding"},
   };
   return table;
 }

@@ -54,6 +54,7 @@ enum class Section {
   identifiers_secret,
   linked,         // an entry of linked
   linked_column,  // linked[].columns.NAME
+  local_recoding,
 };
 
 // How docs/job-file.md documents a section's keys.

@@ -69,6 +69,10 @@ void parse_search(const Ctx& ctx, const YAML::Node& root, Job& job);
 void parse_utility(const Ctx& ctx, const YAML::Node& root, Job& job);
 void parse_risk(const Ctx& ctx, const YAML::Node& root, Job& job);
 
+// local_recoding_section.cc: `local-recoding`, and what it cannot be
+// combined with; after every other section.
+void parse_local_recoding(const Ctx& ctx, const YAML::Node& root, Job& job);
+
 // subset_section.cc: `subset`, and the models that need one.
 void parse_subset(const Ctx& ctx, const YAML::Node& root, Job& job);
 void check_research_subset(const Ctx& ctx, const YAML::Node& root, const Job& job);

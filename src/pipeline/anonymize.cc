@@ -33,6 +33,65 @@ std::string name_list(const std::vector<std::string>& names) {
   return out;
 }
 
+nlohmann::json local_recoding_json(const Job::LocalRecoding& lr, const LocalRecodingOutcome& o, const Problem& pr,
+                                   const Transformation& global) {
+  using Mode = Job::LocalRecoding::Mode;
+  nlohmann::json j = nlohmann::json::object();
+  j["mode"] = lr.mode == Mode::single ? "single" : lr.mode == Mode::fast ? "fast" : "iterative";
+  j["gs_factor"] = lr.gs_factor;
+  if (lr.mode == Mode::iterative) {
+    j["max_iterations"] = lr.max_iterations;
+    j["adaption_factor"] = lr.adaption_factor;
+  }
+  if (lr.mode == Mode::fast) j["records"] = lr.records;
+  j["column"] = lr.column.empty() ? nlohmann::json(nullptr) : nlohmann::json(lr.column);
+  j["suppressed_before"] = o.suppressed_before;
+  j["suppressed_after"] = o.suppressed_after;
+  j["recoded"] = o.suppressed_before - o.suppressed_after;
+  // Records shown with '*' in every quasi-identifier: the suppressed ones,
+  // and those a pass released at such levels (deid verify cannot tell them
+  // from suppressed ones, and counts them so).
+  std::uint64_t starred = 0;
+  const Histogram& h = pr.histogram;
+  for (std::uint64_t r = 0; r < o.row_pass.size(); ++r) {
+    bool all = true;
+    if (o.row_pass[r] != LocalRecodingOutcome::kSuppressed) {
+      const Transformation& t = o.transformation(o.row_pass[r], global);
+      for (std::size_t q = 0; q < pr.qi_names.size() && all; ++q) {
+        const std::uint32_t code = h.keys[std::size_t{h.row_entry[r]} * h.width + q];
+        all = pr.hierarchies[q].label(t[q], pr.hierarchies[q].map(t[q])[code]) == "*";
+      }
+    }
+    starred += all;
+  }
+  j["starred_records"] = starred;
+  j["classes"] = o.classes;
+  j["smallest_class_size"] = o.smallest_class;
+  nlohmann::json passes = nlohmann::json::array();
+  for (std::size_t i = 0; i < o.passes.size(); ++i) {
+    const LocalRecodingPass& pass = o.passes[i];
+    nlohmann::json e = {{"pass", i + 1},
+                        {"gs_factor", pass.gs_factor},
+                        {"records", pass.records},
+                        {"suppression_limit_records", pass.suppression_limit_records},
+                        {"solution_found", pass.best.has_value()},
+                        {"recoded", pass.recoded}};
+    if (pass.best) {
+      nlohmann::json levels = nlohmann::json::object();
+      for (std::size_t q = 0; q < pr.qi_names.size(); ++q) levels[pr.qi_names[q]] = pass.best->transformation[q];
+      e["transformation"] = levels;
+      e["information_loss"] = pass.best->quality.value;
+      e["suppressed_records"] = pass.best->suppressed_records;
+    } else {
+      e["transformation"] = nullptr;
+      e["information_loss"] = nullptr;
+    }
+    passes.push_back(std::move(e));
+  }
+  j["passes"] = std::move(passes);
+  return j;
+}
+
 }  // namespace
 
 Transformation given_transformation(const Job& job, const Problem& pr) {
@@ -97,6 +156,22 @@ nlohmann::json release_warnings(const PreparedJob& p, const Anonymization& a) {
       for (std::uint32_t v = 0; v < h.domain_size(level); ++v)
         if (shown[v]) labels[q].push_back(h.label(level, v));
     }
+    // Local recoding: the labels each later pass shows of its records.
+    if (a.local)
+      for (std::size_t pass = 1; pass <= a.local->passes.size(); ++pass) {
+        const Transformation& t = a.local->passes[pass - 1].best ? a.local->passes[pass - 1].best->transformation
+                                                                 : a.search.best->transformation;
+        const Histogram& hist = p.problem.histogram;
+        for (std::size_t q = 0; q < labels.size(); ++q) {
+          const Generalization& h = p.problem.hierarchies[q];
+          std::vector<std::uint8_t> shown(h.domain_size(t[q]), 0);
+          for (std::uint64_t r = 0; r < a.local->row_pass.size(); ++r)
+            if (a.local->row_pass[r] == pass)
+              shown[h.map(t[q])[hist.keys[std::size_t{hist.row_entry[r]} * hist.width + q]]] = 1;
+          for (std::uint32_t v = 0; v < h.domain_size(t[q]); ++v)
+            if (shown[v]) labels[q].push_back(h.label(t[q], v));
+        }
+      }
   }
   // A released identifier shows its action's values, never the input's
   // (docs/identifiers.md): its masks and pseudonyms are checked (or what
@@ -120,6 +195,9 @@ nlohmann::json release_warnings(const PreparedJob& p, const Anonymization& a) {
 
 nlohmann::json release_utility(const PreparedJob& p, const Anonymization& a) {
   if (!a.found || !p.job.output.utility) return nullptr;
+  if (a.local)
+    return {{"skipped", "local recoding released records with several transformations: the analysis reads one "
+                        "transformation's release; run deid utility on the released table"}};
   // The analysis reads every released column row by row, and its
   // classification samples records in input order: a table grouped in its
   // database has neither (docs/databases.md, "Pushdown").
@@ -294,6 +372,19 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
     r["information_loss"] = nullptr;
   }
   r["optimal"] = a.found && a.search.optimal;
+  // Local recoding's passes after the global optimum (docs/search.md,
+  // "Local recoding").
+  if (job.local_recoding && a.found) {
+    // Each record is recoded on its own: a table grouped where it lives
+    // (pushdown, Spark) has no rows (check_local_recoding refuses those jobs
+    // before they are read; a front end that prepares its own table may not).
+    if (p.data.grouped())
+      throw JobError(Location{job.path, job.local_recoding->line, 0, {}},
+                     "local-recoding recodes the records one by one, which a table grouped where it lives does not "
+                     "hold");
+    a.local = run_local_recoding(p, a.search.best->transformation, *a.classes);
+    r["local_recoding"] = local_recoding_json(*job.local_recoding, *a.local, pr, a.search.best->transformation);
+  }
   // The released identifiers: their actions and the secret's fingerprint.
   if (p.identifiers) r["identifiers"] = p.identifiers->summary();
   nlohmann::json s = a.search.statistics;
@@ -365,6 +456,8 @@ Anonymization anonymize(const Job& job, const RunOptions& options, std::unique_p
   // Before any work: no output may be an input or another output, and every
   // output's directory must take it (docs/reliability.md).
   const CheckedFiles checked = check_files(job_reads(job), job_writes(job));
+  // And local recoding only with what it can recode (Job::LocalRecoding).
+  check_local_recoding(job);
   // A Parquet table needs the codec of a front end (parquet.h).
   require_table_formats(job);
   // And every database answers, and the output table can be written.
@@ -383,6 +476,12 @@ Anonymization anonymize(const Job& job, const RunOptions& options, std::unique_p
     prepared = prepare(job, &timings, options.phase);
   }
   release_identifiers(*prepared);
+  if (job.local_recoding && !job.local_recoding->column.empty() &&
+      prepared->data.column_index(job.local_recoding->column) >= 0)
+    throw JobError(Location{job.path, job.local_recoding->line, 0, {}},
+                   fmt::format("local-recoding.column '{}' is a column of {}: name the column of the passes "
+                               "differently",
+                               job.local_recoding->column, prepared->data.source));
   // The linked tables are read and checked before the search.
   std::vector<std::unique_ptr<LinkedRelease>> linked;
   for (const LinkedTable& t : job.linked) linked.push_back(std::make_unique<LinkedRelease>(*prepared, t));
@@ -414,11 +513,12 @@ Anonymization anonymize(const Job& job, const RunOptions& options, std::unique_p
     if (job.output.format == TableFormat::parquet) {
       // The CSV text, converted by the codec: the same cells as a CSV output.
       std::ostringstream csv;
-      write_output(*prepared, a.search.best->transformation, *a.classes, csv);
+      write_output(*prepared, a.search.best->transformation, *a.classes, csv, a.local ? &*a.local : nullptr);
       write_parquet(csv.view(), job.output.delimiter.value_or(prepared->data.delimiter), table->stream(),
                     job.output.path, "output table");
     } else {
-      write_output(*prepared, a.search.best->transformation, *a.classes, table->stream());
+      write_output(*prepared, a.search.best->transformation, *a.classes, table->stream(),
+                   a.local ? &*a.local : nullptr);
     }
     files.push_back(table->finish("output"));
   } else if (a.found && job.output.postgres && pushdown) {
@@ -428,8 +528,10 @@ Anonymization anonymize(const Job& job, const RunOptions& options, std::unique_p
     std::vector<std::string> columns;
     for (std::size_t c = 0; c < prepared->data.columns.size(); ++c)
       if (prepared->written(c)) columns.push_back(prepared->data.columns[c].name);
+    if (job.local_recoding && !job.local_recoding->column.empty()) columns.push_back(job.local_recoding->column);
     db_table.emplace(*job.output.postgres, columns, job.output.delimiter.value_or(prepared->data.delimiter));
-    write_output(*prepared, a.search.best->transformation, *a.classes, db_table->stream());
+    write_output(*prepared, a.search.best->transformation, *a.classes, db_table->stream(),
+                 a.local ? &*a.local : nullptr);
     files.push_back(db_table->finish("output"));
   }
   if (a.found && !job.output.linkage.empty() && prepared->identifiers) {

@@ -18,7 +18,8 @@ bool row_suppressed(const PreparedJob& p, const Classes& classes, std::uint64_t 
          (!pr.subset.empty() && !pr.subset[row]);
 }
 
-void write_output(const PreparedJob& p, const Transformation& t, const Classes& classes, std::ostream& out) {
+void write_output(const PreparedJob& p, const Transformation& t, const Classes& classes, std::ostream& out,
+                  const LocalRecodingOutcome* local) {
   const Dataset& ds = p.data;
   const Problem& pr = p.problem;
   // A grouped table (Dataset::weights) has no rows to write: its database
@@ -58,6 +59,13 @@ void write_output(const PreparedJob& p, const Transformation& t, const Classes& 
     if (i) line.push_back(delim);
     append_csv_field(line, ds.columns[kept[i]].name, delim);
   }
+  // Local recoding's column naming each record's pass, last.
+  const std::string* pass_column =
+      local && !p.job.local_recoding->column.empty() ? &p.job.local_recoding->column : nullptr;
+  if (pass_column) {
+    if (!kept.empty()) line.push_back(delim);
+    append_csv_field(line, *pass_column, delim);
+  }
   line.push_back('\n');
   out << line;
 
@@ -65,7 +73,11 @@ void write_output(const PreparedJob& p, const Transformation& t, const Classes& 
   for (std::uint64_t r = 0; r < ds.rows; ++r) {
     line.clear();
     const std::uint32_t cls = classes.entry_class[pr.histogram.row_entry[r]];
-    const bool suppressed = row_suppressed(p, classes, r);
+    // With local recoding the record's pass decides: its transformation
+    // generalizes the record's own values (a later pass's classes are not
+    // those of the global transformation).
+    const std::uint32_t pass = local ? local->row_pass[r] : 0;
+    const bool suppressed = local ? pass == LocalRecodingOutcome::kSuppressed : row_suppressed(p, classes, r);
     for (std::size_t i = 0; i < kept.size(); ++i) {
       if (i) line.push_back(delim);
       const Column& col = ds.columns[kept[i]];
@@ -73,8 +85,12 @@ void write_output(const PreparedJob& p, const Transformation& t, const Classes& 
         const auto q = static_cast<std::size_t>(plan[i]);
         if (suppressed) {
           line.push_back('*');
-        } else {
+        } else if (pass == 0) {
           field(line, pr.hierarchies[q].label(t[q], classes.keys[cls * w + q]));
+        } else {
+          const int level = local->transformation(pass, t)[q];
+          const std::uint32_t code = pr.histogram.keys[std::size_t{pr.histogram.row_entry[r]} * pr.histogram.width + q];
+          field(line, pr.hierarchies[q].label(level, pr.hierarchies[q].map(level)[code]));
         }
       } else if (plan[i] <= -3) {
         if (suppressed) {
@@ -87,6 +103,13 @@ void write_output(const PreparedJob& p, const Transformation& t, const Classes& 
       } else {
         field(line, col.dictionary.value(col.codes[r]));
       }
+    }
+    if (pass_column) {
+      if (!kept.empty()) line.push_back(delim);
+      if (suppressed)
+        line.push_back('*');
+      else
+        line += std::to_string(pass);
     }
     line.push_back('\n');
     out << line;

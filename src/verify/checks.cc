@@ -259,7 +259,11 @@ std::vector<CheckLine> summarize(const Options& options, const Report& report) {
       levels += (levels.empty() ? "" : ", ") + options.quasi_identifiers[q].name + "=" +
                 (report.levels[q] ? std::to_string(*report.levels[q]) : std::string("?"));
     lines.push_back(line_of("generalization", v, kind_is({Kind::not_single_level, Kind::level_outside_bounds, Kind::value_not_in_hierarchy}),
-                            "one level per quasi-identifier: " + (levels.empty() ? "none" : levels)));
+                            options.local_recoding
+                                ? std::string("local recoding: each value at a level of its input value") +
+                                      (options.pass_column.empty() ? "" : ", one level per pass (column " +
+                                                                              options.pass_column + ")")
+                                : "one level per quasi-identifier: " + (levels.empty() ? "none" : levels)));
     if (!options.microaggregated.empty()) {
       std::string columns;
       for (const auto& m : options.microaggregated)

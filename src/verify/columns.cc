@@ -75,13 +75,16 @@ void ReleaseCheck::check_output_columns() {
       add(Kind::unexpected_column, name, 0, 0, "the output has the column " + quote(name) + " twice");
     } else if (identifying.count(name)) {
       add(Kind::identifying_column_present, name, 0, 0, "identifying column " + quote(name) + " is in the output");
-    } else if (!in_col.count(name)) {
+    } else if (!in_col.count(name) && !(name == options.pass_column && !options.pass_column.empty())) {
       add(Kind::unexpected_column, name, 0, 0, "the output has a column " + quote(name) + " that the input does not have");
     }
   }
   for (const auto& name : input.header)
     if (!identifying.count(name) && !out_col.count(name))
       add(Kind::column_missing, name, 0, 0, "column " + quote(name) + " of the input is missing from the output");
+  if (!options.pass_column.empty() && !out_col.count(options.pass_column))
+    add(Kind::column_missing, options.pass_column, 0, 0,
+        "local recoding's column " + quote(options.pass_column) + " (each record's pass) is missing from the output");
   for (std::size_t q = 0; q < qis.size(); ++q) {
     qi_in[q] = in_col.at(qis[q].name);
     qi_out[q] = out_index(qis[q].name);

@@ -4,6 +4,7 @@
 // the suppressed records stay within the limit.
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "release_check.h"
 
@@ -39,7 +40,81 @@ void ReleaseCheck::check_copied_columns() {
   }
 }
 
+void ReleaseCheck::detect_recoded_levels() {
+  // Local recoding: every value of a record that is not starred is its
+  // input value at some level within the bounds; with the pass column, the
+  // records of one pass share one level per quasi-identifier, and exactly
+  // the starred records have '*' there.
+  const int pass_col = options.pass_column.empty() ? -1 : out_index(options.pass_column);
+  if (pass_col >= 0) {
+    std::uint64_t wrong = 0, first = 0;
+    for (std::size_t r = 0; r < rows; ++r)
+      if (output.rows[r][pass_col] == "*" && !starred[r] && wrong++ == 0) first = r + 1;
+    if (wrong)
+      add(Kind::not_single_level, options.pass_column, first, wrong,
+          "column " + quote(options.pass_column) + ": " + std::to_string(wrong) + " record(s) whose pass is '*' " +
+              "(suppressed) are not suppressed; first at data row " + std::to_string(first));
+  }
+  for (std::size_t q = 0; q < qis.size(); ++q) {
+    if (qi_out[q] < 0) continue;
+    const int h = heights[q];
+    const int lo = qis[q].min_level, hi = qis[q].max_level.value_or(h - 1);
+    // Per pass ("" without the column): the records whose value differs
+    // from the level-l value, per level.
+    std::map<std::string, std::vector<std::uint64_t>> misfits;
+    std::map<std::string, std::size_t> first_of_pass;
+    std::uint64_t missing = 0, first_missing = 0, nowhere = 0, first_nowhere = 0;
+    for (std::size_t r = 0; r < rows; ++r) {
+      if (starred[r]) continue;
+      auto it = hier[q].find(input.rows[r][qi_in[q]]);
+      if (it == hier[q].end()) {
+        if (missing++ == 0) first_missing = r + 1;
+        continue;
+      }
+      const std::vector<std::string>& gen = *it->second;
+      const std::string& out = output.rows[r][qi_out[q]];
+      bool fits = false;
+      for (int l = lo; l <= hi && l < h; ++l) fits = fits || gen[l] == out;
+      if (!fits && nowhere++ == 0) first_nowhere = r + 1;
+      const std::string pass = pass_col >= 0 ? output.rows[r][pass_col] : std::string();
+      auto [m, inserted] = misfits.try_emplace(pass, std::vector<std::uint64_t>(h, 0));
+      if (inserted) first_of_pass[pass] = r;
+      for (int l = 0; l < h; ++l) m->second[l] += gen[l] != out ? weight(r) : 0;
+    }
+    if (missing) {
+      add(Kind::value_not_in_hierarchy, qis[q].name, first_missing, missing,
+          "column " + quote(qis[q].name) + ": " + std::to_string(missing) + " input value(s) are not in hierarchy " +
+              qis[q].hierarchy_path + "; first " + quote(input.rows[first_missing - 1][qi_in[q]]) + " at data row " +
+              std::to_string(first_missing));
+      continue;
+    }
+    if (nowhere) {
+      const std::size_t r = first_nowhere - 1;
+      add(Kind::not_single_level, qis[q].name, first_nowhere, nowhere,
+          "column " + quote(qis[q].name) + ": " + std::to_string(nowhere) + " record(s) show a value that is not " +
+              "their input value at any level in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+              "]; first at data row " + std::to_string(first_nowhere) + ": input " + quote(input.rows[r][qi_in[q]]) +
+              ", output " + quote(output.rows[r][qi_out[q]]));
+      continue;
+    }
+    if (pass_col < 0) continue;
+    for (const auto& [pass, per_level] : misfits) {
+      bool one = false;
+      for (int l = lo; l <= hi && l < h && !one; ++l) one = per_level[l] == 0;
+      if (one) continue;
+      const std::size_t r = first_of_pass.at(pass);
+      add(Kind::not_single_level, qis[q].name, r + 1, 0,
+          "column " + quote(qis[q].name) + ": the records of pass " + quote(pass) + " are not generalized at one " +
+              "single level (first at data row " + std::to_string(r + 1) + ")");
+    }
+  }
+}
+
 void ReleaseCheck::detect_levels() {
+  if (options.local_recoding) {
+    detect_recoded_levels();
+    return;
+  }
   // One level per quasi-identifier: the lowest level whose value of the
   // input equals the output in every record that is not starred.
   for (std::size_t q = 0; q < qis.size(); ++q) {

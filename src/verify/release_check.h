@@ -68,6 +68,7 @@ class ReleaseCheck {
   // identifiers.cc
   void check_identifiers();     // REQUIRES: aligned
   void detect_levels();         // REQUIRES: aligned
+  void detect_recoded_levels(); // local recoding's (Options::local_recoding); REQUIRES: aligned
   void check_subset();
   void count_suppressed();
   // verify_microaggregation.cc

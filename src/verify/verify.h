@@ -261,6 +261,15 @@ struct Options {
   std::uint64_t population_k = 0;
   // Profitability with attack; the journalist's needs the subset.
   std::optional<Profitability> profitability;
+  // Local recoding (deid's `local-recoding`, docs/search.md): records may
+  // be generalized at different levels. Each value of a record that is not
+  // suppressed must then be its input value at some level of the
+  // quasi-identifier's bounds (`not_single_level` otherwise), and with
+  // `pass_column` (a released column naming each record's pass, '*' for a
+  // suppressed record) the records of one pass must share one level per
+  // quasi-identifier. The classes are the released values as they are.
+  bool local_recoding = false;
+  std::string pass_column;
 };
 
 struct Violation {

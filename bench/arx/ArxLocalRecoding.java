@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Produces tests/testdata/reference/arx-local-recoding.json and the released tables
+// tests/testdata/reference/local-recoding/NAME.csv: ARX 3.9.2's local recoding (ARXResult.optimize,
+// optimizeIterative, optimizeIterativeFast) on examples/adult with examples/adult/hierarchies, after the
+// global optimum (optimal search, ARX's Loss with the geometric mean). Each run: the privacy model, the
+// suppression limit, the mode and its settings; ARX's steps (the global optimum, then every pass that found
+// one: its transformation, records recoded and information loss), the suppressed records before and after,
+// and the SHA-256 of the released table as ARX's DataHandle.save writes it (';'). Prints one JSON document.
+//
+//   javac -nowarn -cp ARX_JAR -d /tmp/arxlr bench/arx/ArxLocalRecoding.java
+//   java -cp ARX_JAR:/tmp/arxlr ArxLocalRecoding examples/adult ../shared/data/cup OUT_DIR \
+//       > tests/testdata/reference/arx-local-recoding.json
+//
+// (cup: the project's shared data folder beside the repository, every column quasi-identifying.)
+//
+// Not part of deid.
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import org.deidentifier.arx.ARXAnonymizer;
+import org.deidentifier.arx.ARXConfiguration;
+import org.deidentifier.arx.ARXProcessStatistics;
+import org.deidentifier.arx.ARXResult;
+import org.deidentifier.arx.AttributeType;
+import org.deidentifier.arx.AttributeType.Hierarchy;
+import org.deidentifier.arx.Data;
+import org.deidentifier.arx.DataHandle;
+import org.deidentifier.arx.criteria.DistinctLDiversity;
+import org.deidentifier.arx.criteria.EqualDistanceTCloseness;
+import org.deidentifier.arx.criteria.KAnonymity;
+import org.deidentifier.arx.criteria.RecursiveCLDiversity;
+import org.deidentifier.arx.metric.Metric;
+
+public class ArxLocalRecoding {
+
+    static final String[] ALL = {"sex", "age", "race", "marital-status", "education", "native-country", "workclass",
+                                 "occupation", "salary-class"};
+    static final String[] CUP = {"ZIP", "AGE", "GENDER", "INCOME", "STATE", "RAMNTALL", "NGIFTALL", "MINRAMNT"};
+    static final String SENSITIVE = "occupation";
+
+    /** One run. model: "k" (k-anonymity), "distinct-l", "recursive-cl", "t-equal". */
+    static final class Run {
+        String dataset = "adult";
+        String name;
+        String model;
+        int k;
+        double l;
+        double c;
+        double t;
+        double suppression;
+        String mode;  // single | fast | iterative
+        double gsFactor;
+        int maxIterations;
+        double adaptionFactor;
+        double records;
+    }
+
+    static Run run(String model, int k, double suppression, String mode, double gs) {
+        Run r = new Run();
+        r.model = model;
+        r.k = k;
+        r.suppression = suppression;
+        r.mode = mode;
+        r.gsFactor = gs;
+        r.maxIterations = 100;
+        r.adaptionFactor = 0.05;
+        r.records = 0.01;
+        return r;
+    }
+
+    static List<Run> runs() {
+        List<Run> out = new ArrayList<>();
+        for (int k : new int[] {2, 5, 10}) {
+            for (double gs : new double[] {0.0, 0.5, 1.0}) {
+                out.add(run("k", k, 0.05, "single", gs));
+            }
+            out.add(run("k", k, 0.05, "iterative", 0.5));
+        }
+        out.add(run("k", 5, 0.05, "iterative", 0.05));
+        out.add(run("k", 5, 0.2, "iterative", 0.5));
+        Run noAdapt = run("k", 5, 0.05, "iterative", 0.5);
+        noAdapt.adaptionFactor = 0.0;
+        noAdapt.maxIterations = 3;
+        out.add(noAdapt);
+        out.add(run("k", 5, 0.05, "fast", 0.5));
+        Run fast = run("k", 10, 0.05, "fast", 0.0);
+        fast.records = 0.002;
+        out.add(fast);
+        Run l = run("distinct-l", 0, 0.05, "iterative", 0.5);
+        l.l = 3;
+        out.add(l);
+        Run cl = run("recursive-cl", 0, 0.05, "single", 0.5);
+        cl.l = 3;
+        cl.c = 4;
+        out.add(cl);
+        Run t = run("t-equal", 0, 0.05, "iterative", 0.5);
+        t.t = 0.2;
+        out.add(t);
+        Run t2 = run("t-equal", 0, 0.05, "single", 1.0);
+        t2.t = 0.15;
+        out.add(t2);
+        // cup: every column quasi-identifying.
+        Run[] cup = {run("k", 5, 0.05, "iterative", 0.5), run("k", 10, 0.05, "single", 0.5), run("k", 5, 0.05, "single", 0.0)};
+        for (Run c : cup) {
+            c.dataset = "cup";
+            out.add(c);
+        }
+        for (Run r : out) {
+            String m;
+            switch (r.model) {
+            case "k": m = "k" + r.k; break;
+            case "distinct-l": m = String.format(Locale.ROOT, "distinct_l%s", fmt(r.l)); break;
+            case "recursive-cl": m = String.format(Locale.ROOT, "recursive_c%s_l%s", fmt(r.c), fmt(r.l)); break;
+            default: m = String.format(Locale.ROOT, "t_equal_%s", fmt(r.t)); break;
+            }
+            String extra = "";
+            if (r.mode.equals("iterative")) extra = "_it" + r.maxIterations + "_a" + fmt(r.adaptionFactor);
+            if (r.mode.equals("fast")) extra = "_r" + fmt(r.records);
+            r.name = String.format(Locale.ROOT, "%s_%s_s%s_%s_gs%s%s", r.dataset, m, fmt(r.suppression), r.mode,
+                                   fmt(r.gsFactor), extra);
+        }
+        return out;
+    }
+
+    static String fmt(double v) {
+        if (v == Math.rint(v)) return Long.toString((long) v);
+        return Double.toString(v);
+    }
+
+    static String loss(Object score) {
+        return Double.toString(Double.parseDouble(score.toString()));
+    }
+
+    static int outliers(DataHandle h) {
+        int n = 0;
+        for (int row = 0; row < h.getNumRows(); row++) n += h.isOutlier(row) ? 1 : 0;
+        return n;
+    }
+
+    static String sha256(File f) throws Exception {
+        MessageDigest md = MessageDigest.getInstance("SHA-256");
+        byte[] d = md.digest(Files.readAllBytes(f.toPath()));
+        StringBuilder s = new StringBuilder();
+        for (byte b : d) s.append(String.format("%02x", b));
+        return s.toString();
+    }
+
+    // ARX 3.9.2's steps of local recoding have no header map (Step.getGeneralization throws): their levels
+    // are in the order of the optimum's getQuasiIdentifyingAttributes().
+    static String step(ARXProcessStatistics.Step s, String[] qis, String[] internal) {
+        StringBuilder out = new StringBuilder("{\"transformation\": {");
+        int[] levels = s.getTransformation();
+        for (int i = 0; i < qis.length; i++) {
+            int index = java.util.Arrays.asList(internal).indexOf(qis[i]);
+            out.append(i == 0 ? "" : ", ").append('"').append(qis[i]).append("\": ").append(levels[index]);
+        }
+        out.append("}, \"information_loss\": ").append(loss(s.getScore()));
+        if (s.isNumberOfRecordsTransformedAvailable()) {
+            out.append(", \"recoded\": ").append(s.getNumberOfRecordsTransformed());
+        }
+        return out.append("}").toString();
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 3) {
+            System.err.println("usage: ArxLocalRecoding ADULT_DIR CUP_DIR OUT_DIR");
+            System.exit(2);
+        }
+        File outDir = new File(args[2]);
+        outDir.mkdirs();
+        List<String> entries = new ArrayList<>();
+        for (Run r : runs()) {
+            boolean adult = r.dataset.equals("adult");
+            String dir = adult ? args[0] : args[1];
+            Data data = Data.create(dir + (adult ? "/adult.csv" : "/cup.csv"), StandardCharsets.UTF_8, ';');
+            List<String> qiList = new ArrayList<>();
+            for (String q : adult ? ALL : CUP) {
+                if (!r.model.equals("k") && q.equals(SENSITIVE)) {
+                    data.getDefinition().setAttributeType(q, AttributeType.SENSITIVE_ATTRIBUTE);
+                    continue;
+                }
+                qiList.add(q);
+                data.getDefinition().setAttributeType(q, Hierarchy.create(dir + "/hierarchies/" + q + ".csv",
+                                                                           StandardCharsets.UTF_8, ';'));
+            }
+            String[] qis = qiList.toArray(new String[0]);
+            ARXConfiguration config = ARXConfiguration.create();
+            switch (r.model) {
+            case "k": config.addPrivacyModel(new KAnonymity(r.k)); break;
+            case "distinct-l": config.addPrivacyModel(new DistinctLDiversity(SENSITIVE, (int) r.l)); break;
+            case "recursive-cl": config.addPrivacyModel(new RecursiveCLDiversity(SENSITIVE, r.c, (int) r.l)); break;
+            default: config.addPrivacyModel(new EqualDistanceTCloseness(SENSITIVE, r.t)); break;
+            }
+            config.setSuppressionLimit(r.suppression);
+            config.setQualityModel(Metric.createLossMetric(0.5));
+            ARXResult result = new ARXAnonymizer().anonymize(data, config);
+            StringBuilder e = new StringBuilder();
+            e.append("  {\"name\": \"").append(r.name).append("\", \"dataset\": \"").append(r.dataset)
+             .append("\", \"model\": \"").append(r.model).append('"');
+            switch (r.model) {
+            case "k": e.append(", \"k\": ").append(r.k); break;
+            case "distinct-l": e.append(", \"l\": ").append(fmt(r.l)); break;
+            case "recursive-cl": e.append(", \"l\": ").append(fmt(r.l)).append(", \"c\": ").append(fmt(r.c)); break;
+            default: e.append(", \"t\": ").append(r.t); break;
+            }
+            e.append(", \"suppression_limit\": ").append(r.suppression).append(", \"mode\": \"").append(r.mode)
+             .append("\", \"gs_factor\": ").append(r.gsFactor);
+            if (r.mode.equals("iterative")) {
+                e.append(", \"max_iterations\": ").append(r.maxIterations).append(", \"adaption_factor\": ")
+                 .append(r.adaptionFactor);
+            }
+            if (r.mode.equals("fast")) e.append(", \"records\": ").append(r.records);
+            if (result.getGlobalOptimum() == null) {
+                e.append(", \"global\": null}");
+                entries.add(e.toString());
+                continue;
+            }
+            DataHandle output = result.getOutput();
+            int before = outliers(output);
+            ARXProcessStatistics stats;
+            switch (r.mode) {
+            case "single": stats = result.optimize(output, r.gsFactor); break;
+            case "fast": stats = result.optimizeIterativeFast(output, r.records, r.gsFactor, p -> {}); break;
+            default: stats = result.optimizeIterative(output, r.gsFactor, r.maxIterations, r.adaptionFactor); break;
+            }
+            int after = outliers(output);
+            File csv = new File(outDir, r.name + ".csv");
+            output.save(csv, ';');
+            String[] internal = result.getGlobalOptimum().getQuasiIdentifyingAttributes();
+            e.append(", \"global\": ").append(step(result.getProcessStatistics().getStep(0), qis, internal));
+            e.append(", \"passes\": [");
+            List<String> passes = new ArrayList<>();
+            for (ARXProcessStatistics.Step s : stats.getSteps()) passes.add(step(s, qis, internal));
+            e.append(String.join(", ", passes)).append("]");
+            e.append(", \"suppressed_before\": ").append(before).append(", \"suppressed_after\": ").append(after);
+            e.append(", \"release_sha256\": \"").append(sha256(csv)).append("\"}");
+            entries.add(e.toString());
+        }
+        System.out.println("{\n \"tool\": \"ARX 3.9.2 through bench/arx/ArxLocalRecoding.java\",");
+        System.out.println(" \"datasets\": \"adult: examples/adult with examples/adult/hierarchies, every column "
+                           + "quasi-identifying in the file's order, but occupation sensitive for the l-diversity and "
+                           + "t-closeness runs; cup: the shared data folder's cup.csv and hierarchies, every column "
+                           + "quasi-identifying\",");
+        System.out.println(" \"note\": \"global optimum: optimal search, Loss (gs-factor 0.5, geometric mean); then "
+                           + "single = optimize(handle, gs), iterative = optimizeIterative(handle, gs, max_iterations, "
+                           + "adaption_factor), fast = optimizeIterativeFast(handle, records, gs). passes: ARX's steps of "
+                           + "the local recoding (passes that found an optimum). release_sha256: the table "
+                           + "DataHandle.save(file, ';') writes\",");
+        System.out.println(" \"runs\": [");
+        System.out.println(String.join(",\n", entries));
+        System.out.println(" ]\n}");
+    }
+}

@@ -1,0 +1,304 @@
+// Local recoding (docs/search.md, "Local recoding"): the semantics of ARX
+// 3.9.2's ARXResult.optimizeFast, optimizeIterative and
+// optimizeIterativeFast, read from its source.
+//
+// A pass takes the records suppressed so far (ARX: the output's outliers),
+// in input order, and anonymizes them as a table of their own: ARX's
+// DataManager.getSubsetInstance keeps the hierarchies, the generalization
+// constraints and the domain shares of the whole table and delegates the
+// distributions (t-closeness, δ-disclosure, β-likeness) to it, and
+// ARXConfiguration.getInstanceForLocalRecoding clones every privacy model
+// (estimated k-map becomes k-anonymity with its derived k) and creates the
+// quality model again with the pass's gs-factor. The relative suppression
+// limit applies to the pass's records. The records the pass's optimum does
+// not suppress are released with its transformation; the others stay
+// suppressed for the next pass.
+#include <absl/container/flat_hash_map.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "deid/error.h"
+#include "deid/pipeline.h"
+
+namespace deid {
+namespace {
+
+const char* model_name(const PrivacySpec& spec) {
+  return std::visit(
+      [](const auto& s) -> const char* {
+        using S = std::decay_t<decltype(s)>;
+        if constexpr (std::is_same_v<S, DeltaPresenceSpec>) return "delta-presence";
+        if constexpr (std::is_same_v<S, DifferentialPrivacySpec>) return "differential-privacy";
+        if constexpr (std::is_same_v<S, PopulationUniquenessSpec>) return "population-uniqueness";
+        if constexpr (std::is_same_v<S, SampleUniquenessSpec>) return "sample-uniqueness";
+        if constexpr (std::is_same_v<S, KMapSpec>) return "k-map without population-size";
+        if constexpr (std::is_same_v<S, ProfitabilitySpec>) return "profitability with attacker: journalist";
+        return "";
+      },
+      spec);
+}
+
+// Whether ARX recodes locally under the model (its
+// PrivacyCriterion.isLocalRecodingSupported): not δ-presence, differential
+// privacy, population and sample uniqueness, the journalist's
+// profitability, nor k-map with a population table (KMap: only when not
+// "accurate").
+bool locally_recodable(const PrivacySpec& spec) {
+  if (std::holds_alternative<DeltaPresenceSpec>(spec) || std::holds_alternative<DifferentialPrivacySpec>(spec) ||
+      std::holds_alternative<PopulationUniquenessSpec>(spec) || std::holds_alternative<SampleUniquenessSpec>(spec))
+    return false;
+  if (const auto* k = std::get_if<KMapSpec>(&spec)) return k->population_size > 0;
+  if (const auto* f = std::get_if<ProfitabilitySpec>(&spec)) return !f->journalist;
+  return true;
+}
+
+// The rows of `data` narrowed to `rows` (in that order) in the columns
+// `columns`, for building the pass's histogram; restored when it goes.
+class NarrowedRows {
+ public:
+  NarrowedRows(Dataset& data, const std::vector<int>& columns, const std::vector<std::uint64_t>& rows)
+      : data_(data), rows_(data.rows) {
+    for (const int c : columns) {
+      Column& col = data_.columns[static_cast<std::size_t>(c)];
+      if (std::find(columns_.begin(), columns_.end(), c) != columns_.end()) continue;
+      Codes narrowed(rows.size(), col.codes.width());
+      narrowed.visit_mut([&](auto out) {
+        using T = typename decltype(out)::value_type;
+        for (std::size_t i = 0; i < rows.size(); ++i) out[i] = static_cast<T>(col.codes[rows[i]]);
+      });
+      std::swap(col.codes, narrowed);
+      columns_.push_back(c);
+      saved_.push_back(std::move(narrowed));
+    }
+    data_.rows = rows.size();
+  }
+  ~NarrowedRows() {
+    for (std::size_t i = 0; i < columns_.size(); ++i)
+      std::swap(data_.columns[static_cast<std::size_t>(columns_[i])].codes, saved_[i]);
+    data_.rows = rows_;
+  }
+  NarrowedRows(const NarrowedRows&) = delete;
+  NarrowedRows& operator=(const NarrowedRows&) = delete;
+
+ private:
+  Dataset& data_;
+  std::uint64_t rows_;
+  std::vector<int> columns_;
+  std::vector<Codes> saved_;
+};
+
+// The problem of a pass: the records `rows` of the prepared job's.
+Problem pass_problem(PreparedJob& p, const std::vector<std::uint64_t>& rows, double suppression_limit,
+                     double gs_factor) {
+  const Problem& whole = p.problem;
+  Problem sub;
+  sub.qi_names = whole.qi_names;
+  sub.qi_columns = whole.qi_columns;
+  sub.hierarchies = whole.hierarchies;
+  sub.sensitive = whole.sensitive;
+  sub.min_levels = whole.min_levels;
+  sub.max_levels = whole.max_levels;
+  sub.weights = whole.weights;
+  sub.responses = whole.responses;
+  // The histogram's distributions: the sensitive attributes', then the
+  // insensitive response variables' (prepare()'s order).
+  std::vector<int> distribution_columns;
+  for (const SensitiveAttribute& s : whole.sensitive) distribution_columns.push_back(s.column);
+  for (const ResponseVariable& r : whole.responses)
+    if (r.qi < 0 && r.distribution >= static_cast<int>(whole.sensitive.size()))
+      distribution_columns.push_back(p.data.column_index(r.name));
+  {
+    std::vector<int> columns = whole.qi_columns;
+    columns.insert(columns.end(), distribution_columns.begin(), distribution_columns.end());
+    const NarrowedRows narrowed(p.data, columns, rows);
+    sub.histogram = build_histogram(p.data, whole.qi_columns, distribution_columns);
+  }
+  sub.rows = rows.size();
+  sub.population_rows = rows.size();
+  sub.max_suppressed = static_cast<std::uint64_t>(suppression_limit * static_cast<double>(sub.rows) + 1e-9);
+  QualitySpec quality = p.job.quality;
+  quality.gs_factor = gs_factor;
+  sub.quality = make_quality_model(quality);
+  // The models of the whole table: their reference distributions and
+  // k-map's derived k are the whole table's, as in ARX's pass (its models
+  // read the distributions from the source DataManager, and estimated
+  // k-map turns into k-anonymity with the k derived for the whole table).
+  for (const PrivacySpec& spec : p.job.privacy) sub.privacy.push_back(make_privacy_model(spec, whole));
+  return sub;
+}
+
+// Whether histogram entry `e` of `pr` shows '*' in every quasi-identifier
+// under `t`, and ARX would mark it an outlier for that. ARX marks such
+// records as outliers in its output (HashGroupify.performSuppression:
+// isCompletelyGeneralized, every value the dictionary's suppressed code
+// '*'), though they satisfied the models, whenever it suppresses at all,
+// i.e. when the absolute suppression limit is not 0
+// (TransformationApplicator.applyTransformation): the release is the same,
+// but such a record counts as suppressed, is not recoded, and is among the
+// records of the next pass.
+bool completely_generalized(const Problem& pr, const Transformation& t, std::size_t e) {
+  if (pr.max_suppressed == 0) return false;
+  const Histogram& h = pr.histogram;
+  for (std::size_t q = 0; q < pr.qi_names.size(); ++q)
+    if (pr.hierarchies[q].label(t[q], pr.hierarchies[q].map(t[q])[h.keys[e * h.width + q]]) != "*") return false;
+  return true;
+}
+
+// One pass (ARX's optimizeFast): nullopt when there is nothing to recode
+// (ARX's isOptimizable), else the pass, its records in row_pass marked
+// with `pass_number` when released.
+std::optional<LocalRecodingPass> recode(PreparedJob& p, std::vector<std::uint32_t>& row_pass, std::uint32_t pass_number,
+                                        double gs_factor, std::optional<double> records) {
+  const Job& job = p.job;
+  std::vector<std::uint64_t> rows;
+  for (std::uint64_t r = 0; r < row_pass.size(); ++r)
+    if (row_pass[r] == LocalRecodingOutcome::kSuppressed) rows.push_back(r);
+  if (rows.empty()) return std::nullopt;
+  // ARX's config.getMinimalGroupSize(): fewer outliers than the largest
+  // minimal class size cannot form a class.
+  std::uint64_t minimal = 0;
+  for (const auto& m : p.problem.privacy)
+    if (m->declares_minimal_class_size()) minimal = std::max(minimal, m->minimal_class_size());
+  if (rows.size() < minimal) return std::nullopt;
+
+  double limit = job.suppression_limit;
+  if (records) {
+    // ARX: at least records × (all records) of the pass's records are
+    // released, i.e. the limit is 1 - min(1, that / the pass's records).
+    const double relative =
+        std::clamp(*records * static_cast<double>(p.problem.rows) / static_cast<double>(rows.size()), 0.0, 1.0);
+    limit = 1.0 - relative;
+  }
+  const Problem sub = pass_problem(p, rows, limit, gs_factor);
+  LocalRecodingPass pass;
+  pass.gs_factor = gs_factor;
+  pass.records = rows.size();
+  pass.suppression_limit_records = sub.max_suppressed;
+
+  SearchLimits limits{job.search.time_limit_seconds, job.search.max_checks};
+  if (!limits.time_limit_seconds && is_heuristic(resolve_algorithm(job.search, sub)))
+    limits.time_limit_seconds = kDefaultHeuristicTimeLimitSeconds;
+  {
+    Evaluator ev(sub, limits);
+    pass.best = make_search(job.search, sub)->run(ev).best;
+  }
+  if (!pass.best) return pass;
+  Checker checker(sub);
+  Classes classes;
+  checker.check(pass.best->transformation, &classes);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (const std::uint32_t e = sub.histogram.row_entry[i];
+        !classes.suppressed[classes.entry_class[e]] && !completely_generalized(sub, pass.best->transformation, e)) {
+      row_pass[rows[i]] = pass_number;
+      ++pass.recoded;
+    }
+  return pass;
+}
+
+}  // namespace
+
+void check_local_recoding(const Job& job) {
+  if (!job.local_recoding) return;
+  const Location at{job.path, job.local_recoding->line, 0, {}};
+  for (std::size_t i = 0; i < job.privacy.size(); ++i)
+    if (!locally_recodable(job.privacy[i]))
+      throw JobError(Location{job.path, i < job.privacy_lines.size() ? job.privacy_lines[i] : 0, 0, {}},
+                     fmt::format("local-recoding: ARX does not recode locally under {} (its "
+                                 "isLocalRecodingSupported() is false): remove local-recoding or the model",
+                                 model_name(job.privacy[i])));
+  if (job.quality.model != "loss" && job.quality.model != "classification" && job.quality.model != "publisher-payout")
+    throw JobError(at, fmt::format("local-recoding weighs generalization against suppression with the quality "
+                                   "model's gs-factor, which model '{}' does not have: use quality model loss, "
+                                   "classification or publisher-payout",
+                                   job.quality.model));
+  const auto refuse = [&](const std::string& what) {
+    throw JobError(at, fmt::format("local-recoding cannot be combined yet with {}", what));
+  };
+  if (job.subset) refuse("a research subset ('subset')");
+  if (job.cell_suppression) refuse("cell-suppression");
+  if (!job.linked.empty()) refuse("linked tables ('linked')");
+  if (!job.search.transformation.empty()) refuse("a given transformation (search.transformation): each pass searches");
+  if (!job.output.report.empty()) refuse("output.report (the report describes one transformation's release)");
+  if (uses_pushdown(job))
+    refuse("a PostgreSQL input grouped by its database (pushdown): set input.postgres.pushdown: false");
+  for (const AttributeSpec& a : job.attributes)
+    if (a.microaggregation) refuse(fmt::format("a microaggregated attribute ('{}')", a.name));
+}
+
+LocalRecodingOutcome run_local_recoding(PreparedJob& p, const Transformation& global, const Classes& classes) {
+  const Job::LocalRecoding& lr = *p.job.local_recoding;
+  LocalRecodingOutcome out;
+  out.row_pass.assign(p.data.rows, 0);
+  for (std::uint64_t r = 0; r < p.data.rows; ++r)
+    if (row_suppressed(p, classes, r) || completely_generalized(p.problem, global, p.problem.histogram.row_entry[r])) {
+      out.row_pass[r] = LocalRecodingOutcome::kSuppressed;
+      ++out.suppressed_before;
+    }
+  const auto next = [&](double gs, std::optional<double> records) -> std::optional<std::uint64_t> {
+    std::optional<LocalRecodingPass> pass =
+        recode(p, out.row_pass, static_cast<std::uint32_t>(out.passes.size() + 1), gs, records);
+    if (!pass) return std::nullopt;  // nothing to recode
+    const std::uint64_t recoded = pass->recoded;
+    out.passes.push_back(std::move(*pass));
+    return recoded;
+  };
+  using Mode = Job::LocalRecoding::Mode;
+  switch (lr.mode) {
+    case Mode::single:
+      next(lr.gs_factor, std::nullopt);
+      break;
+    case Mode::fast:
+      // ARX's optimizeIterativeFast: passes until one recodes nothing.
+      while (true) {
+        const std::optional<std::uint64_t> recoded = next(lr.gs_factor, lr.records);
+        if (!recoded || *recoded == 0) break;
+      }
+      break;
+    case Mode::iterative: {
+      // ARX's optimizeIterative: a pass that recodes nothing raises the
+      // gs-factor by the adaption factor and, while it stays <= 1, the
+      // passes go on; every pass counts against max-iterations.
+      double gs = lr.gs_factor;
+      for (std::uint64_t iteration = 0; iteration < lr.max_iterations; ++iteration) {
+        const std::optional<std::uint64_t> recoded = next(gs, std::nullopt);
+        if (!recoded) break;
+        if (*recoded == 0) {
+          if (lr.adaption_factor <= 0) break;
+          gs += lr.adaption_factor;
+          if (gs > 1.0) break;
+        }
+      }
+      break;
+    }
+  }
+  for (const std::uint32_t pass : out.row_pass) out.suppressed_after += pass == LocalRecodingOutcome::kSuppressed;
+  // The release's classes: its records by their released labels (two
+  // passes may show the same labels at different levels), but those shown
+  // as '*' in every quasi-identifier, which look suppressed.
+  const Problem& pr = p.problem;
+  const Histogram& h = pr.histogram;
+  absl::flat_hash_map<std::string, std::uint64_t> sizes;
+  std::string key;
+  for (std::uint64_t r = 0; r < out.row_pass.size(); ++r) {
+    const std::uint32_t pass = out.row_pass[r];
+    if (pass == LocalRecodingOutcome::kSuppressed) continue;
+    const Transformation& t = out.transformation(pass, global);
+    key.clear();
+    bool starred = true;
+    for (std::size_t q = 0; q < pr.qi_names.size(); ++q) {
+      const std::uint32_t code = h.keys[std::size_t{h.row_entry[r]} * h.width + q];
+      const std::string& label = pr.hierarchies[q].label(t[q], pr.hierarchies[q].map(t[q])[code]);
+      starred = starred && label == "*";
+      key += label;
+      key.push_back('\0');
+    }
+    if (!starred) ++sizes[key];
+  }
+  out.classes = sizes.size();
+  for (const auto& [k, n] : sizes) out.smallest_class = out.smallest_class == 0 ? n : std::min(out.smallest_class, n);
+  return out;
+}
+
+}  // namespace deid
