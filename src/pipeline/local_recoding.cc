@@ -21,6 +21,7 @@
 
 #include "deid/error.h"
 #include "deid/pipeline.h"
+#include "pipeline/local_recoding.h"
 
 namespace deid {
 namespace {
@@ -299,6 +300,65 @@ LocalRecodingOutcome run_local_recoding(PreparedJob& p, const Transformation& gl
   out.classes = sizes.size();
   for (const auto& [k, n] : sizes) out.smallest_class = out.smallest_class == 0 ? n : std::min(out.smallest_class, n);
   return out;
+}
+
+nlohmann::json local_recoding_json(const Job::LocalRecoding& lr, const LocalRecodingOutcome& o, const Problem& pr,
+                                   const Transformation& global) {
+  using Mode = Job::LocalRecoding::Mode;
+  nlohmann::json j = nlohmann::json::object();
+  j["mode"] = lr.mode == Mode::single ? "single" : lr.mode == Mode::fast ? "fast" : "iterative";
+  j["gs_factor"] = lr.gs_factor;
+  if (lr.mode == Mode::iterative) {
+    j["max_iterations"] = lr.max_iterations;
+    j["adaption_factor"] = lr.adaption_factor;
+  }
+  if (lr.mode == Mode::fast) j["records"] = lr.records;
+  j["column"] = lr.column.empty() ? nlohmann::json(nullptr) : nlohmann::json(lr.column);
+  j["suppressed_before"] = o.suppressed_before;
+  j["suppressed_after"] = o.suppressed_after;
+  j["recoded"] = o.suppressed_before - o.suppressed_after;
+  // Records shown with '*' in every quasi-identifier: the suppressed ones,
+  // and those a pass released at such levels (deid verify cannot tell them
+  // from suppressed ones, and counts them so).
+  std::uint64_t starred = 0;
+  const Histogram& h = pr.histogram;
+  for (std::uint64_t r = 0; r < o.row_pass.size(); ++r) {
+    bool all = true;
+    if (o.row_pass[r] != LocalRecodingOutcome::kSuppressed) {
+      const Transformation& t = o.transformation(o.row_pass[r], global);
+      for (std::size_t q = 0; q < pr.qi_names.size() && all; ++q) {
+        const std::uint32_t code = h.keys[std::size_t{h.row_entry[r]} * h.width + q];
+        all = pr.hierarchies[q].label(t[q], pr.hierarchies[q].map(t[q])[code]) == "*";
+      }
+    }
+    starred += all;
+  }
+  j["starred_records"] = starred;
+  j["classes"] = o.classes;
+  j["smallest_class_size"] = o.smallest_class;
+  nlohmann::json passes = nlohmann::json::array();
+  for (std::size_t i = 0; i < o.passes.size(); ++i) {
+    const LocalRecodingPass& pass = o.passes[i];
+    nlohmann::json e = {{"pass", i + 1},
+                        {"gs_factor", pass.gs_factor},
+                        {"records", pass.records},
+                        {"suppression_limit_records", pass.suppression_limit_records},
+                        {"solution_found", pass.best.has_value()},
+                        {"recoded", pass.recoded}};
+    if (pass.best) {
+      nlohmann::json levels = nlohmann::json::object();
+      for (std::size_t q = 0; q < pr.qi_names.size(); ++q) levels[pr.qi_names[q]] = pass.best->transformation[q];
+      e["transformation"] = levels;
+      e["information_loss"] = pass.best->quality.value;
+      e["suppressed_records"] = pass.best->suppressed_records;
+    } else {
+      e["transformation"] = nullptr;
+      e["information_loss"] = nullptr;
+    }
+    passes.push_back(std::move(e));
+  }
+  j["passes"] = std::move(passes);
+  return j;
 }
 
 }  // namespace deid
