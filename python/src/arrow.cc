@@ -177,6 +177,9 @@ Dataset encode_stream(const py::capsule& capsule, const std::string& source, con
         throw InputError(Location{source, rows + 2, c + 1, names[c]}, "a batch's column does not match the schema");
     }
     if (weight_column < ncols) {
+      // Reserved once for the hint: grown by doubling, the old and the new
+      // array would both be resident at the peak.
+      if (ds.weights.empty()) ds.weights.reserve(rows_hint);
       const ArrowArray& a = *b.children[weight_column];
       const std::int64_t off = a.offset + b.offset;
       if (a.null_count != 0)
@@ -271,9 +274,10 @@ namespace {
 // are the names of all the input's columns, in its order; those the stream
 // does not hold have a name and nothing else.
 std::shared_ptr<Table> encode_grouped_arrow_stream(const py::capsule& capsule, const std::string& source,
-                                                   const std::vector<std::string>& columns, const std::string& count) {
+                                                   const std::vector<std::string>& columns, const std::string& count,
+                                                   std::uint64_t rows_hint) {
   check_header(columns, source);
-  Dataset g = encode_stream(capsule, source, ",", 0, count);
+  Dataset g = encode_stream(capsule, source, ",", rows_hint, count);
   auto table = std::make_shared<Table>();
   Dataset& d = table->data;
   d.source = source;
@@ -302,9 +306,10 @@ void bind_arrow(py::module_& m) {
         "A table from an Arrow C stream (a PyCapsule 'arrow_array_stream', as __arrow_c_stream__ returns it), "
         "encoded batch by batch from the Arrow buffers; `rows_hint` reserves room for that many rows.");
   m.def("encode_grouped_arrow_stream", &encode_grouped_arrow_stream, py::arg("stream"), py::arg("source"),
-        py::arg("columns"), py::arg("count"),
+        py::arg("columns"), py::arg("count"), py::arg("rows_hint") = 0,
         "A grouped table (a histogram: one row per distinct combination, in order of first appearance, with its "
-        "count in the int64 column `count`) from an Arrow C stream; `columns` names all the input's columns.");
+        "count in the int64 column `count`) from an Arrow C stream; `columns` names all the input's columns; "
+        "`rows_hint` (the histogram's rows, when known) reserves room for that many.");
   m.def(
       "add_formula_candidates",
       [](Table& t, std::size_t c, const std::vector<std::string>& values) {

@@ -40,6 +40,7 @@ class InOrder:
                 df = df.persist()
                 held.append(df)
             rows = df.count()
+            self.rows = rows
             ordered = df.repartitionByRange(max(1, -(-rows // ROWS_PER_FETCH)), by).sortWithinPartitions(by)
             self.df = (ordered.drop(drop) if drop else ordered).persist()
             held.append(self.df)
@@ -105,7 +106,10 @@ class _Histogram:
 
         with InOrder(hist, _col(first), drop=first, reuse=True) as parts:
             reader = pa.RecordBatchReader.from_batches(parts.schema, seen(parts.batches()))
-            self.table = _core.encode_grouped_arrow_stream(reader.__arrow_c_stream__(), source, names, count)
+            # The histogram's rows are known: the codes and counts are reserved
+            # once rather than grown by doubling (docs/spark.md, "Memory").
+            self.table = _core.encode_grouped_arrow_stream(reader.__arrow_c_stream__(), source, names, count,
+                                                           rows_hint=parts.rows)
         self.group_ms = (time.monotonic() - t0) * 1000
         self.entries = self.table.rows
         if self.copied:
