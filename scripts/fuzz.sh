@@ -36,7 +36,10 @@ artifacts=${DEID_FUZZ_ARTIFACTS:-build-fuzz/artifacts}
 mkdir -p "$artifacts"
 artifacts=$(cd "$artifacts" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/deid-fuzz.XXXXXX")
-trap 'kill $(jobs -p) 2>/dev/null; wait; rm -rf "$work"' EXIT
+# A target still running when the script stops (interrupted) is stopped too.
+trap 'pids=$(jobs -p); if [ -n "$pids" ]; then kill $pids 2>/dev/null || true; fi; wait; rm -rf "$work"' EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
