@@ -40,6 +40,15 @@ void ReleaseCheck::check_copied_columns() {
   }
 }
 
+// Input values of quasi-identifier `q` that its hierarchy lacks: `missing`
+// records, the first at data row `first` (1-based).
+void ReleaseCheck::add_missing_values(std::size_t q, std::uint64_t missing, std::uint64_t first) {
+  add(Kind::value_not_in_hierarchy, qis[q].name, first, missing,
+      "column " + quote(qis[q].name) + ": " + std::to_string(missing) + " input value(s) are not in hierarchy " +
+          qis[q].hierarchy_path + "; first " + quote(input.rows[first - 1][qi_in[q]]) + " at data row " +
+          std::to_string(first));
+}
+
 void ReleaseCheck::detect_recoded_levels() {
   // Local recoding: every value of a record that is not starred is its
   // input value at some level within the bounds; with the pass column, the
@@ -82,10 +91,7 @@ void ReleaseCheck::detect_recoded_levels() {
       for (int l = 0; l < h; ++l) m->second[l] += gen[l] != out ? weight(r) : 0;
     }
     if (missing) {
-      add(Kind::value_not_in_hierarchy, qis[q].name, first_missing, missing,
-          "column " + quote(qis[q].name) + ": " + std::to_string(missing) + " input value(s) are not in hierarchy " +
-              qis[q].hierarchy_path + "; first " + quote(input.rows[first_missing - 1][qi_in[q]]) + " at data row " +
-              std::to_string(first_missing));
+      add_missing_values(q, missing, first_missing);
       continue;
     }
     if (nowhere) {
@@ -131,10 +137,7 @@ void ReleaseCheck::detect_levels() {
       }
     }
     if (missing) {
-      add(Kind::value_not_in_hierarchy, qis[q].name, first_missing, missing,
-          "column " + quote(qis[q].name) + ": " + std::to_string(missing) + " input value(s) are not in hierarchy " +
-              qis[q].hierarchy_path + "; first " + quote(input.rows[first_missing - 1][qi_in[q]]) + " at data row " +
-              std::to_string(first_missing));
+      add_missing_values(q, missing, first_missing);
       continue;
     }
     // misfits[l]: records that are not starred whose output differs from

@@ -69,6 +69,7 @@ class ReleaseCheck {
   void check_identifiers();     // REQUIRES: aligned
   void detect_levels();         // REQUIRES: aligned
   void detect_recoded_levels(); // local recoding's (Options::local_recoding); REQUIRES: aligned
+  void add_missing_values(std::size_t q, std::uint64_t missing, std::uint64_t first);
   void check_subset();
   void count_suppressed();
   // verify_microaggregation.cc
