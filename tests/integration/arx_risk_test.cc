@@ -99,10 +99,7 @@ std::vector<std::size_t> case_indices() {
 
 INSTANTIATE_TEST_SUITE_P(Cases, ArxRiskEstimates, ::testing::ValuesIn(case_indices()),
                          [](const ::testing::TestParamInfo<std::size_t>& info) {
-                           std::string name = risk_cases().at(info.param)["name"].get<std::string>();
-                           for (auto& ch : name)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return name;
+                           return deid::testing::test_name(risk_cases().at(info.param)["name"].get<std::string>());
                          });
 
 // The class sizes deid finds in the adult data are the ones ARX reports.

@@ -119,10 +119,7 @@ TEST_P(ArxDifferentialPrivacy, SampleTransformationAndReleaseAreArxs) {
 
 INSTANTIATE_TEST_SUITE_P(Runs, ArxDifferentialPrivacy, ::testing::Range<std::size_t>(0, 25),
                          [](const ::testing::TestParamInfo<std::size_t>& info) {
-                           std::string name = runs()[info.param]["name"].get<std::string>();
-                           for (char& c : name)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name;
+                           return deid::testing::test_name(runs()[info.param]["name"].get<std::string>());
                          });
 
 TEST(ArxDifferentialPrivacyReference, HasTwentyFiveRuns) {

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -22,6 +23,12 @@ std::string slurp(const std::string& path) {
 
 std::string example_path(const std::string& relative) { return std::string(DEID_EXAMPLES_DIR) + "/" + relative; }
 std::string testdata_path(const std::string& relative) { return std::string(DEID_TESTDATA_DIR) + "/" + relative; }
+
+std::string test_name(std::string name) {
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
 
 std::string adult_job_head() {
   const std::string adult = example_path("adult");

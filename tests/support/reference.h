@@ -94,6 +94,10 @@ int run_deid(const std::string& args, const std::string& stdout_path, const std:
 std::string example_path(const std::string& relative);
 std::string testdata_path(const std::string& relative);
 
+// A reference run's name as a test name: every character that is not a
+// letter or digit becomes '_'.
+std::string test_name(std::string name);
+
 // The data folder of a reference run with "dataset" "adult" (examples/adult)
 // or "cup" (the shared data folder next to the repository, which may be
 // absent).

@@ -336,10 +336,7 @@ TEST_P(ArxHeuristics, SameTransformationAndLossAsArx) {
 
 INSTANTIATE_TEST_SUITE_P(Runs, ArxHeuristics, ::testing::Range<std::size_t>(0, arx_runs().size()),
                          [](const ::testing::TestParamInfo<std::size_t>& info) {
-                           std::string name = arx_runs()[info.param]["name"].get<std::string>();
-                           for (char& c : name)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name;
+                           return deid::testing::test_name(arx_runs()[info.param]["name"].get<std::string>());
                          });
 
 }  // namespace
