@@ -125,7 +125,10 @@ void Checker::group(const Transformation& t, Classes& out) {
   const Histogram& hist = problem_.histogram;
   HashState& hs = shared_->lane0();
   group_source(problem_, hs, Source{hist.keys.data(), hist.counts.data(), hist.size(), nullptr}, t, out, true, true);
-  out.entry_class = hs.member;
+  materialize_keys(hs.partitions, out);
+  // The members move out (the lane's next grouping allocates anew): a copy
+  // was a second array of the histogram's entries at the search's peak.
+  out.entry_class.swap(hs.member);
 }
 
 void Checker::compute(HashState& hs, const Transformation& t, const Snapshot* from, Classes* classes_out,
@@ -170,7 +173,8 @@ void Checker::compute(HashState& hs, const Transformation& t, const Snapshot* fr
                  cls, need_dist, false);
   } else if (classes_out) {
     group_source(problem_, hs, Source{hist.keys.data(), hist.counts.data(), hist.size(), nullptr}, t, cls, true, true);
-    cls.entry_class = hs.member;
+    materialize_keys(hs.partitions, cls);
+    cls.entry_class.swap(hs.member);
   } else {
     group_source(problem_, hs, Source{hist.keys.data(), hist.counts.data(), hist.size(), nullptr}, t, cls, need_dist,
                  false);
@@ -182,7 +186,9 @@ void Checker::compute(HashState& hs, const Transformation& t, const Snapshot* fr
   r.classes = cls.size();
 
   std::vector<ClassDistributions> dists;
-  if (need_dist) dists = roll_up_distributions(problem_, from ? from->dists : hist.sensitive, hs.member, cls.size());
+  if (need_dist)
+    dists = roll_up_distributions(problem_, from ? from->dists : hist.sensitive,
+                                  classes_out ? cls.entry_class : hs.member, cls.size());
   auto& dist_scratch = hs.dist_scratch;
   dist_scratch.resize(dists.size());
 

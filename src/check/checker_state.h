@@ -55,17 +55,17 @@ struct Checker::HashState {
   std::vector<ClassView::Distribution> dist_scratch;
   std::vector<std::uint8_t> flags;  // a check's suppression flags, set aside for the bound
 
-  // Room in `used` and `count_buffer` for a grouping of n members (each its
-  // own class at worst), uninitialized (a zero-filled vector of that size
-  // cost a memset per check).
-  void reserve(std::size_t n) {
-    if (used_size < n) {
-      used.reset(new std::uint64_t[n]);
-      used_size = n;
+  // Room in `used` for `cells` classes and in `count_buffer` for `counts`,
+  // uninitialized (a zero-filled vector of that size cost a memset per
+  // check).
+  void reserve(std::size_t cells, std::size_t counts) {
+    if (used_size < cells) {
+      used.reset(new std::uint64_t[cells]);
+      used_size = cells;
     }
-    if (buffer_classes < n) {
-      count_buffer.reset(new std::uint64_t[n]);
-      buffer_classes = n;
+    if (buffer_classes < counts) {
+      count_buffer.reset(new std::uint64_t[counts]);
+      buffer_classes = counts;
     }
   }
 };

@@ -336,22 +336,30 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
   if (fits) {
     // Sequential for any source size (see check.h: the parallel chunked
     // grouping below cost 3 times the CPU on the survey table).
-    hs.reserve(src.size);
     const bool large = !ordered && slots > kDenseSlots && src.size >= kPartitionMinSource;
     // With bounded memory the histogram is grouped in passes instead (its
     // partitioned grouping takes 40 bytes per entry); the snapshots, a
     // tenth of it at most, still partitioned.
     const bool passes = large && problem.bounded_memory && !src.levels;
     const bool partitioned = large && !passes;
-    // Bounded memory, direct addressing: the classes' first entries instead
+    // Room for the classes: at most one per member and one per slot (with
+    // bounded memory the slots often bound them far below the histogram's
+    // entries). The passes need none: they grow their own room with a
+    // pass's classes and write the counts to out.counts.
+    const std::size_t most =
+        problem.bounded_memory && !partitioned ? std::min<std::uint64_t>(src.size, slots) : src.size;
+    if (!passes) hs.reserve(most, most);
+    // Bounded memory, sequential path: the classes' first entries instead
     // of their keys, as in the other paths (keys for every class of a
-    // check are as large as the histogram when each entry is its own).
-    const bool lean_dense = problem.bounded_memory && !ordered && !src.levels && slots <= kDenseSlots;
+    // check are as large as the histogram when each entry is its own); the
+    // keys are written later, when read (materialize_keys), and only for
+    // the classes there are.
+    const bool lean = problem.bounded_memory && !src.levels && !partitioned && !passes;
     // Keys are written straight into the output (uninitialized room for
     // every member its own class, trimmed afterwards); the partitioned
     // path writes them later, when needed (materialize_keys).
-    if (lean_dense) {
-      hs.partitions.rep_room(std::min<std::size_t>(src.size, slots));  // classes at most
+    if (lean) {
+      hs.partitions.rep_room(most);
     } else if (!partitioned && !passes) {
       util::reserve_huge(out.keys, src.size * w);
       out.keys.resize(src.size * w);
@@ -367,10 +375,10 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
                    &hs.slot_table,
                    hs.used.get(),
                    want_members ? hs.member.data() : nullptr,
-                   partitioned || passes || lean_dense ? nullptr : out.keys.data(),
+                   partitioned || passes || lean ? nullptr : out.keys.data(),
                    hs.count_buffer.get(),
                    nullptr,
-                   lean_dense ? hs.partitions.rep.data() : nullptr};
+                   lean ? hs.partitions.rep.data() : nullptr};
     std::uint32_t classes;
     if (passes) {
       // The tables may take a quarter of the histogram's size (at least
@@ -386,7 +394,6 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
       args.dense = hs.dense.data();
       classes = group_slots_any<true>(args);
       for (std::uint32_t c = 0; c < classes; ++c) hs.dense[hs.used[c]] = kMissing;
-      if (lean_dense) keys_from_representatives(hs.partitions, src.keys, w, codes);
     } else {
       // The guess: the previous check's classes (consecutive checks of a
       // search are often alike), at least a quarter of the source; a wrong
@@ -397,7 +404,8 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
       hs.slot_table.reset(hs.used.get(), classes);
       hs.last_classes = classes;
     }
-    if (!partitioned && !passes && !lean_dense) out.keys.resize(std::size_t{classes} * w);
+    if (lean) keys_from_representatives(hs.partitions, src.keys, w, codes);
+    if (!partitioned && !passes && !lean) out.keys.resize(std::size_t{classes} * w);
     if (!passes) out.counts.assign(hs.count_buffer.get(), hs.count_buffer.get() + classes);
   } else {
     auto& index = hs.wide_index;

@@ -268,7 +268,9 @@ std::uint32_t group_passes(const GroupArgs& a, PartitionScratch& ps, std::size_t
   const std::uint32_t w = a.w;
   const std::size_t n = a.n;
   SlotTable& table = *a.table;
-  std::uint64_t* const used = a.used;  // cells of the pass's classes
+  // The cells of the pass's classes, grown with them (room for every
+  // member was 8 bytes per histogram entry at the search's peak).
+  std::vector<std::uint64_t>& used = ps.pass_cells;
   ps.rep.clear();
   counts.clear();
   std::uint32_t total = 0;
@@ -296,8 +298,9 @@ std::uint32_t group_passes(const GroupArgs& a, PartitionScratch& ps, std::size_t
         table.prefetch(cell[m]);
         ++m;
       }
+      if (used.size() < std::size_t{classes} + m) used.resize(std::max(std::size_t{classes} + m, 2 * used.size()));
       if (2 * (std::size_t{classes} + m) > table.cells()) {
-        table.grow(used, classes);
+        table.grow(used.data(), classes);
         for (std::size_t j = 0; j < m; ++j) cell[j] = table.cell_of(slot[j]);
       }
       for (std::size_t j = 0; j < m; ++j) {
@@ -314,7 +317,7 @@ std::uint32_t group_passes(const GroupArgs& a, PartitionScratch& ps, std::size_t
         if (a.member) a.member[member[j]] = total + c;
       }
     }
-    table.reset(used, classes);
+    table.reset(used.data(), classes);
     total += classes;
   }
   keys_from_representatives(ps, a.keys, w, std::vector<const std::uint32_t*>(a.codes, a.codes + w));

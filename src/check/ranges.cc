@@ -199,7 +199,7 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
   if (!slot_tables(problem, hs, nullptr, t, maps, st)) return std::nullopt;
   reset_classes(out, w);
   hs.partitions.keys_pending = false;
-  hs.reserve(n);
+  hs.reserve(n, n);
   const bool dense = st.slots <= kDenseSlots;
   if (dense) ensure_dense(hs.dense, st.slots);
   // Bounded memory: the cells of a range's classes (for the table's reset)
