@@ -240,10 +240,19 @@ class Result(Released, Reported):
         return pd.DataFrame(rows, columns=columns)
 
     @property
+    def local_recoding(self) -> Optional[Dict[str, Any]]:
+        """The passes of local recoding after the global optimum (the result's
+        ``local_recoding`` section, docs/job-file.md), or None when the job
+        has no ``local-recoding``."""
+        return self.info.get("local_recoding")
+
+    @property
     def classes(self) -> pd.DataFrame:
         """The equivalence classes of the released table: the generalized value
         of each quasi-identifier, the class size and whether the class was
-        suppressed (its records released with '*'); largest first."""
+        suppressed (its records released with '*'); largest first. With
+        local recoding, the records grouped by their released values (each
+        pass's records at its own levels)."""
         self._require_found()
         names, labels, counts, suppressed = self._run.classes()
         df = pd.DataFrame({n: pd.Categorical(l) for n, l in zip(names, labels)})
@@ -291,6 +300,8 @@ class Result(Released, Reported):
                 columns.append((c, name, False, lambda q=qi[c]: run.released_column(q)))
             else:
                 columns.append((c, name, unchanged, lambda c=c: run.column(c)))
+        if run.local_recoding_column is not None:  # each record's pass, last (docs/search.md)
+            columns.append((-1, run.local_recoding_column, False, run.pass_column))
         return columns, self._frame
 
     def _verification(self) -> Tuple["_core.Job", Any]:

@@ -7,7 +7,11 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <optional>
+#include <unordered_map>
 
 #include "binding.h"
 #include "deid/error.h"
@@ -66,13 +70,89 @@ void refuse_linked(const Job& job) {
     throw JobError(Location{job.path, job.linked.front().line, 0, {}},
                    "the job links tables (linked), which the deid command releases beside the job's table: run "
                    "it with 'deid anonymize' (python -m deid anonymize JOB)");
-  // The released DataFrame, its classes and Spark's release are made from
-  // one transformation's classes; local recoding's records are at several.
-  if (job.local_recoding)
+}
+
+// The report describes one transformation's release (as output.report is
+// refused with local recoding: check_local_recoding).
+void refuse_local_report(const Run& r) {
+  const Job& job = r.prepared->job;
+  if (r.a.local)
     throw JobError(Location{job.path, job.local_recoding->line, 0, {}},
-                   "local-recoding releases records at several transformations, which the Python package's "
-                   "DataFrames and deid.spark do not make yet: run it with 'deid anonymize' (python -m deid "
-                   "anonymize JOB)");
+                   "local-recoding cannot be combined yet with the report (the report describes one "
+                   "transformation's release)");
+}
+
+// The labels quasi-identifier q shows in the release: the hierarchy's
+// labels at each level the release uses (the chosen one; with local
+// recoding, each pass's too), escaped as output.path writes them, then "*"
+// for suppressed records unless a label is "*" already. offset[level] is
+// where a level's labels start (levels not used: none); `star` the code of
+// "*".
+struct ReleasedLabels {
+  std::vector<std::string> labels;
+  std::vector<std::uint32_t> offset;
+  std::uint32_t star = 0;
+};
+
+ReleasedLabels released_labels(const Run& r, std::size_t q) {
+  const PreparedJob& p = *r.prepared;
+  const Generalization& h = p.problem.hierarchies.at(q);
+  const Transformation& global = r.a.search.best->transformation;
+  const bool escape = p.job.output.escape_formulas;
+  std::vector<int> levels{global[q]};
+  if (r.a.local)
+    for (std::size_t pass = 1; pass <= r.a.local->passes.size(); ++pass)
+      levels.push_back(r.a.local->transformation(static_cast<std::uint32_t>(pass), global)[q]);
+  std::sort(levels.begin(), levels.end());
+  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+  ReleasedLabels out;
+  out.offset.assign(static_cast<std::size_t>(h.height()), UINT32_MAX);
+  std::optional<std::uint32_t> star;
+  for (const int level : levels) {
+    out.offset[static_cast<std::size_t>(level)] = static_cast<std::uint32_t>(out.labels.size());
+    for (std::uint32_t v = 0; v < h.domain_size(level); ++v) {
+      const std::string& l = h.label(level, v);
+      if (l == "*" && !star) star = static_cast<std::uint32_t>(out.labels.size());
+      out.labels.push_back(escape && looks_like_formula(l) ? "'" + l : l);
+    }
+  }
+  if (!star) {
+    star = static_cast<std::uint32_t>(out.labels.size());
+    out.labels.push_back("*");
+  }
+  out.star = *star;
+  return out;
+}
+
+// Per row, the code of quasi-identifier q's released value in
+// released_labels(r, q).
+std::vector<std::uint32_t> released_codes(const Run& r, std::size_t q, const ReleasedLabels& l) {
+  const PreparedJob& p = *r.prepared;
+  const Problem& pr = p.problem;
+  const Classes& classes = *r.a.classes;
+  const Generalization& h = pr.hierarchies.at(q);
+  const Transformation& global = r.a.search.best->transformation;
+  const std::uint32_t global_offset = l.offset[static_cast<std::size_t>(global[q])];
+  std::vector<std::uint32_t> class_code(classes.size());
+  for (std::size_t c = 0; c < classes.size(); ++c)
+    class_code[c] = classes.suppressed[c] ? l.star : global_offset + classes.keys[c * classes.width + q];
+  std::vector<std::uint32_t> out(p.data.rows);
+  const Histogram& hist = pr.histogram;
+  for (std::uint64_t row = 0; row < p.data.rows; ++row) {
+    const std::uint32_t entry = hist.row_entry[row];
+    const std::uint32_t pass = r.a.local ? r.a.local->row_pass[row] : 0;
+    if (pass == 0) {
+      out[row] = class_code[classes.entry_class[entry]];
+    } else if (pass == LocalRecodingOutcome::kSuppressed) {
+      out[row] = l.star;
+    } else {
+      // A record of a later pass: its own value at the pass's level.
+      const int level = r.a.local->transformation(pass, global)[q];
+      out[row] = l.offset[static_cast<std::size_t>(level)] +
+                 h.map(level)[hist.keys[std::size_t{entry} * hist.width + q]];
+    }
+  }
+  return out;
 }
 
 // The counts deid.spark made of each released identifying column
@@ -159,37 +239,97 @@ const CheckResult& best(const Run& r) {
 }
 
 // The released values of quasi-identifier q: per row a code into the
-// labels (the hierarchy's labels at the chosen level, then "*" for
-// suppressed records unless a label is "*" already).
+// labels (released_labels).
 py::tuple released_column(const Run& r, std::size_t q) {
-  const PreparedJob& p = *r.prepared;
-  const Problem& pr = p.problem;
-  const CheckResult& b = best(r);
-  const Classes& classes = *r.a.classes;
-  const Generalization& h = pr.hierarchies.at(q);
-  const int level = b.transformation[q];
-  const bool escape = p.job.output.escape_formulas;
-  std::vector<std::string> labels;
-  std::uint32_t star = h.domain_size(level);
-  for (std::uint32_t v = 0; v < h.domain_size(level); ++v) {
-    const std::string& l = h.label(level, v);
-    if (l == "*") star = v;
-    labels.push_back(escape && looks_like_formula(l) ? "'" + l : l);
-  }
-  if (star == labels.size()) labels.push_back("*");
-  std::vector<std::uint32_t> class_code(classes.size());
-  for (std::size_t c = 0; c < classes.size(); ++c)
-    class_code[c] = classes.suppressed[c] ? star : classes.keys[c * classes.width + q];
-  Codes codes(p.data.rows, code_width(static_cast<std::uint32_t>(labels.size())));
+  best(r);
+  const ReleasedLabels l = released_labels(r, q);
+  Codes codes(r.prepared->data.rows, code_width(static_cast<std::uint32_t>(l.labels.size())));
   {
     py::gil_scoped_release release;
+    const std::vector<std::uint32_t> code = released_codes(r, q, l);
     codes.visit_mut([&](auto out) {
       using T = typename decltype(out)::value_type;
-      for (std::size_t row = 0; row < out.size(); ++row)
-        out[row] = static_cast<T>(class_code[classes.entry_class[pr.histogram.row_entry[row]]]);
+      for (std::size_t row = 0; row < out.size(); ++row) out[row] = static_cast<T>(code[row]);
     });
   }
-  return py::make_tuple(narrow_codes(codes, static_cast<std::uint32_t>(labels.size())), labels);
+  return py::make_tuple(narrow_codes(codes, static_cast<std::uint32_t>(l.labels.size())), l.labels);
+}
+
+// Local recoding's column naming each record's pass (local-recoding.column,
+// written last): per row a code into the labels "0" (the global
+// transformation), "1", ... and "*" (suppressed).
+py::tuple pass_column(const Run& r) {
+  best(r);
+  if (!r.a.local) throw std::logic_error("pass_column: the run did no local recoding");
+  const LocalRecodingOutcome& local = *r.a.local;
+  const auto passes = static_cast<std::uint32_t>(local.passes.size());
+  std::vector<std::string> labels;
+  for (std::uint32_t pass = 0; pass <= passes; ++pass) labels.push_back(std::to_string(pass));
+  labels.push_back("*");
+  Codes codes(local.row_pass.size(), code_width(passes + 2));
+  codes.visit_mut([&](auto out) {
+    using T = typename decltype(out)::value_type;
+    for (std::size_t row = 0; row < out.size(); ++row) {
+      const std::uint32_t pass = local.row_pass[row];
+      out[row] = static_cast<T>(pass == LocalRecodingOutcome::kSuppressed ? passes + 1 : pass);
+    }
+  });
+  return py::make_tuple(narrow_codes(codes, passes + 2), labels);
+}
+
+// The classes of the release: per class the released label of each
+// quasi-identifier, its size and whether it is suppressed. Without local
+// recoding, the chosen transformation's classes; with it, the records
+// grouped by their released values (each pass's records at its own levels;
+// the suppressed records one class of "*").
+py::tuple classes_of_release(const Run& r) {
+  const Problem& pr = r.prepared->problem;
+  const CheckResult& b = best(r);
+  const Classes& cl = *r.a.classes;
+  const std::size_t w = pr.qi_columns.size();
+  std::vector<std::vector<std::string>> labels(w);
+  std::vector<std::uint64_t> counts;
+  std::vector<bool> suppressed;
+  if (!r.a.local) {
+    for (std::size_t c = 0; c < cl.size(); ++c) {
+      counts.push_back(cl.counts[c]);
+      suppressed.push_back(cl.suppressed[c] != 0);
+      for (std::size_t q = 0; q < w; ++q)
+        labels[q].push_back(pr.hierarchies[q].label(b.transformation[q], cl.keys[c * cl.width + q]));
+    }
+  } else {
+    std::vector<ReleasedLabels> names;
+    std::vector<std::vector<std::uint32_t>> codes;
+    for (std::size_t q = 0; q < w; ++q) {
+      names.push_back(released_labels(r, q));
+      codes.push_back(released_codes(r, q, names.back()));
+    }
+    // Classes in order of first appearance; suppressed records have "*" in
+    // every quasi-identifier (row_pass kSuppressed).
+    std::unordered_map<std::string, std::size_t> index;
+    std::vector<std::size_t> first_row;
+    std::string key(w * sizeof(std::uint32_t), '\0');
+    const std::vector<std::uint32_t>& pass = r.a.local->row_pass;
+    for (std::size_t row = 0; row < pass.size(); ++row) {
+      for (std::size_t q = 0; q < w; ++q) std::memcpy(key.data() + q * sizeof(std::uint32_t), &codes[q][row], sizeof(std::uint32_t));
+      const auto [it, inserted] = index.try_emplace(key, counts.size());
+      if (inserted) {
+        counts.push_back(0);
+        suppressed.push_back(pass[row] == LocalRecodingOutcome::kSuppressed);
+        first_row.push_back(row);
+      }
+      ++counts[it->second];
+    }
+    for (std::size_t q = 0; q < w; ++q)
+      for (const std::size_t row : first_row) labels[q].push_back(names[q].labels[codes[q][row]]);
+  }
+  py::array_t<std::uint64_t> count_array(static_cast<py::ssize_t>(counts.size()));
+  py::array_t<bool> suppressed_array(static_cast<py::ssize_t>(counts.size()));
+  for (std::size_t c = 0; c < counts.size(); ++c) {
+    count_array.mutable_at(static_cast<py::ssize_t>(c)) = counts[c];
+    suppressed_array.mutable_at(static_cast<py::ssize_t>(c)) = suppressed[c];
+  }
+  return py::make_tuple(pr.qi_names, labels, count_array, suppressed_array);
 }
 
 // The release's map of quasi-identifier q for a table grouped where it
@@ -361,24 +501,15 @@ void bind_anonymize(py::module_& m) {
              return py::make_tuple(narrow_codes(codes, d.size()), labels);
            },
            py::arg("column"))
-      .def("classes",
-           [](const Run& r) {
-             // Per class: the generalized label of each quasi-identifier,
-             // its size and whether it was suppressed.
-             const Problem& pr = r.prepared->problem;
-             const CheckResult& b = best(r);
-             const Classes& cl = *r.a.classes;
-             std::vector<std::vector<std::string>> labels(pr.qi_columns.size());
-             py::array_t<std::uint64_t> counts(static_cast<py::ssize_t>(cl.size()));
-             py::array_t<bool> suppressed(static_cast<py::ssize_t>(cl.size()));
-             for (std::size_t c = 0; c < cl.size(); ++c) {
-               counts.mutable_at(c) = cl.counts[c];
-               suppressed.mutable_at(c) = cl.suppressed[c] != 0;
-               for (std::size_t q = 0; q < labels.size(); ++q)
-                 labels[q].push_back(pr.hierarchies[q].label(b.transformation[q], cl.keys[c * cl.width + q]));
-             }
-             return py::make_tuple(pr.qi_names, labels, counts, suppressed);
-           })
+      .def("classes", &classes_of_release,
+           "Per class of the release: the label of each quasi-identifier, its size and whether it is suppressed.")
+      .def("pass_column", &pass_column)
+      .def_property_readonly("local_recoding_column",
+                             [](const Run& r) -> py::object {
+                               const auto& lr = r.prepared->job.local_recoding;
+                               if (!r.a.local || !lr || lr->column.empty()) return py::none();
+                               return py::str(lr->column);
+                             })
       .def(
           "write_csv",
           [](const Run& r, const std::string& path) {
@@ -386,19 +517,21 @@ void bind_anonymize(py::module_& m) {
             const OutputTarget target = check_target(r, path, "output table");
             py::gil_scoped_release release;
             OutputFile out(target);
-            write_output(*r.prepared, b.transformation, *r.a.classes, out.stream());
+            write_output(*r.prepared, b.transformation, *r.a.classes, out.stream(), r.a.local ? &*r.a.local : nullptr);
             out.finish("output");
             out.publish();
           },
           py::arg("path"), "Writes the released table as `deid anonymize` writes output.path.")
       .def("report_html",
            [](const Run& r) {
+             refuse_local_report(r);
              py::gil_scoped_release release;
              return render_html_report(*r.prepared, r.a);
            })
       .def(
           "save_report",
           [](const Run& r, const std::string& path) {
+            refuse_local_report(r);
             const OutputTarget target = check_target(r, path, "report");
             py::gil_scoped_release release;
             OutputFile out(target);

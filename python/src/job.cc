@@ -86,6 +86,11 @@ void bind_job(py::module_& m) {
       .def_property_readonly("input_postgres", [](const JobHandle& j) { return j.job.input.postgres.has_value(); })
       .def_property_readonly("output_postgres", [](const JobHandle& j) { return j.job.output.postgres.has_value(); })
       .def_property_readonly("has_privacy", [](const JobHandle& j) { return !j.job.privacy.empty(); })
+      .def_property_readonly("local_recoding_line",
+                             [](const JobHandle& j) -> py::object {
+                               if (!j.job.local_recoding) return py::none();
+                               return py::int_(j.job.local_recoding->line);
+                             })
       .def_property_readonly("has_cell_suppression", [](const JobHandle& j) { return j.job.cell_suppression.has_value(); })
       .def_property_readonly("escape_formulas", [](const JobHandle& j) { return j.job.output.escape_formulas; })
       .def_property_readonly("attributes",

@@ -320,6 +320,7 @@ def test_order_by_names_a_column(spark, adult_df):
 @pytest.mark.parametrize("extra, match", [
     ({"subset": {"file": str(ADULT / "adult.csv"), "delimiter": ";"}}, "research subset"),
     ({"quality": {"model": "kl-divergence"}}, "kl-divergence"),
+    ({"local-recoding": {"mode": "single"}}, "local-recoding recodes the records one by one"),
 ])
 def test_row_by_row_jobs_are_refused(adult_df, extra, match):
     job = adult_job(RUNS[0])

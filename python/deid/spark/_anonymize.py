@@ -54,6 +54,13 @@ def anonymize(df: DataFrame, job: Any, *, hierarchies: Optional[Mapping[str, Any
     parsed = load_job(job, True, hierarchies)
     if not parsed.has_privacy:
         raise JobError("the job has no privacy model, only a 'cell-suppression' section: run 'deid suppress'")
+    if parsed.local_recoding_line is not None:
+        # Before any Spark job: each record is recoded on its own, and
+        # Spark gives the driver the histogram only.
+        where = f"{parsed.path}:{parsed.local_recoding_line}: " if parsed.path else ""
+        raise JobError(f"{where}local-recoding recodes the records one by one, which deid.spark does not hold on the "
+                       "driver (it groups them on the cluster): run the job on the rows with deid.anonymize or "
+                       "'deid anonymize'")
     source = _source_name(df)
     parsed.input_path = source
     identifiers = None

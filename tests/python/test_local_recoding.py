@@ -1,0 +1,97 @@
+# Copyright the deid authors. Licensed under the Apache License, Version 2.0.
+"""Local recoding through the Python package (docs/python.md, docs/search.md
+"Local recoding"): the released DataFrame, CSV, classes and result are the
+command's, and the release of ARX's reference runs is ARX's."""
+import hashlib
+import json
+
+import pandas as pd
+import pytest
+
+import deid
+from conftest import ADULT, REFERENCE, run_cli, write_yaml_job
+
+QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation",
+       "salary-class"]
+REFERENCE_RUNS = {r["name"]: r for r in json.loads((REFERENCE / "arx-local-recoding.json").read_text())["runs"]}
+# Runs whose passes have one optimum each (no tie broken differently by ARX).
+NAMES = ["adult_k2_s0.05_single_gs0", "adult_k5_s0.05_iterative_gs0.5_it100_a0.05",
+         "adult_distinct_l3_s0.05_iterative_gs0.5_it100_a0.05"]
+
+
+def job_of(run, column=None):
+    """The job of an ARX reference run (tests/unit/local_recoding_test.cc builds the same)."""
+    sensitive = run["model"] != "k"
+    attributes = {}
+    for q in QIS:
+        if sensitive and q == "occupation":
+            attributes[q] = {"role": "sensitive"}
+        else:
+            attributes[q] = {"role": "quasi-identifying", "hierarchy": str(ADULT / "hierarchies" / f"{q}.csv")}
+    if run["model"] == "k":
+        privacy = [{"k-anonymity": {"k": run["k"]}}]
+    else:
+        privacy = [{"l-diversity": {"attribute": "occupation", "variant": "distinct", "l": run["l"]}}]
+    lr = {"mode": run["mode"], "gs-factor": run["gs_factor"]}
+    for key in ("max_iterations", "adaption_factor", "records"):
+        if key in run:
+            lr[key.replace("_", "-")] = run[key]
+    if column:
+        lr["column"] = column
+    return {"input": {"path": str(ADULT / "adult.csv"), "delimiter": ";"}, "attributes": attributes,
+            "privacy": privacy, "suppression-limit": run["suppression_limit"], "quality": {"model": "loss"},
+            "output": {"utility": False}, "local-recoding": lr}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_release_is_the_commands_and_arxs(name, adult_frame, cli, tmp_path):
+    run = REFERENCE_RUNS[name]
+    job = job_of(run)
+    job_file = write_yaml_job(job, tmp_path / "job.yaml")
+    run_cli(cli, "anonymize", job_file, "--output", tmp_path / "cli.csv", "--result", tmp_path / "cli.json")
+    expected = json.loads((tmp_path / "cli.json").read_text())
+    r = deid.anonymize(adult_frame, job)
+    assert r.local_recoding == expected["local_recoding"]
+    assert len(r.local_recoding["passes"]) == len(run["passes"])
+    assert r.info["information_loss"] == expected["information_loss"]
+    r.to_csv(tmp_path / "frame.csv")
+    cli_bytes = (tmp_path / "cli.csv").read_bytes()
+    assert (tmp_path / "frame.csv").read_bytes() == cli_bytes
+    assert hashlib.sha256(cli_bytes).hexdigest() == run["release_sha256"]
+    back = pd.read_csv(tmp_path / "cli.csv", sep=";", dtype=str, keep_default_na=False)
+    pd.testing.assert_frame_equal(r.data.astype(str).reset_index(drop=True), back, check_dtype=False)
+    # The classes are those of the released values: every class kept has
+    # at least k records, the suppressed records are one class of "*".
+    classes = r.classes
+    assert classes["size"].sum() == len(adult_frame)
+    kept = classes[~classes["suppressed"]]
+    released = back[[q for q in QIS if job["attributes"][q]["role"] == "quasi-identifying"]]
+    assert len(kept) == len(released[(released != "*").any(axis=1)].drop_duplicates())
+    if run["model"] == "k":
+        assert kept["size"].min() >= run["k"]
+    suppressed = classes[classes["suppressed"]]
+    assert suppressed["size"].sum() == r.local_recoding["suppressed_after"]
+    assert r.verify()["valid"]
+
+
+def test_the_pass_column_as_the_command_writes_it(adult_frame, cli, tmp_path):
+    job = job_of(REFERENCE_RUNS["adult_k5_s0.05_iterative_gs0.5_it100_a0.05"], column="pass")
+    job_file = write_yaml_job(job, tmp_path / "job.yaml")
+    run_cli(cli, "anonymize", job_file, "--output", tmp_path / "cli.csv", "--result", tmp_path / "cli.json")
+    r = deid.anonymize(adult_frame, job)
+    back = pd.read_csv(tmp_path / "cli.csv", sep=";", dtype=str, keep_default_na=False)
+    assert list(r.data.columns) == list(back.columns) and back.columns[-1] == "pass"
+    assert set(back["pass"]) == {"0", "1", "2", "*"}
+    pd.testing.assert_frame_equal(r.data.astype(str).reset_index(drop=True), back, check_dtype=False)
+    assert r.to_arrow().column_names[-1] == "pass"
+    r.to_csv(tmp_path / "frame.csv")
+    assert (tmp_path / "frame.csv").read_bytes() == (tmp_path / "cli.csv").read_bytes()
+
+
+def test_the_report_is_refused(adult_frame, tmp_path):
+    r = deid.anonymize(adult_frame, job_of(REFERENCE_RUNS["adult_k2_s0.05_single_gs0"]))
+    with pytest.raises(deid.JobError, match="local-recoding"):
+        r.report_html()
+    with pytest.raises(deid.JobError, match="local-recoding"):
+        r.save_report(tmp_path / "report.html")
+    assert not (tmp_path / "report.html").exists()
