@@ -159,9 +159,11 @@ struct LocalRecodingOutcome {
   std::uint64_t suppressed_before = 0;        // records the global transformation suppressed
   std::uint64_t suppressed_after = 0;         // records still suppressed after the last pass
   // The classes of the release (records not suppressed with equal released
-  // values) and the size of the smallest (0: none).
+  // values) and the size of the smallest (0: none); class_sizes holds
+  // their sizes, largest first.
   std::uint64_t classes = 0;
   std::uint64_t smallest_class = 0;
+  std::vector<std::uint64_t> class_sizes;
   // The transformation of pass `i` (0: the global one).
   const Transformation& transformation(std::uint32_t pass, const Transformation& global) const {
     return pass == 0 ? global : passes[pass - 1].best->transformation;

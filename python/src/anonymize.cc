@@ -72,25 +72,14 @@ void refuse_linked(const Job& job) {
                    "it with 'deid anonymize' (python -m deid anonymize JOB)");
 }
 
-// The report describes one transformation's release (as output.report is
-// refused with local recoding: check_local_recoding).
-void refuse_local_report(const Run& r) {
-  const Job& job = r.prepared->job;
-  if (r.a.local)
-    throw JobError(Location{job.path, job.local_recoding->line, 0, {}},
-                   "local-recoding cannot be combined yet with the report (the report describes one "
-                   "transformation's release)");
-}
-
-// The labels quasi-identifier q shows in the release: the hierarchy's
-// labels at each level the release uses (the chosen one; with local
-// recoding, each pass's too), escaped as output.path writes them, then "*"
-// for suppressed records unless a label is "*" already. offset[level] is
-// where a level's labels start (levels not used: none); `star` the code of
-// "*".
+// The labels quasi-identifier q shows in the release, each once: the
+// hierarchy's labels at each level the release uses (the chosen one; with
+// local recoding, each pass's too), escaped as output.path writes them,
+// and "*" for suppressed records. code[level][v] is the label of value v at
+// `level` (levels not used: empty); `star` the code of "*".
 struct ReleasedLabels {
   std::vector<std::string> labels;
-  std::vector<std::uint32_t> offset;
+  std::vector<std::vector<std::uint32_t>> code;
   std::uint32_t star = 0;
 };
 
@@ -106,21 +95,19 @@ ReleasedLabels released_labels(const Run& r, std::size_t q) {
   std::sort(levels.begin(), levels.end());
   levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
   ReleasedLabels out;
-  out.offset.assign(static_cast<std::size_t>(h.height()), UINT32_MAX);
-  std::optional<std::uint32_t> star;
-  for (const int level : levels) {
-    out.offset[static_cast<std::size_t>(level)] = static_cast<std::uint32_t>(out.labels.size());
+  out.code.resize(static_cast<std::size_t>(h.height()));
+  std::unordered_map<std::string, std::uint32_t> index;
+  const auto intern = [&](std::string label) {
+    const auto [it, inserted] = index.try_emplace(label, static_cast<std::uint32_t>(out.labels.size()));
+    if (inserted) out.labels.push_back(std::move(label));
+    return it->second;
+  };
+  for (const int level : levels)
     for (std::uint32_t v = 0; v < h.domain_size(level); ++v) {
       const std::string& l = h.label(level, v);
-      if (l == "*" && !star) star = static_cast<std::uint32_t>(out.labels.size());
-      out.labels.push_back(escape && looks_like_formula(l) ? "'" + l : l);
+      out.code[static_cast<std::size_t>(level)].push_back(intern(escape && looks_like_formula(l) ? "'" + l : l));
     }
-  }
-  if (!star) {
-    star = static_cast<std::uint32_t>(out.labels.size());
-    out.labels.push_back("*");
-  }
-  out.star = *star;
+  out.star = intern("*");
   return out;
 }
 
@@ -132,10 +119,10 @@ std::vector<std::uint32_t> released_codes(const Run& r, std::size_t q, const Rel
   const Classes& classes = *r.a.classes;
   const Generalization& h = pr.hierarchies.at(q);
   const Transformation& global = r.a.search.best->transformation;
-  const std::uint32_t global_offset = l.offset[static_cast<std::size_t>(global[q])];
+  const std::vector<std::uint32_t>& global_code = l.code[static_cast<std::size_t>(global[q])];
   std::vector<std::uint32_t> class_code(classes.size());
   for (std::size_t c = 0; c < classes.size(); ++c)
-    class_code[c] = classes.suppressed[c] ? l.star : global_offset + classes.keys[c * classes.width + q];
+    class_code[c] = classes.suppressed[c] ? l.star : global_code[classes.keys[c * classes.width + q]];
   std::vector<std::uint32_t> out(p.data.rows);
   const Histogram& hist = pr.histogram;
   for (std::uint64_t row = 0; row < p.data.rows; ++row) {
@@ -148,8 +135,7 @@ std::vector<std::uint32_t> released_codes(const Run& r, std::size_t q, const Rel
     } else {
       // A record of a later pass: its own value at the pass's level.
       const int level = r.a.local->transformation(pass, global)[q];
-      out[row] = l.offset[static_cast<std::size_t>(level)] +
-                 h.map(level)[hist.keys[std::size_t{entry} * hist.width + q]];
+      out[row] = l.code[static_cast<std::size_t>(level)][h.map(level)[hist.keys[std::size_t{entry} * hist.width + q]]];
     }
   }
   return out;
@@ -280,8 +266,10 @@ py::tuple pass_column(const Run& r) {
 // The classes of the release: per class the released label of each
 // quasi-identifier, its size and whether it is suppressed. Without local
 // recoding, the chosen transformation's classes; with it, the records
-// grouped by their released values (each pass's records at its own levels;
-// the suppressed records one class of "*").
+// grouped by their released labels as the result's local_recoding counts
+// them (two passes may show one label at different levels), in order of
+// first appearance, the records with "*" in every quasi-identifier one
+// suppressed class.
 py::tuple classes_of_release(const Run& r) {
   const Problem& pr = r.prepared->problem;
   const CheckResult& b = best(r);
@@ -304,24 +292,24 @@ py::tuple classes_of_release(const Run& r) {
       names.push_back(released_labels(r, q));
       codes.push_back(released_codes(r, q, names.back()));
     }
-    // Classes in order of first appearance; suppressed records have "*" in
-    // every quasi-identifier (row_pass kSuppressed).
+    // One code per label (released_labels): equal codes, equal labels.
     std::unordered_map<std::string, std::size_t> index;
-    std::vector<std::size_t> first_row;
     std::string key(w * sizeof(std::uint32_t), '\0');
-    const std::vector<std::uint32_t>& pass = r.a.local->row_pass;
-    for (std::size_t row = 0; row < pass.size(); ++row) {
-      for (std::size_t q = 0; q < w; ++q) std::memcpy(key.data() + q * sizeof(std::uint32_t), &codes[q][row], sizeof(std::uint32_t));
+    const std::size_t rows = r.a.local->row_pass.size();
+    for (std::size_t row = 0; row < rows; ++row) {
+      bool starred = true;
+      for (std::size_t q = 0; q < w; ++q) {
+        starred = starred && codes[q][row] == names[q].star;
+        std::memcpy(key.data() + q * sizeof(std::uint32_t), &codes[q][row], sizeof(std::uint32_t));
+      }
       const auto [it, inserted] = index.try_emplace(key, counts.size());
       if (inserted) {
         counts.push_back(0);
-        suppressed.push_back(pass[row] == LocalRecodingOutcome::kSuppressed);
-        first_row.push_back(row);
+        suppressed.push_back(starred);
+        for (std::size_t q = 0; q < w; ++q) labels[q].push_back(names[q].labels[codes[q][row]]);
       }
       ++counts[it->second];
     }
-    for (std::size_t q = 0; q < w; ++q)
-      for (const std::size_t row : first_row) labels[q].push_back(names[q].labels[codes[q][row]]);
   }
   py::array_t<std::uint64_t> count_array(static_cast<py::ssize_t>(counts.size()));
   py::array_t<bool> suppressed_array(static_cast<py::ssize_t>(counts.size()));
@@ -524,14 +512,12 @@ void bind_anonymize(py::module_& m) {
           py::arg("path"), "Writes the released table as `deid anonymize` writes output.path.")
       .def("report_html",
            [](const Run& r) {
-             refuse_local_report(r);
              py::gil_scoped_release release;
              return render_html_report(*r.prepared, r.a);
            })
       .def(
           "save_report",
           [](const Run& r, const std::string& path) {
-            refuse_local_report(r);
             const OutputTarget target = check_target(r, path, "report");
             py::gil_scoped_release release;
             OutputFile out(target);

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "deid/error.h"
 #include "deid/pipeline.h"
@@ -221,7 +222,6 @@ void check_local_recoding(const Job& job) {
   if (job.cell_suppression) refuse("cell-suppression");
   if (!job.linked.empty()) refuse("linked tables ('linked')");
   if (!job.search.transformation.empty()) refuse("a given transformation (search.transformation): each pass searches");
-  if (!job.output.report.empty()) refuse("output.report (the report describes one transformation's release)");
   if (uses_pushdown(job))
     refuse("a PostgreSQL input grouped by its database (pushdown): set input.postgres.pushdown: false");
   for (const AttributeSpec& a : job.attributes)
@@ -298,7 +298,9 @@ LocalRecodingOutcome run_local_recoding(PreparedJob& p, const Transformation& gl
     if (!starred) ++sizes[key];
   }
   out.classes = sizes.size();
-  for (const auto& [k, n] : sizes) out.smallest_class = out.smallest_class == 0 ? n : std::min(out.smallest_class, n);
+  for (const auto& [k, n] : sizes) out.class_sizes.push_back(n);
+  std::sort(out.class_sizes.begin(), out.class_sizes.end(), std::greater<>());
+  out.smallest_class = out.class_sizes.empty() ? 0 : out.class_sizes.back();
   return out;
 }
 

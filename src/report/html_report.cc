@@ -63,6 +63,43 @@ std::string released_example(const Generalization& h, int level, const Classes& 
   return out;
 }
 
+
+// Local recoding's passes (the result's local_recoding section): each
+// pass's levels, records and loss after the global transformation's.
+std::string local_recoding_section(const Problem& pr, const CheckResult& global, const nlohmann::json& lr) {
+  std::string html = fmt::format(
+      "<h2>Local recoding</h2><p>After the global transformation, local recoding ({}, gs-factor {}) searched "
+      "the records it suppressed again, pass by pass: <b>{}</b> of {} records were released at a later pass's "
+      "levels, {} remain suppressed ({} records show <code>*</code> in every quasi-identifier). Records of "
+      "different passes are generalized to different levels, and a record's pass can be read from its labels "
+      "(docs/search.md, \"What the release leaks\").</p>\n<table><tr><th>Pass</th><th>Records</th><th>Released"
+      "</th><th>Information loss</th>",
+      esc(lr["mode"].get<std::string>()), lr["gs_factor"].get<double>(), lr["recoded"].get<std::uint64_t>(),
+      lr["suppressed_before"].get<std::uint64_t>(), lr["suppressed_after"].get<std::uint64_t>(),
+      lr["starred_records"].get<std::uint64_t>());
+  for (const std::string& q : pr.qi_names) html += fmt::format("<th>{}</th>", esc(q));
+  html += "</tr>\n";
+  html += fmt::format("<tr><td>global</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.6f}"
+                      "</td>",
+                      pr.rows, pr.rows - lr["suppressed_before"].get<std::uint64_t>(), global.quality.value);
+  for (std::size_t q = 0; q < pr.qi_names.size(); ++q)
+    html += fmt::format("<td class=\"num\">{}</td>", static_cast<int>(global.transformation[q]));
+  html += "</tr>\n";
+  for (const auto& pass : lr["passes"]) {
+    const bool found = pass["solution_found"].get<bool>();
+    html += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>",
+                        pass["pass"].get<std::size_t>(), pass["records"].get<std::uint64_t>(),
+                        pass["recoded"].get<std::uint64_t>(),
+                        found ? fmt::format("{:.6f}", pass["information_loss"].get<double>()) : std::string("none"));
+    for (const std::string& q : pr.qi_names)
+      html += found ? fmt::format("<td class=\"num\">{}</td>", pass["transformation"][q].get<int>()) : "<td></td>";
+    html += "</tr>\n";
+  }
+  html += fmt::format("</table><p>The release: {} classes, the smallest of {} records.</p>\n",
+                      lr["classes"].get<std::uint64_t>(), lr["smallest_class_size"].get<std::uint64_t>());
+  return html;
+}
+
 }  // namespace
 
 std::string render_html_report(const PreparedJob& p, const Anonymization& a) {
@@ -178,9 +215,11 @@ std::string render_html_report(const PreparedJob& p, const Anonymization& a) {
                           esc(released_example(h, best.transformation[q], cls, q)), loss);
     }
     html += fmt::format("</table><p>Information loss <b>{:.6f}</b> ({}); {} records suppressed; {} classes, the "
-                        "smallest of {} records.</p>\n",
+                        "smallest of {} records{}.</p>\n",
                         best.quality.value, esc(pr.quality->name()), best.suppressed_records,
-                        r.value("classes", 0ull), r.value("smallest_class_size", 0ull));
+                        r.value("classes", 0ull), r.value("smallest_class_size", 0ull),
+                        a.local ? " (the global transformation's, before local recoding)" : "");
+    if (a.local && r.contains("local_recoding")) html += local_recoding_section(pr, best, r["local_recoding"]);
 
     // Comparison with the other solutions found (result.search.best_solutions,
     // best first: the chosen transformation leads).
@@ -260,13 +299,20 @@ std::string render_html_report(const PreparedJob& p, const Anonymization& a) {
         {0.01, "≤ 1 %"}, {0.02, "1-2 %"}, {0.05, "2-5 %"}, {0.1, "5-10 %"}, {0.2, "10-20 %"},
         {0.34, "20-34 %"}, {0.5, "34-50 %"}, {1.0, "50-100 %"}};
     std::vector<std::uint64_t> in_sizes(pr.histogram.counts.begin(), pr.histogram.counts.end());
+    // The release's classes: with local recoding, its records grouped by
+    // their released values, whatever their pass.
     std::vector<std::uint64_t> out_sizes;
     std::uint64_t kept = 0;
-    for (std::size_t c = 0; c < cls.size(); ++c)
-      if (!cls.suppressed[c]) {
-        out_sizes.push_back(cls.counts[c]);
-        kept += cls.counts[c];
-      }
+    if (a.local) {
+      out_sizes = a.local->class_sizes;
+      for (const std::uint64_t s : out_sizes) kept += s;
+    } else {
+      for (std::size_t c = 0; c < cls.size(); ++c)
+        if (!cls.suppressed[c]) {
+          out_sizes.push_back(cls.counts[c]);
+          kept += cls.counts[c];
+        }
+    }
     std::vector<std::string> band_labels;
     for (const auto& b : bands) band_labels.push_back(b.second);
     auto in_profile = band_profile(in_sizes, pr.rows, bands);
@@ -297,10 +343,12 @@ std::string render_html_report(const PreparedJob& p, const Anonymization& a) {
     // Suppression by attribute: record suppression blanks every quasi-identifier.
     {
       std::vector<Bar> bars;
-      const double share = pr.rows ? static_cast<double>(best.suppressed_records) / static_cast<double>(pr.rows) : 0;
+      // With local recoding, the records the release shows suppressed.
+      const std::uint64_t suppressed = a.local ? pr.rows - kept : best.suppressed_records;
+      const double share = pr.rows ? static_cast<double>(suppressed) / static_cast<double>(pr.rows) : 0;
       for (std::size_t q = 0; q < pr.qi_names.size(); ++q) bars.push_back({share, pct(share)});
       html += "<h2>Suppression</h2>\n";
-      if (best.suppressed_records == 0)
+      if (suppressed == 0)
         html += "<p>No record is suppressed: every quasi-identifier keeps its generalized value.</p>\n";
       else
         html += bar_chart("suppression", "Share of records with a suppressed value, by attribute", pr.qi_names, {bars},

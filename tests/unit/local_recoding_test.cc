@@ -324,5 +324,51 @@ TEST(LocalRecodingRelease, CommandLineVerifiesTheResult) {
   EXPECT_NE(out.find("result counts        ok"), std::string::npos) << out;
 }
 
+// The report of a release with local recoding: the passes, and the risk,
+// suppression and class sizes of the mixed release (its classes, not the
+// global transformation's).
+TEST(LocalRecodingRelease, ReportShowsThePassesAndTheMixedRelease) {
+  const testing::TempDir dir("local_recoding_report");
+  const std::string job_path = dir / "job.yaml";
+  std::ofstream(job_path) << adult_head(false)
+                          << "privacy: [{k-anonymity: {k: 5}}]\nsuppression-limit: 0.05\nquality: {model: loss}\n"
+                             "local-recoding: {mode: iterative}\n"
+                          << "output: {path: '" << (dir / "out.csv") << "', report: '" << (dir / "report.html")
+                          << "', utility: false}\n";
+  const Anonymization a = anonymize(read_job(job_path));
+  ASSERT_TRUE(a.found);
+  ASSERT_TRUE(a.local.has_value());
+  const nlohmann::json& lr = a.result["local_recoding"];
+  std::ifstream in(dir / "report.html");
+  const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(page.find("<h2>Local recoding</h2>"), std::string::npos);
+  // One row for the global transformation, one per pass.
+  const std::size_t section = page.find("<h2>Local recoding</h2>");
+  const std::size_t end = page.find("</table>", section);
+  std::size_t rows = 0;
+  for (std::size_t at = page.find("<tr><td>", section); at < end; at = page.find("<tr><td>", at + 1)) ++rows;
+  EXPECT_EQ(rows, 1 + lr["passes"].size());
+  EXPECT_NE(page.find(fmt::format("<b>{}</b> of {} records were released", lr["recoded"].get<std::uint64_t>(),
+                                  lr["suppressed_before"].get<std::uint64_t>())),
+            std::string::npos);
+  // The class sizes are the mixed release's: the report's class count is
+  // the result's local_recoding.classes, and they cover the records not shown
+  // suppressed.
+  EXPECT_NE(page.find(fmt::format("The release: {} classes, the smallest of {} records.", lr["classes"].get<std::uint64_t>(),
+                                  lr["smallest_class_size"].get<std::uint64_t>())),
+            std::string::npos);
+  ASSERT_EQ(a.local->class_sizes.size(), lr["classes"].get<std::uint64_t>());
+  std::uint64_t kept = 0;
+  for (const std::uint64_t s : a.local->class_sizes) {
+    EXPECT_GE(s, 5u);
+    kept += s;
+  }
+  EXPECT_EQ(kept + lr["starred_records"].get<std::uint64_t>(), 30162u);
+  // The suppression chart shows the starred records' share, not the global
+  // transformation's 1,346.
+  const double share = static_cast<double>(lr["starred_records"].get<std::uint64_t>()) / 30162.0;
+  EXPECT_NE(page.find(fmt::format("{:.2f} %", 100 * share)), std::string::npos) << share;
+}
+
 }  // namespace
 }  // namespace deid
