@@ -1,0 +1,127 @@
+// `deid share`: the controlled data-sharing environment (docs/share.md).
+// `deid share token add|revoke|list` edit the token store; `deid share
+// proxy CONFIG` runs the RFB proxy (src/share, include/deid/share.h) until
+// Ctrl-C or SIGTERM. This file parses options and prints; the library does
+// the rest.
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "deid/share.h"
+
+namespace deid::cli {
+
+namespace {
+
+std::int64_t now_seconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+Command add_share_command(CLI::App& app, const bool& quiet) {
+  struct Options {
+    std::string tokens, recipient, expires = "8h", config, listen;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "share", "The controlled data-sharing environment (docs/share.md): recipients' tokens, the RFB proxy");
+  cmd->require_subcommand(1);
+
+  CLI::App* token = cmd->add_subcommand("token", "Edit the token store: add, revoke, list");
+  token->require_subcommand(1);
+  CLI::App* add = token->add_subcommand("add", "Give a recipient a new token (printed once)");
+  add->add_option("--tokens", o->tokens, "The token store (JSON; created when missing)")->required();
+  add->add_option("--recipient", o->recipient, "The recipient's name (letters, digits, . _ @ -)")->required();
+  add->add_option("--expires", o->expires,
+                  "When the token expires: a duration (30m, 8h, 7d), a UTC time (2026-12-01T18:00:00Z) or never "
+                  "(default 8h)");
+  CLI::App* revoke = token->add_subcommand("revoke", "Revoke every token of a recipient; running sessions end");
+  revoke->add_option("--tokens", o->tokens, "The token store")->required()->check(CLI::ExistingFile);
+  revoke->add_option("--recipient", o->recipient, "The recipient's name")->required();
+  CLI::App* list = token->add_subcommand("list", "List the tokens (their first two characters) and their state");
+  list->add_option("--tokens", o->tokens, "The token store")->required()->check(CLI::ExistingFile);
+
+  CLI::App* proxy = cmd->add_subcommand("proxy", "Run the RFB proxy in front of the VNC server until Ctrl-C");
+  proxy->add_option("config", o->config, "The share's configuration (YAML, docs/share.md)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  proxy->add_option("--listen", o->listen, "Listen here instead: HOST:PORT (port 0: any free port) or unix:PATH");
+
+  auto run = [o, add, revoke, list, proxy, &quiet]() -> int {
+    if (*add) {
+      share::TokenStore store(o->tokens);
+      const std::int64_t now = now_seconds();
+      const share::RecipientToken t = store.add(o->recipient, share::parse_expiry(o->expires, now), now);
+      fmt::print("{}\n", t.token);
+      if (!quiet)
+        fmt::print(stderr, "deid share: token for '{}', {}\n", t.recipient,
+                   t.expires == 0 ? std::string("never expires") : "valid until " + share::utc_text(t.expires));
+      return 0;
+    }
+    if (*revoke) {
+      share::TokenStore store(o->tokens);
+      const std::size_t n = store.revoke(o->recipient, now_seconds());
+      if (!quiet)
+        fmt::print("deid share: revoked {} token{} of '{}'{}\n", n, n == 1 ? "" : "s", o->recipient,
+                   n > 0 ? "; a running session ends within a second" : "");
+      return n > 0 ? 0 : 1;
+    }
+    if (*list) {
+      share::TokenStore store(o->tokens);
+      const std::int64_t now = now_seconds();
+      fmt::print("{:<24} {:<8} {:<21} {:<21} {}\n", "recipient", "token", "created", "expires", "state");
+      for (const share::RecipientToken& t : store.load()) {
+        const auto refusal = t.refusal(now);
+        fmt::print("{:<24} {:<8} {:<21} {:<21} {}\n", t.recipient, t.token.substr(0, 2) + "......",
+                   share::utc_text(t.created), t.expires == 0 ? std::string("never") : share::utc_text(t.expires),
+                   refusal ? refusal->substr(6) : std::string("valid"));
+      }
+      return 0;
+    }
+    if (*proxy) {
+      share::ProxyOptions options = share::read_share_config(o->config);
+      if (!o->listen.empty()) options.listen = o->listen;
+      // The signals are taken by a thread of ours, which stops the proxy:
+      // every session ends and is logged. Blocked before any thread starts.
+      sigset_t signals;
+      sigemptyset(&signals);
+      for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&signals, sig);
+      pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+      share::Proxy server(options);
+      server.bind();
+      fmt::print("deid share proxy: listening on {}\n", server.address());
+      if (!quiet)
+        fmt::print("deid share proxy: VNC server {}, tokens {}, audit log {}\n", options.upstream,
+                   options.tokens.string(), options.audit.string());
+      std::fflush(stdout);
+      std::atomic<bool> done{false};
+      std::thread waiter([&] {
+        const timespec tick{0, 200'000'000};
+        while (!done) {
+          if (sigtimedwait(&signals, nullptr, &tick) > 0) {
+            server.stop();
+            return;
+          }
+        }
+      });
+      server.run();
+      done = true;
+      waiter.join();
+      return 0;
+    }
+    return 3;
+  };
+  return {cmd, run};
+}
+
+}  // namespace deid::cli
