@@ -207,12 +207,14 @@ void ClientRelay::key(Reader& in, Writer& out, Clock::time_point now) {
     // The release of a press that never reached the server.
     e.verdict = InputEvent::Verdict::release_of_dropped;
   }
+  // Logged before it is forwarded: an event the audit log cannot take
+  // (the listener throws) never reaches the server.
+  if (listener_) listener_(e);
   if (e.verdict == InputEvent::Verdict::forwarded) {
     m[1] = e.down ? 1 : 0;
     out.write(m, 8);
     out.flush();
   }
-  if (listener_) listener_(e);
 }
 
 void ClientRelay::send_pointer(Writer& out, std::uint8_t mask, std::uint16_t x, std::uint16_t y) {
@@ -238,36 +240,39 @@ void ClientRelay::pointer(Reader& in, Writer& out, Clock::time_point now) {
   mask_dropped_ &= e.buttons;
   const std::uint8_t pressed = e.buttons & ~mask_sent_ & ~mask_dropped_;
   const std::uint8_t released = mask_sent_ & ~e.buttons;
+  std::optional<std::uint8_t> send;  // the button mask to send now, if any
   bool move = false;
   if (pressed != 0) {
     counts.buttons += static_cast<std::uint64_t>(__builtin_popcount(pressed));
-    if (buttons_.allow(now)) {
-      send_pointer(out, e.buttons & ~mask_dropped_, e.x, e.y);
-    } else {
+    if (!buttons_.allow(now)) {
       counts.buttons_dropped += static_cast<std::uint64_t>(__builtin_popcount(pressed));
       mask_dropped_ |= pressed;
       e.verdict = InputEvent::Verdict::rate_limited;
-      if (released != 0)
-        send_pointer(out, e.buttons & ~mask_dropped_, e.x, e.y);
-      else
-        move = true;
     }
+    if (e.verdict == InputEvent::Verdict::forwarded || released != 0)
+      send = static_cast<std::uint8_t>(e.buttons & ~mask_dropped_);
+    else
+      move = true;
   } else if (released != 0) {
-    send_pointer(out, e.buttons & ~mask_dropped_, e.x, e.y);
+    send = static_cast<std::uint8_t>(e.buttons & ~mask_dropped_);
   } else {
     move = true;
   }
   if (move) {
     ++counts.moves;
     if (moves_.allow(now)) {
-      send_pointer(out, mask_sent_, e.x, e.y);
+      send = mask_sent_;
     } else {
       ++counts.moves_coalesced;
-      pending_ = Move{e.x, e.y};
       if (e.verdict == InputEvent::Verdict::forwarded) e.verdict = InputEvent::Verdict::coalesced;
     }
   }
+  // Logged before it is forwarded, as keys are.
   if (listener_) listener_(e);
+  if (send)
+    send_pointer(out, *send, e.x, e.y);
+  else if (move)
+    pending_ = Move{e.x, e.y};
 }
 
 bool ClientRelay::tick(Writer& out, Clock::time_point now) {
