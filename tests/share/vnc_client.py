@@ -11,18 +11,24 @@ the server closes the connection),
 capture FILE (a PNG of the screen). PASSWORD "" answers no password.
 Prints one JSON line: {"ok": true, "copied": [...]} (the clipboard texts
 the server sent, ServerCutText) or {"ok": false, "error": "..."}; exits 0
-or 1.
+or 1. With VNC_ENCODING=zrle in the environment it asks for ZRLE
+rather than Raw.
 """
 import json
+import os
 import sys
 import time
 import warnings
 
 warnings.simplefilter("ignore")  # vncdotool's DES through cryptography's deprecated TripleDES
 
-from vncdotool import api  # noqa: E402
+from vncdotool import api, rfb  # noqa: E402
 from vncdotool.client import VNCDoToolClient  # noqa: E402
 from twisted.internet import reactor  # noqa: E402
+
+# VNC_ENCODING=zrle asks the server for ZRLE instead of Raw.
+if os.environ.get("VNC_ENCODING") == "zrle":
+    VNCDoToolClient.encoding = rfb.Encoding.ZRLE
 
 copied = []
 VNCDoToolClient.copy_text = lambda self, text: copied.append(text)

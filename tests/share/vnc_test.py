@@ -126,9 +126,9 @@ class Test:
                               "--expires", expires], check=True, capture_output=True, text=True)
         return out.stdout.strip()
 
-    def client(self, server, password, *actions, timeout=30):
+    def client(self, server, password, *actions, timeout=30, encoding="raw"):
         out = subprocess.run([PYTHON, HERE / "vnc_client.py", server, password, *actions], capture_output=True,
-                             text=True, timeout=timeout, env=self.env)
+                             text=True, timeout=timeout, env=dict(self.env, VNC_ENCODING=encoding))
         lines = out.stdout.strip().splitlines()
         return json.loads(lines[-1]) if lines else {"ok": False, "error": out.stderr[-500:], "copied": []}
 
@@ -220,12 +220,30 @@ class Test:
                    f"the refusals are in the audit log with their reasons ({reasons})")
 
     def admitted(self):
+        from PIL import Image, ImageChops
+        pattern = self.procs.start("pattern", [PYTHON, HERE / "x_probe.py", "pattern"], env=self.env,
+                                   stdout=subprocess.PIPE)
+        if pattern.stdout.readline().strip() != b"ready":
+            raise AssertionError("the pattern window did not start (pattern.log)")
         png = self.work / "screen.png"
         r = self.client(self.server, self.alice, "capture", str(png))
         self.check(r["ok"] and png.exists(), f"a valid token reaches the desktop ({r})")
-        if png.exists():
-            from PIL import Image
-            self.check(Image.open(png).size == (640, 480), "the capture through the proxy is the 640x480 desktop")
+        if not png.exists():
+            return
+        raw = Image.open(png).convert("RGB")
+        self.check(raw.size == (640, 480) and len(raw.getcolors(1 << 16) or []) > 10,
+                   "the capture through the proxy is the 640x480 desktop with the pattern on it")
+        # The same screen in ZRLE: the proxy passes its compressed data
+        # through, finding each rectangle's end from its length.
+        zrle_png = self.work / "screen-zrle.png"
+        r = self.client(self.server, self.alice, "capture", str(zrle_png), encoding="zrle")
+        kept = [a["kept"] for a in self.session_lines("alice") if a["event"] == "set-encodings"][-1:]
+        self.check(r["ok"] and kept and kept[0][0] == 16, f"a ZRLE session through the proxy ({r}, kept {kept})")
+        if zrle_png.exists():
+            zrle = Image.open(zrle_png).convert("RGB")
+            self.check(ImageChops.difference(raw, zrle).getbbox() is None,
+                       "the ZRLE capture through the proxy equals the Raw one, pixel for pixel")
+        self.procs.stop(pattern)
 
     def clipboard_to_server(self):
         secret = "123-45-6789 Jane Roe"

@@ -5,6 +5,9 @@ pinned in tests/share/requirements.txt), on $DISPLAY:
                                      keyboard grabbed; appends "key KEYSYM" and
                                      "button N X Y" per press to FILE; prints
                                      "ready" once it has the keyboard
+    python x_probe.py pattern        a window of coloured bands and text over the
+                                     whole screen (something for the encodings
+                                     to compress); prints "ready" once drawn
     python x_probe.py cut-buffer     prints CUT_BUFFER0 of the root window
                                      (where x11vnc puts a client's clipboard)
     python x_probe.py set-cut-buffer TEXT   sets it (x11vnc then sends TEXT to
@@ -41,7 +44,36 @@ def sink(path):
             out.flush()
 
 
+def pattern():
+    d = display.Display(os.environ["DISPLAY"])
+    screen = d.screen()
+    w = screen.root.create_window(
+        0, 0, screen.width_in_pixels, screen.height_in_pixels, 0, screen.root_depth,
+        X.InputOutput, X.CopyFromParent, background_pixel=screen.black_pixel,
+        event_mask=X.ExposureMask | X.StructureNotifyMask)
+    w.map()
+    colormap = screen.default_colormap
+    ready = False
+    while True:
+        e = d.next_event()
+        if e.type not in (X.Expose, X.MapNotify):
+            continue
+        for i in range(16):
+            colour = colormap.alloc_color((i * 4099) % 65536, (i * 7919) % 65536, (i * 104729) % 65536).pixel
+            gc = w.create_gc(foreground=colour, background=screen.black_pixel)
+            w.fill_rectangle(gc, i * 37 % 600, i * 29, 200 - i * 9, 30)
+            w.image_text(gc, 10 + i * 3, 470 - i * 25, f"row {i}: deid share 0123456789")
+        d.flush()
+        if not ready:
+            d.sync()
+            print("ready", flush=True)
+            ready = True
+
+
 def main():
+    if sys.argv[1] == "pattern":
+        pattern()
+        return
     if sys.argv[1] == "sink":
         sink(sys.argv[2])
         return
