@@ -63,10 +63,11 @@ Command add_verify_command(CLI::App& app, const bool& quiet);
 // address to open (with the access token). Returns 0 after a signal.
 Command add_serve_command(CLI::App& app, const bool& quiet);
 
-// `deid share token add|revoke|list ...` and `deid share proxy CONFIG`:
-// the controlled data-sharing environment of docs/share.md (src/share).
-// The proxy runs until SIGINT or SIGTERM; `token revoke` returns 1 when
-// the recipient had no token to revoke.
+// `deid share token add|revoke|list ...`, `deid share proxy CONFIG` and
+// `deid share run CONFIG`: the controlled data-sharing environment of
+// docs/share.md (src/share). The proxy runs until SIGINT or SIGTERM (exit
+// 0); `run` also ends, with 3, when a component of its desktop exits;
+// `token revoke` returns 1 when the recipient had no token to revoke.
 Command add_share_command(CLI::App& app, const bool& quiet);
 
 // What `deid verify` checks and finds, for the command and the Python

@@ -1,7 +1,8 @@
 // `deid share`: the controlled data-sharing environment (docs/share.md).
 // `deid share token add|revoke|list` edit the token store; `deid share
-// proxy CONFIG` runs the RFB proxy (src/share, include/deid/share.h) until
-// Ctrl-C or SIGTERM. This file parses options and prints; the library does
+// proxy CONFIG` runs the RFB proxy (src/share, include/deid/share.h) in
+// front of a VNC server until Ctrl-C or SIGTERM; `deid share run CONFIG`
+// starts the desktop too and supervises both. This file parses options and prints; the library does
 // the rest.
 #include <pthread.h>
 #include <signal.h>
@@ -15,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "deid/error.h"
 #include "deid/share.h"
 
 namespace deid::cli {
@@ -57,7 +59,15 @@ Command add_share_command(CLI::App& app, const bool& quiet) {
       ->check(CLI::ExistingFile);
   proxy->add_option("--listen", o->listen, "Listen here instead: HOST:PORT (port 0: any free port) or unix:PATH");
 
-  auto run = [o, add, revoke, list, proxy, &quiet]() -> int {
+  CLI::App* run_cmd = cmd->add_subcommand(
+      "run", "Start the desktop (Xvfb, x11vnc, the kiosk browser) and the proxy in front of it; supervise them "
+             "until Ctrl-C or until a component exits");
+  run_cmd->add_option("config", o->config, "The share's configuration, with a 'desktop' section (docs/share.md)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  run_cmd->add_option("--listen", o->listen, "Listen here instead: HOST:PORT (port 0: any free port) or unix:PATH");
+
+  auto run = [o, add, revoke, list, proxy, run_cmd, &quiet]() -> int {
     if (*add) {
       share::TokenStore store(o->tokens);
       const std::int64_t now = now_seconds();
@@ -88,8 +98,57 @@ Command add_share_command(CLI::App& app, const bool& quiet) {
       }
       return 0;
     }
+    if (*run_cmd) {
+      share::ShareConfig config = share::read_share_config(o->config);
+      if (!config.desktop)
+        throw InputError(Location{o->config, 0, 0, {}},
+                         "'deid share run' needs a 'desktop' section (for a VNC server of yours: 'deid share proxy')");
+      if (!o->listen.empty()) config.proxy.listen = o->listen;
+      // Signals are waited for below (sigtimedwait), blocked before any
+      // thread starts; the desktop's components get default signals back.
+      sigset_t signals;
+      sigemptyset(&signals);
+      for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&signals, sig);
+      pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+      share::Desktop desktop(*config.desktop);
+      desktop.start();
+      config.proxy.upstream = desktop.vnc_address();
+      config.proxy.upstream_password = desktop.vnc_password();
+      share::Proxy server(config.proxy);
+      server.bind();
+      fmt::print("deid share run: listening on {}\n", server.address());
+      std::string parts;
+      for (const auto& [name, pid] : desktop.components())
+        parts += fmt::format("{}{} (pid {})", parts.empty() ? "" : ", ", name, pid);
+      fmt::print("deid share run: desktop {}: {}\n", desktop.display(), parts);
+      std::fflush(stdout);
+      std::thread runner([&] { server.run(); });
+      // Supervision: a signal stops everything (exit 0); so does any
+      // component's exit (exit 3: the environment is down).
+      std::string reason;
+      int code = 0;
+      const timespec tick{0, 100'000'000};
+      while (reason.empty()) {
+        if (sigtimedwait(&signals, nullptr, &tick) > 0) {
+          reason = "the share was stopped";
+        } else if (auto exit = desktop.wait_exit(std::chrono::milliseconds(0))) {
+          reason = "the desktop failed: " + *exit;
+          code = 3;
+        }
+      }
+      server.stop(reason);
+      runner.join();
+      desktop.stop();
+      if (code != 0) fmt::print(stderr, "deid share run: {}; every component stopped\n", reason);
+      return code;
+    }
     if (*proxy) {
-      share::ProxyOptions options = share::read_share_config(o->config);
+      share::ShareConfig config = share::read_share_config(o->config);
+      if (config.desktop)
+        throw InputError(Location{o->config, 0, 0, {}},
+                         "'deid share proxy' needs an 'upstream' (a configuration with a 'desktop' is for 'deid "
+                         "share run')");
+      share::ProxyOptions& options = config.proxy;
       if (!o->listen.empty()) options.listen = o->listen;
       // The signals are taken by a thread of ours, which stops the proxy:
       // every session ends and is logged. Blocked before any thread starts.

@@ -207,7 +207,9 @@ class Proxy {
   std::string address() const;
   // Serves until stop(); returns after every session has ended.
   void run();
-  void stop();
+  // Makes run() end every session, for `reason` (in the audit log), and
+  // return.
+  void stop(const std::string& reason = "the proxy stopped");
 
   // Sessions running now and ended so far.
   std::size_t active_sessions() const;
@@ -219,10 +221,78 @@ class Proxy {
   std::unique_ptr<Impl> impl_;
 };
 
+// ---------------------------------------------------------------- desktop
+
+// The desktop of one session (papers/002, Fig. 4: an X server running
+// exactly one application, a browser in kiosk mode): Xvfb, x11vnc and the
+// browser, each started in a process group of its own with default signal
+// handling, supervised and stopped together. x11vnc listens on 127.0.0.1
+// only (a free port) with a fresh random password (handed to it in a file
+// it removes on reading), never exchanges the selection (-nosel), and
+// never listens on IPv6. The browser runs in kiosk mode, incognito, with a
+// profile of its own in the state directory (with --no-sandbox when deid
+// runs as root, which Chromium requires). The calling process becomes a
+// child subreaper (PR_SET_CHILD_SUBREAPER), so that what the components
+// start is reaped and stopped too; it reaps every child of the process
+// (waitpid(-1)), so the process should have no children of its own. Not
+// thread-safe: one thread drives it.
+struct DesktopOptions {
+  unsigned width = 1280, height = 800;
+  std::string url;                                   // what the kiosk shows
+  std::vector<std::string> browser{"chromium"};      // the browser's command, before deid's flags
+  std::chrono::milliseconds start_timeout{15'000};   // for Xvfb and x11vnc to come up
+};
+
+class Desktop {
+ public:
+  explicit Desktop(DesktopOptions options);
+  ~Desktop();  // stop()
+  Desktop(const Desktop&) = delete;
+  Desktop& operator=(const Desktop&) = delete;
+
+  // Makes a private state directory (mode 0700, removed by stop()) and
+  // starts the components. Throws IoError naming the component that did
+  // not start (the others are stopped).
+  void start();
+  std::string display() const { return display_; }           // ":N"
+  std::string vnc_address() const;                           // "127.0.0.1:PORT"
+  const std::string& vnc_password() const { return password_; }
+  // The components' names and process ids, in starting order.
+  std::vector<std::pair<std::string, int>> components() const;
+  // Waits up to `wait` for a component to exit; returns "NAME exited
+  // (status N | signal N)" for the first that did, or nothing.
+  std::optional<std::string> wait_exit(std::chrono::milliseconds wait);
+  // SIGTERM to every component's process group, newest first, SIGKILL to
+  // what is left after 3 s, every child reaped, the state directory
+  // removed. Idempotent.
+  void stop();
+
+ private:
+  struct Component {
+    std::string name;
+    int pid = -1;
+    bool running = false;
+  };
+  int spawn(const std::string& name, const std::vector<std::string>& argv, int fd3 = -1);
+  void reap(std::chrono::milliseconds wait);
+
+  DesktopOptions options_;
+  std::filesystem::path state_;
+  std::vector<Component> components_;
+  std::string display_, password_;
+  int port_ = 0;
+  std::vector<std::string> exits_;
+};
+
 // Reads a share configuration (YAML, docs/share.md "Settings") into
 // ProxyOptions; paths are relative to the file. Throws InputError naming
-// the file, line and key.
-ProxyOptions read_share_config(const std::filesystem::path& path);
+// the file, line and key. A configuration with a `desktop` section has no
+// `upstream`: the desktop is the VNC server (`desktop` is then set).
+struct ShareConfig {
+  ProxyOptions proxy;
+  std::optional<DesktopOptions> desktop;
+};
+ShareConfig read_share_config(const std::filesystem::path& path);
 
 // "2026-11-29T05:00:00Z" for seconds since the epoch; and back (also
 // accepts durations from now: "30m", "8h", "7d"). Throws InputError.

@@ -86,7 +86,7 @@ std::string read_secret(const fs::path& path) {
 
 }  // namespace
 
-ProxyOptions read_share_config(const fs::path& path) {
+ShareConfig read_share_config(const fs::path& path) {
   YAML::Node root;
   try {
     root = YAML::LoadFile(path.string());
@@ -96,15 +96,45 @@ ProxyOptions read_share_config(const fs::path& path) {
     throw JobError(Location{path.string(), static_cast<std::uint64_t>(e.mark.line + 1), 0, {}}, e.msg);
   }
   const Reader r(path);
-  r.keys(root, "the share's configuration", {"listen", "upstream", "tokens", "audit", "sessions", "limits"});
-  ProxyOptions o;
+  r.keys(root, "the share's configuration",
+         {"listen", "upstream", "desktop", "tokens", "audit", "sessions", "limits"});
+  ShareConfig config;
+  ProxyOptions& o = config.proxy;
   if (root["listen"]) o.listen = r.text(root["listen"], "listen");
-  if (!root["upstream"]) r.fail(root, "the configuration has no 'upstream' (the VNC server's address)");
-  const YAML::Node up = root["upstream"];
-  r.keys(up, "upstream", {"address", "password-file"});
-  if (!up["address"]) r.fail(up, "upstream has no 'address'");
-  o.upstream = r.text(up["address"], "upstream.address");
-  if (up["password-file"]) o.upstream_password = read_secret(r.path(up["password-file"], "upstream.password-file"));
+  if (root["upstream"] && root["desktop"])
+    r.fail(root["desktop"], "a configuration has either 'upstream' (a VNC server of yours) or 'desktop' (one the "
+                            "share starts), not both");
+  if (const YAML::Node desktop = root["desktop"]) {
+    r.keys(desktop, "desktop", {"size", "url", "browser"});
+    DesktopOptions d;
+    if (!desktop["url"]) r.fail(desktop, "desktop has no 'url' (the page the kiosk shows)");
+    d.url = r.text(desktop["url"], "desktop.url");
+    if (desktop["size"]) {
+      const std::string size = r.text(desktop["size"], "desktop.size");
+      unsigned w = 0, h = 0;
+      char x = 0, rest = 0;
+      std::istringstream in(size);
+      if (!(in >> w >> x >> h) || x != 'x' || in >> rest || w < 320 || h < 200 || w > 8192 || h > 8192)
+        r.fail(desktop["size"], fmt::format("desktop.size '{}' is not WIDTHxHEIGHT from 320x200 to 8192x8192", size));
+      d.width = w;
+      d.height = h;
+    }
+    if (const YAML::Node browser = desktop["browser"]) {
+      if (!browser.IsSequence() || browser.size() == 0)
+        r.fail(browser, "desktop.browser must be a list: the command and its arguments");
+      d.browser.clear();
+      for (const YAML::Node& arg : browser) d.browser.push_back(r.text(arg, "desktop.browser"));
+    }
+    config.desktop = d;
+  } else {
+    if (!root["upstream"]) r.fail(root, "the configuration has no 'upstream' (the VNC server's address) and no "
+                                        "'desktop' (for the share to start one)");
+    const YAML::Node up = root["upstream"];
+    r.keys(up, "upstream", {"address", "password-file"});
+    if (!up["address"]) r.fail(up, "upstream has no 'address'");
+    o.upstream = r.text(up["address"], "upstream.address");
+    if (up["password-file"]) o.upstream_password = read_secret(r.path(up["password-file"], "upstream.password-file"));
+  }
   if (!root["tokens"]) r.fail(root, "the configuration has no 'tokens' (the token store's file)");
   o.tokens = r.path(root["tokens"], "tokens");
   if (!root["audit"]) r.fail(root, "the configuration has no 'audit' (the audit log's file)");
@@ -127,7 +157,7 @@ ProxyOptions read_share_config(const fs::path& path) {
     }
   }
   check_limits(o.limits, path.string());
-  return o;
+  return config;
 }
 
 }  // namespace deid::share

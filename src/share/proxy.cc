@@ -155,6 +155,7 @@ struct Proxy::Impl {
   int listen_fd = -1;
   std::string address;
   std::atomic<bool> stopping{false};
+  std::string stop_reason = "the proxy stopped";  // under `mutex`
 
   // The token store as last read; `tokens_error` when it could not be
   // read, in which case nobody is admitted and every session ends (fail
@@ -440,7 +441,13 @@ void Proxy::bind() {
 
 std::string Proxy::address() const { return impl_->address; }
 
-void Proxy::stop() { impl_->stopping = true; }
+void Proxy::stop(const std::string& reason) {
+  {
+    std::lock_guard lock(impl_->mutex);
+    if (!impl_->stopping) impl_->stop_reason = reason;
+  }
+  impl_->stopping = true;
+}
 
 std::size_t Proxy::active_sessions() const {
   std::lock_guard lock(impl_->mutex);
@@ -529,7 +536,7 @@ void Proxy::run() {
   }
   {
     std::lock_guard lock(p.mutex);
-    for (auto& s : p.sessions) s->end("the proxy stopped");
+    for (auto& s : p.sessions) s->end(p.stop_reason);
   }
   reap(true);
 }

@@ -138,7 +138,9 @@ TEST(ShareConfig, ReadsEverySettingWithPathsBesideTheFile) {
                                             "  buttons: {burst: 3}\n"
                                             "  moves-per-second: 12\n"
                                             "  max-clipboard-bytes: 4096\n";
-  const ProxyOptions o = read_share_config(dir.path / "share.yaml");
+  const ShareConfig config = read_share_config(dir.path / "share.yaml");
+  EXPECT_FALSE(config.desktop);
+  const ProxyOptions& o = config.proxy;
   EXPECT_EQ(o.listen, "127.0.0.1:5999");
   EXPECT_EQ(o.upstream, "unix:/run/x11vnc.sock");
   EXPECT_EQ(o.upstream_password, "s3cret");
@@ -152,6 +154,23 @@ TEST(ShareConfig, ReadsEverySettingWithPathsBesideTheFile) {
   EXPECT_EQ(o.limits.buttons.per_second, InputLimits{}.buttons.per_second);
   EXPECT_EQ(o.limits.moves_per_second, 12);
   EXPECT_EQ(o.limits.max_cut_text, 4096u);
+}
+
+TEST(ShareConfig, ADesktopSectionReplacesTheUpstream) {
+  testing::TempDir dir;
+  std::ofstream(dir.path / "share.yaml") << "desktop:\n"
+                                            "  size: 800x600\n"
+                                            "  url: http://127.0.0.1:8787/explorer\n"
+                                            "  browser: [chromium, --lang=en]\n"
+                                            "tokens: tokens.json\n"
+                                            "audit: audit.jsonl\n";
+  const ShareConfig config = read_share_config(dir.path / "share.yaml");
+  ASSERT_TRUE(config.desktop);
+  EXPECT_EQ(config.desktop->width, 800u);
+  EXPECT_EQ(config.desktop->height, 600u);
+  EXPECT_EQ(config.desktop->url, "http://127.0.0.1:8787/explorer");
+  EXPECT_EQ(config.desktop->browser, (std::vector<std::string>{"chromium", "--lang=en"}));
+  EXPECT_TRUE(config.proxy.upstream.empty());
 }
 
 TEST(ShareConfig, ErrorsNameTheFileLineAndKey) {
@@ -172,6 +191,10 @@ TEST(ShareConfig, ErrorsNameTheFileLineAndKey) {
   EXPECT_NE(error_of(base + "limits: {keys: {burst: 0}}\n").find("burst must be at least 1"), std::string::npos);
   EXPECT_NE(error_of(base + "limits: {keys: {per-second: fast}}\n").find("must be a number"), std::string::npos);
   EXPECT_NE(error_of("tokens: t.json\naudit: a.jsonl\n").find("no 'upstream'"), std::string::npos);
+  EXPECT_NE(error_of(base + "desktop: {url: 'http://127.0.0.1:8787/'}\n").find(":4: a configuration has either"),
+            std::string::npos);
+  EXPECT_NE(error_of("desktop: {url: x, size: 100x100}\ntokens: t\naudit: a\n").find("desktop.size '100x100'"),
+            std::string::npos);
   std::ofstream(dir.path / "open.pass") << "pw";
   fs::permissions(dir.path / "open.pass", fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
   EXPECT_NE(error_of("upstream: {address: x:1, password-file: open.pass}\ntokens: t\naudit: a\n").find("chmod 600"),

@@ -15,8 +15,12 @@ reached the X server is what the audit log says was forwarded, and the
 drops are counted; a click reaches the X server where it was made; every
 input event is in the audit log with its recipient; revoking a token ends
 its running session within a second; killing the VNC server ends the
-session and the proxy stays up; the proxy stops cleanly on SIGTERM, and
-nothing started here is left running. Exits 0 when all hold, 1 otherwise.
+session and the proxy stays up; the proxy stops cleanly on SIGTERM. Then
+`deid share run` starts its own desktop (Xvfb, x11vnc, Chromium in kiosk
+mode): the kiosk's page fills the screen seen through the proxy, and
+killing the browser ends the session and `deid share run` (exit code 3)
+with every component and its state directory gone. Nothing started here
+is left running. Exits 0 when all hold, 1 otherwise.
 """
 import argparse
 import json
@@ -366,6 +370,64 @@ class Test:
             code = None
         self.check(code == 0, f"the proxy stops on SIGTERM with exit code 0 (got {code})")
 
+    def supervised_desktop(self):
+        """deid share run: the desktop started by the share, the kiosk
+        showing a page, and killing the browser ending everything."""
+        page = ("data:text/html,<body style='background:%2322aa66'><h1 style='font-size:60px'>deid explorer</h1>"
+                "</body>")
+        (self.work / "run.yaml").write_text(
+            f"desktop: {{size: 800x600, url: \"{page}\"}}\ntokens: tokens.json\naudit: audit.jsonl\n")
+        before = {p.name for p in Path(tempfile.gettempdir()).glob("deid-share-??????")}
+        share = self.procs.start("share-run", [self.deid, "share", "run", self.work / "run.yaml", "--listen",
+                                               "127.0.0.1:0"], stdout=subprocess.PIPE)
+        listening = share.stdout.readline().decode()
+        components = share.stdout.readline().decode()
+        if "listening on 127.0.0.1:" not in listening:
+            raise AssertionError(f"deid share run did not start: {listening!r} (share-run.log)")
+        server = "127.0.0.1::" + listening.rsplit(":", 1)[1].strip()
+        pids = {name: int(pid) for name, pid in
+                (part.strip().split(" (pid ") for part in components.split(": ", 2)[2].rstrip(")\n").split("), "))}
+        self.check(set(pids) == {"Xvfb", "x11vnc", "browser"}, f"deid share run started the desktop ({components.strip()})")
+        from PIL import Image
+        png = self.work / "kiosk.png"
+
+        def page_shown():
+            r = self.client(server, self.alice, "capture", str(png))
+            if not r["ok"]:
+                return False
+            image = Image.open(png).convert("RGB")
+            return image.size == (800, 600) and image.getpixel((400, 400)) == (0x22, 0xAA, 0x66)
+        self.check(eventually(page_shown, 30), "the kiosk shows the page over the whole 800x600 screen")
+        holder = self.start_client(server, self.alice, "hold", "20")
+        count = len([a for a in self.session_lines("alice") if a["event"] == "session-start"])
+        eventually(lambda: len([a for a in self.session_lines("alice") if a["event"] == "session-start"]) > count, 8)
+        time.sleep(0.7)
+        os.kill(pids["browser"], signal.SIGKILL)
+        try:
+            code = share.wait(10)
+        except subprocess.TimeoutExpired:
+            code = None
+        self.check(code == 3, f"killing the browser ends deid share run with exit code 3 (got {code})")
+        last = self.session_lines("alice")[-1]
+        self.check(last["event"] == "session-end" and
+                   last["reason"] == "the desktop failed: browser exited (signal 9)",
+                   f"the session ended with the component's exit as its reason ({last.get('reason')})")
+        try:
+            holder.wait(10)
+            self.check(True, "the recipient was disconnected")
+        except subprocess.TimeoutExpired:
+            self.check(False, "the recipient was disconnected")
+        left = []
+        for name, pid in pids.items():
+            try:
+                os.killpg(pid, 0)
+                left.append(name)
+            except ProcessLookupError:
+                pass
+        self.check(not left, f"no component (nor anything it started) is left running ({left or 'none'})")
+        after = {p.name for p in Path(tempfile.gettempdir()).glob("deid-share-??????")}
+        self.check(after <= before, f"the desktop's state directory is removed ({sorted(after - before)})")
+
     def run(self):
         try:
             self.start_desktop()
@@ -379,6 +441,7 @@ class Test:
             self.revocation()
             self.killed_server()
             self.stop_proxy()
+            self.supervised_desktop()
         except Exception as e:  # noqa: BLE001 - reported, then everything is stopped
             self.check(False, f"the test ran to its end: {type(e).__name__}: {e}")
         finally:
