@@ -114,6 +114,7 @@ Command add_share_command(CLI::App& app, const bool& quiet) {
       desktop.start();
       config.proxy.upstream = desktop.vnc_address();
       config.proxy.upstream_password = desktop.vnc_password();
+      config.proxy.recording = desktop.recording().string();
       share::Proxy server(config.proxy);
       server.bind();
       fmt::print("deid share run: listening on {}\n", server.address());
@@ -121,6 +122,7 @@ Command add_share_command(CLI::App& app, const bool& quiet) {
       for (const auto& [name, pid] : desktop.components())
         parts += fmt::format("{}{} (pid {})", parts.empty() ? "" : ", ", name, pid);
       fmt::print("deid share run: desktop {}: {}\n", desktop.display(), parts);
+      if (!desktop.recording().empty()) fmt::print("deid share run: recording to {}\n", desktop.recording().string());
       std::fflush(stdout);
       std::thread runner([&] { server.run(); });
       // Supervision: a signal stops everything (exit 0); so does any

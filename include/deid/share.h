@@ -176,6 +176,9 @@ struct ProxyOptions {
   std::chrono::milliseconds auth_failure_delay{1'000};  // before a refusal is sent: slows guessing
   std::chrono::milliseconds watch_interval{200};       // token store re-read, revocation checked
   std::chrono::milliseconds coalesce_interval{50};     // a coalesced pointer move is sent this late at most
+  // Said in every session-start line of the audit log: the screen
+  // recording that shows the session (Desktop::recording), if any.
+  std::string recording;
 };
 
 // What a session did, for the caller and the audit log.
@@ -224,8 +227,8 @@ class Proxy {
 // ---------------------------------------------------------------- desktop
 
 // The desktop of one session (papers/002, Fig. 4: an X server running
-// exactly one application, a browser in kiosk mode): Xvfb, x11vnc and the
-// browser, each started in a process group of its own with default signal
+// exactly one application, a browser in kiosk mode): Xvfb, x11vnc, the
+// browser and the screen recorder (ffmpeg), each started in a process group of its own with default signal
 // handling, supervised and stopped together. x11vnc listens on 127.0.0.1
 // only (a free port) with a fresh random password (handed to it in a file
 // it removes on reading), never exchanges the selection (-nosel), and
@@ -240,6 +243,10 @@ struct DesktopOptions {
   unsigned width = 1280, height = 800;
   std::string url;                                   // what the kiosk shows
   std::vector<std::string> browser{"chromium"};      // the browser's command, before deid's flags
+  // Where the screen is recorded (papers/002: "record a video of the
+  // screen content"): a directory, one file per desktop; empty: no
+  // recording. The recorder (ffmpeg) is a component like the others.
+  std::filesystem::path recordings;
   std::chrono::milliseconds start_timeout{15'000};   // for Xvfb and x11vnc to come up
 };
 
@@ -257,6 +264,9 @@ class Desktop {
   std::string display() const { return display_; }           // ":N"
   std::string vnc_address() const;                           // "127.0.0.1:PORT"
   const std::string& vnc_password() const { return password_; }
+  // The recording's file (Matroska, H.264 at 5 frames per second, mode
+  // 0600), empty without recordings.
+  const std::filesystem::path& recording() const { return recording_; }
   // The components' names and process ids, in starting order.
   std::vector<std::pair<std::string, int>> components() const;
   // Waits up to `wait` for a component to exit; returns "NAME exited
@@ -280,6 +290,7 @@ class Desktop {
   std::filesystem::path state_;
   std::vector<Component> components_;
   std::string display_, password_;
+  std::filesystem::path recording_;
   int port_ = 0;
   std::vector<std::string> exits_;
 };

@@ -105,7 +105,7 @@ ShareConfig read_share_config(const fs::path& path) {
     r.fail(root["desktop"], "a configuration has either 'upstream' (a VNC server of yours) or 'desktop' (one the "
                             "share starts), not both");
   if (const YAML::Node desktop = root["desktop"]) {
-    r.keys(desktop, "desktop", {"size", "url", "browser"});
+    r.keys(desktop, "desktop", {"size", "url", "browser", "recordings"});
     DesktopOptions d;
     if (!desktop["url"]) r.fail(desktop, "desktop has no 'url' (the page the kiosk shows)");
     d.url = r.text(desktop["url"], "desktop.url");
@@ -125,6 +125,7 @@ ShareConfig read_share_config(const fs::path& path) {
       d.browser.clear();
       for (const YAML::Node& arg : browser) d.browser.push_back(r.text(arg, "desktop.browser"));
     }
+    if (desktop["recordings"]) d.recordings = r.path(desktop["recordings"], "desktop.recordings");
     config.desktop = d;
   } else {
     if (!root["upstream"]) r.fail(root, "the configuration has no 'upstream' (the VNC server's address) and no "

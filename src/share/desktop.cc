@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <thread>
 
 #include <fmt/format.h>
@@ -214,6 +215,29 @@ void Desktop::start() {
     if (::geteuid() == 0) browser.push_back("--no-sandbox");
     browser.push_back(options_.url);
     spawn("browser", browser);
+
+    if (!options_.recordings.empty()) {
+      // One file per desktop, named by its start (UTC); created here with
+      // mode 0600, which ffmpeg keeps when it truncates it. Matroska stays
+      // readable up to its last frame if the recorder is killed; a
+      // keyframe every 2 s.
+      std::error_code made;
+      fs::create_directories(options_.recordings, made);
+      const std::time_t now = std::time(nullptr);
+      std::tm tm{};
+      ::gmtime_r(&now, &tm);
+      char stamp[32];
+      std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+      recording_ = fs::absolute(options_.recordings) / fmt::format("deid-share-{}-{}.mkv", stamp, display_.substr(1));
+      const int fd = ::open(recording_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      if (fd < 0)
+        throw desktop_error(fmt::format("cannot create the recording {}: {}", recording_.string(), std::strerror(errno)));
+      ::close(fd);
+      spawn("recorder", {"ffmpeg", "-nostdin", "-loglevel", "warning", "-f", "x11grab", "-draw_mouse", "1",
+                         "-framerate", "5", "-video_size", fmt::format("{}x{}", options_.width, options_.height), "-i",
+                         display_, "-c:v", "libx264", "-preset", "ultrafast", "-crf", "28", "-g", "10", "-pix_fmt",
+                         "yuv420p", "-f", "matroska", "-y", recording_.string()});
+    }
   } catch (...) {
     stop();
     throw;

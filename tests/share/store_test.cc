@@ -162,6 +162,7 @@ TEST(ShareConfig, ADesktopSectionReplacesTheUpstream) {
                                             "  size: 800x600\n"
                                             "  url: http://127.0.0.1:8787/explorer\n"
                                             "  browser: [chromium, --lang=en]\n"
+                                            "  recordings: videos\n"
                                             "tokens: tokens.json\n"
                                             "audit: audit.jsonl\n";
   const ShareConfig config = read_share_config(dir.path / "share.yaml");
@@ -170,6 +171,7 @@ TEST(ShareConfig, ADesktopSectionReplacesTheUpstream) {
   EXPECT_EQ(config.desktop->height, 600u);
   EXPECT_EQ(config.desktop->url, "http://127.0.0.1:8787/explorer");
   EXPECT_EQ(config.desktop->browser, (std::vector<std::string>{"chromium", "--lang=en"}));
+  EXPECT_EQ(config.desktop->recordings, dir.path / "videos");
   EXPECT_TRUE(config.proxy.upstream.empty());
 }
 

@@ -17,9 +17,11 @@ input event is in the audit log with its recipient; revoking a token ends
 its running session within a second; killing the VNC server ends the
 session and the proxy stays up; the proxy stops cleanly on SIGTERM. Then
 `deid share run` starts its own desktop (Xvfb, x11vnc, Chromium in kiosk
-mode): the kiosk's page fills the screen seen through the proxy, and
-killing the browser ends the session and `deid share run` (exit code 3)
-with every component and its state directory gone. Nothing started here
+mode, ffmpeg recording the screen): the kiosk's page fills the screen
+seen through the proxy; killing the browser ends the session and `deid
+share run` (exit code 3) with every component and its state directory
+gone; the recording is one private file, named in the audit log, whose
+last frame shows the page. Nothing started here
 is left running. Exits 0 when all hold, 1 otherwise.
 """
 import argparse
@@ -385,18 +387,22 @@ class Test:
         page = ("data:text/html,<body style='background:%2322aa66'><h1 style='font-size:60px'>deid explorer</h1>"
                 "</body>")
         (self.work / "run.yaml").write_text(
-            f"desktop: {{size: 800x600, url: \"{page}\"}}\ntokens: tokens.json\naudit: audit.jsonl\n")
+            f"desktop: {{size: 800x600, url: \"{page}\", recordings: recordings}}\n"
+            "tokens: tokens.json\naudit: audit.jsonl\n")
         before = {p.name for p in Path(tempfile.gettempdir()).glob("deid-share-??????")}
         share = self.procs.start("share-run", [self.deid, "share", "run", self.work / "run.yaml", "--listen",
                                                "127.0.0.1:0"], stdout=subprocess.PIPE)
         listening = share.stdout.readline().decode()
         components = share.stdout.readline().decode()
+        recording_line = share.stdout.readline().decode()
         if "listening on 127.0.0.1:" not in listening:
             raise AssertionError(f"deid share run did not start: {listening!r} (share-run.log)")
         server = "127.0.0.1::" + listening.rsplit(":", 1)[1].strip()
         pids = {name: int(pid) for name, pid in
                 (part.strip().split(" (pid ") for part in components.split(": ", 2)[2].rstrip(")\n").split("), "))}
-        self.check(set(pids) == {"Xvfb", "x11vnc", "browser"}, f"deid share run started the desktop ({components.strip()})")
+        self.check(set(pids) == {"Xvfb", "x11vnc", "browser", "recorder"},
+                   f"deid share run started the desktop ({components.strip()})")
+        recording = Path(recording_line.split("recording to ", 1)[-1].strip())
         from PIL import Image
         png = self.work / "kiosk.png"
 
@@ -436,6 +442,34 @@ class Test:
         self.check(not left, f"no component (nor anything it started) is left running ({left or 'none'})")
         after = {p.name for p in Path(tempfile.gettempdir()).glob("deid-share-??????")}
         self.check(after <= before, f"the desktop's state directory is removed ({sorted(after - before)})")
+        self.recording(recording)
+
+    def recording(self, recording):
+        """The screen recording of the desktop: one file, private, that
+        plays for the session's length and whose last frame shows the
+        kiosk's page."""
+        files = list((self.work / "recordings").glob("*.mkv"))
+        self.check(files == [recording] and recording.stat().st_mode & 0o777 == 0o600,
+                   f"the desktop was recorded to one private file ({files})")
+        if not recording.exists():
+            return
+        starts = [a for a in self.session_lines("alice") if a["event"] == "session-start" and "recording" in a]
+        self.check(starts and starts[-1]["recording"] == str(recording),
+                   "the audit log names the recording that shows each session")
+        probe = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0",
+                                recording], capture_output=True, text=True)
+        duration = float(probe.stdout.strip() or 0)
+        self.check(duration > 1, f"the recording plays {duration:.1f} s")
+        frame = self.work / "recording-frame.png"
+        subprocess.run(["ffmpeg", "-v", "error", "-sseof", "-0.5", "-i", recording, "-frames:v", "1", "-y", frame],
+                       capture_output=True)
+        from PIL import Image
+        ok = False
+        if frame.exists():
+            image = Image.open(frame).convert("RGB")
+            pixel = image.getpixel((400, 400))
+            ok = image.size == (800, 600) and all(abs(a - b) <= 16 for a, b in zip(pixel, (0x22, 0xAA, 0x66)))
+        self.check(ok, f"the recording's last frame shows the kiosk's page ({frame.name})")
 
     def run(self):
         try:
