@@ -107,6 +107,10 @@ int connect_to(const std::string& address) {
   return fd;
 }
 
+std::int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 }  // namespace
 
 // One connection, from its handshake to its end.
@@ -207,10 +211,6 @@ struct Proxy::Impl {
   void relay(const std::shared_ptr<Session>& s, FdReader& client_in, FdWriter& client_out, int upstream_fd,
              const ServerInit& init);
 };
-
-static std::int64_t unix_now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 void Proxy::Impl::serve(const std::shared_ptr<Session>& s) {
   const int client_fd = s->client_fd;

@@ -100,11 +100,10 @@ std::optional<std::string> RecipientToken::refusal(std::int64_t now) const {
 TokenStore::TokenStore(fs::path path) : path_(std::move(path)) {}
 
 std::vector<RecipientToken> TokenStore::load() const {
+  std::error_code missing;
+  if (!fs::exists(path_, missing) && !missing) return {};
   std::ifstream in(path_, std::ios::binary);
-  if (!in) {
-    if (errno == ENOENT) return {};
-    throw io_error(path_, fmt::format("cannot read the token store: {}", std::strerror(errno)));
-  }
+  if (!in) throw io_error(path_, "cannot read the token store");
   std::stringstream text;
   text << in.rdbuf();
   nlohmann::json doc;
