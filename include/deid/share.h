@@ -228,7 +228,8 @@ class Proxy {
 
 // The desktop of one session (papers/002, Fig. 4: an X server running
 // exactly one application, a browser in kiosk mode): Xvfb, x11vnc, the
-// browser and the screen recorder (ffmpeg), each started in a process group of its own with default signal
+// browser (in bubblewrap, locked down by kiosk_policy) and the screen
+// recorder (ffmpeg), each started in a process group of its own with default signal
 // handling, supervised and stopped together. x11vnc listens on 127.0.0.1
 // only (a free port) with a fresh random password (handed to it in a file
 // it removes on reading), never exchanges the selection (-nosel), and
@@ -294,6 +295,17 @@ class Desktop {
   int port_ = 0;
   std::vector<std::string> exits_;
 };
+
+// The origin of an http:// or https:// address ("http://127.0.0.1:8787"
+// of "http://127.0.0.1:8787/explorer?x"); throws InputError for another
+// scheme or no host.
+std::string url_origin(const std::string& url);
+
+// The Chromium policy of the kiosk showing `url` (docs/share.md, "The
+// kiosk"): every address blocked but the origin of `url`; no developer
+// tools, downloads, printing, file dialogs, pop-ups, clipboard access by
+// pages, profiles or guest mode. Throws InputError as url_origin.
+nlohmann::json kiosk_policy(const std::string& url);
 
 // Reads a share configuration (YAML, docs/share.md "Settings") into
 // ProxyOptions; paths are relative to the file. Throws InputError naming

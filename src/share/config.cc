@@ -109,6 +109,11 @@ ShareConfig read_share_config(const fs::path& path) {
     DesktopOptions d;
     if (!desktop["url"]) r.fail(desktop, "desktop has no 'url' (the page the kiosk shows)");
     d.url = r.text(desktop["url"], "desktop.url");
+    try {
+      url_origin(d.url);
+    } catch (const InputError& e) {
+      r.fail(desktop["url"], e.problem());
+    }
     if (desktop["size"]) {
       const std::string size = r.text(desktop["size"], "desktop.size");
       unsigned w = 0, h = 0;

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <fstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -75,6 +76,43 @@ std::string status_text(int status) {
 }
 
 }  // namespace
+
+std::string url_origin(const std::string& url) {
+  const std::size_t scheme = url.find("://");
+  const std::string head = scheme == std::string::npos ? "" : url.substr(0, scheme);
+  if (head != "http" && head != "https")
+    throw InputError(Location{}, fmt::format("desktop.url '{}' is not an http:// or https:// address", url));
+  const std::size_t path = url.find_first_of("/?#", scheme + 3);
+  const std::string origin = url.substr(0, path);
+  if (origin.size() == scheme + 3 || origin.find_first_of(" \"*") != std::string::npos)
+    throw InputError(Location{}, fmt::format("desktop.url '{}' has no host", url));
+  return origin;
+}
+
+nlohmann::json kiosk_policy(const std::string& url) {
+  return {
+      {"URLBlocklist", {"*"}},                   // every address but ...
+      {"URLAllowlist", {url_origin(url)}},       // ... the origin of the page shown
+      {"DeveloperToolsAvailability", 2},         // no developer tools
+      {"DownloadRestrictions", 3},               // no downloads
+      {"PrintingEnabled", false},
+      {"AllowFileSelectionDialogs", false},      // no open or save dialogs
+      {"IncognitoModeAvailability", 2},          // incognito only: nothing kept
+      {"BrowserAddPersonEnabled", false},
+      {"BrowserGuestModeEnabled", false},
+      {"PasswordManagerEnabled", false},
+      {"AutofillAddressEnabled", false},
+      {"AutofillCreditCardEnabled", false},
+      {"TranslateEnabled", false},
+      {"SpellcheckEnabled", false},
+      {"SearchSuggestEnabled", false},
+      {"DefaultPopupsSetting", 2},               // no pop-up windows
+      {"DefaultNotificationsSetting", 2},
+      {"DefaultClipboardSetting", 2},            // pages may not read the clipboard
+      {"ScreenCaptureAllowed", false},
+      {"ExternalProtocolDialogShowAlwaysOpenCheckbox", false},
+  };
+}
 
 Desktop::Desktop(DesktopOptions options) : options_(std::move(options)) {}
 
@@ -203,7 +241,33 @@ void Desktop::start() {
     }
     if (!up) throw desktop_error("x11vnc did not listen in time");
 
-    std::vector<std::string> browser = options_.browser;
+    // The kiosk's lock-down (papers/002: the user "securely locked into
+    // the browser"): Chromium takes it only as policies, and on Linux only
+    // from /etc/chromium/policies/managed/, machine-wide. bubblewrap gives
+    // the browser a mount namespace in which that directory is this
+    // desktop's own (everything else is the machine's file system,
+    // unchanged), so no other Chromium of the machine is affected.
+    // The namespace's /etc/chromium is a copy of the machine's (Debian's
+    // chromium package ships it: master_preferences) with the policy
+    // added: binding over a directory that exists creates nothing on the
+    // machine's file system (bwrap would make a missing mount point).
+    const fs::path etc = state_ / "etc-chromium";
+    const fs::path system_etc = "/etc/chromium";
+    std::error_code absent;
+    if (!fs::is_directory(system_etc, absent))
+      throw desktop_error("/etc/chromium is missing (is Debian's chromium package installed?)");
+    fs::create_directories(etc / "policies" / "managed");
+    for (const fs::directory_entry& e : fs::directory_iterator(system_etc))
+      if (e.path().filename() != "policies")
+        fs::copy(e.path(), etc / e.path().filename(), fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+    {
+      std::ofstream out(etc / "policies" / "managed" / "deid-share.json");
+      out << kiosk_policy(options_.url).dump(2) << "\n";
+      if (!out) throw desktop_error("cannot write the kiosk's policy");
+    }
+    std::vector<std::string> browser{"bwrap", "--dev-bind", "/", "/", "--ro-bind", etc.string(),
+                                     system_etc.string(), "--die-with-parent", "--"};
+    browser.insert(browser.end(), options_.browser.begin(), options_.browser.end());
     for (const char* flag : {"--kiosk", "--incognito", "--no-first-run", "--no-default-browser-check",
                              "--disable-gpu", "--noerrdialogs", "--disable-translate", "--disable-sync"})
       browser.push_back(flag);

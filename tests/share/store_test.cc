@@ -175,6 +175,20 @@ TEST(ShareConfig, ADesktopSectionReplacesTheUpstream) {
   EXPECT_TRUE(config.proxy.upstream.empty());
 }
 
+TEST(KioskPolicy, AllowsTheOriginOfThePageOnlyAndLocksTheBrowserDown) {
+  EXPECT_EQ(url_origin("http://127.0.0.1:8787/explorer?table=1"), "http://127.0.0.1:8787");
+  EXPECT_EQ(url_origin("https://share.example.org"), "https://share.example.org");
+  for (const char* bad : {"file:///etc/passwd", "data:text/html,x", "javascript:alert(1)", "http://", "127.0.0.1:8787"})
+    EXPECT_THROW(url_origin(bad), InputError) << bad;
+  const nlohmann::json policy = kiosk_policy("http://127.0.0.1:8787/explorer");
+  EXPECT_EQ(policy["URLBlocklist"], nlohmann::json::array({"*"}));
+  EXPECT_EQ(policy["URLAllowlist"], nlohmann::json::array({"http://127.0.0.1:8787"}));
+  EXPECT_EQ(policy["DeveloperToolsAvailability"], 2);
+  EXPECT_EQ(policy["DownloadRestrictions"], 3);
+  EXPECT_EQ(policy["PrintingEnabled"], false);
+  EXPECT_EQ(policy["AllowFileSelectionDialogs"], false);
+}
+
 TEST(ShareConfig, ErrorsNameTheFileLineAndKey) {
   testing::TempDir dir;
   const fs::path path = dir.path / "share.yaml";
@@ -195,7 +209,9 @@ TEST(ShareConfig, ErrorsNameTheFileLineAndKey) {
   EXPECT_NE(error_of("tokens: t.json\naudit: a.jsonl\n").find("no 'upstream'"), std::string::npos);
   EXPECT_NE(error_of(base + "desktop: {url: 'http://127.0.0.1:8787/'}\n").find(":4: a configuration has either"),
             std::string::npos);
-  EXPECT_NE(error_of("desktop: {url: x, size: 100x100}\ntokens: t\naudit: a\n").find("desktop.size '100x100'"),
+  EXPECT_NE(error_of("desktop: {url: 'http://h/', size: 100x100}\ntokens: t\naudit: a\n").find("desktop.size '100x100'"),
+            std::string::npos);
+  EXPECT_NE(error_of("desktop: {url: 'file:///etc/passwd'}\ntokens: t\naudit: a\n").find("not an http://"),
             std::string::npos);
   std::ofstream(dir.path / "open.pass") << "pw";
   fs::permissions(dir.path / "open.pass", fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);

@@ -18,10 +18,11 @@ its running session within a second; killing the VNC server ends the
 session and the proxy stays up; the proxy stops cleanly on SIGTERM. Then
 `deid share run` starts its own desktop (Xvfb, x11vnc, Chromium in kiosk
 mode, ffmpeg recording the screen): the kiosk's page fills the screen
-seen through the proxy; killing the browser ends the session and `deid
+seen through the proxy; a click on its link to another origin shows
+Chromium's blocked page (the kiosk's policy), not that origin's; killing the browser ends the session and `deid
 share run` (exit code 3) with every component and its state directory
-gone; the recording is one private file, named in the audit log, whose
-last frame shows the page. Nothing started here
+gone; the recording is one private file, named in the audit log, with
+frames that show the page. Nothing started here
 is left running. Exits 0 when all hold, 1 otherwise.
 """
 import argparse
@@ -384,12 +385,26 @@ class Test:
     def supervised_desktop(self):
         """deid share run: the desktop started by the share, the kiosk
         showing a page, and killing the browser ending everything."""
-        page = ("data:text/html,<body style='background:%2322aa66'><h1 style='font-size:60px'>deid explorer</h1>"
-                "</body>")
+        # The page the kiosk shows, green, one link over all of it to
+        # another origin, whose page is red: the kiosk's policy must block it.
+        site, other = self.work / "site", self.work / "other"
+        site.mkdir()
+        other.mkdir()
+        site_port, other_port = free_port(), free_port()
+        (site / "index.html").write_text(
+            f"<body style='margin:0'><a href='http://127.0.0.1:{other_port}/' style='position:fixed;top:0;left:0;"
+            "right:0;bottom:0;background:#22aa66;color:black'><h1 style='font-size:60px'>deid explorer</h1></a>"
+            "</body>")
+        (other / "index.html").write_text("<body style='background:#ff0000'><h1>another site</h1></body>")
+        for name, port, root in (("site", site_port, site), ("other-site", other_port, other)):
+            self.procs.start(name, [PYTHON, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", root])
+            wait_port(port)
+        page = f"http://127.0.0.1:{site_port}/"
         (self.work / "run.yaml").write_text(
             f"desktop: {{size: 800x600, url: \"{page}\", recordings: recordings}}\n"
             "tokens: tokens.json\naudit: audit.jsonl\n")
         before = {p.name for p in Path(tempfile.gettempdir()).glob("deid-share-??????")}
+        etc_before = sorted(str(p) for p in Path("/etc/chromium").rglob("*"))
         share = self.procs.start("share-run", [self.deid, "share", "run", self.work / "run.yaml", "--listen",
                                                "127.0.0.1:0"], stdout=subprocess.PIPE)
         listening = share.stdout.readline().decode()
@@ -413,6 +428,19 @@ class Test:
             image = Image.open(png).convert("RGB")
             return image.size == (800, 600) and image.getpixel((400, 400)) == (0x22, 0xAA, 0x66)
         self.check(eventually(page_shown, 30), "the kiosk shows the page over the whole 800x600 screen")
+        # A click on the link, through the proxy: the other origin is blocked.
+        self.client(server, self.alice, "click", "400", "300")
+
+        def centre():
+            r = self.client(server, self.alice, "capture", str(png))
+            return Image.open(png).convert("RGB").getpixel((400, 400)) if r["ok"] else None
+        self.check(eventually(lambda: centre() not in (None, (0x22, 0xAA, 0x66)), 15),
+                   "the click on the link left the page")
+        colour = centre()
+        self.check(colour is not None and min(colour) >= 0xF0,
+                   f"the kiosk blocked the other origin: a blocked page, not the red one ({colour}; kiosk.png)")
+        self.check("GET" not in (self.work / "other-site.log").read_text(),
+                   "the other origin never received a request from the kiosk")
         count = self.session_starts("alice")
         holder = self.start_client(server, self.alice, "hold", "20")
         eventually(lambda: self.session_starts("alice") > count, 10)
@@ -442,6 +470,8 @@ class Test:
         self.check(not left, f"no component (nor anything it started) is left running ({left or 'none'})")
         after = {p.name for p in Path(tempfile.gettempdir()).glob("deid-share-??????")}
         self.check(after <= before, f"the desktop's state directory is removed ({sorted(after - before)})")
+        self.check(sorted(str(p) for p in Path("/etc/chromium").rglob("*")) == etc_before,
+                   "the machine's /etc/chromium is as it was (the kiosk's policy lived in its own namespace)")
         self.recording(recording)
 
     def recording(self, recording):
@@ -460,16 +490,19 @@ class Test:
                                 recording], capture_output=True, text=True)
         duration = float(probe.stdout.strip() or 0)
         self.check(duration > 1, f"the recording plays {duration:.1f} s")
-        frame = self.work / "recording-frame.png"
-        subprocess.run(["ffmpeg", "-v", "error", "-sseof", "-0.5", "-i", recording, "-frames:v", "1", "-y", frame],
+        frames = self.work / "recording-frames"
+        frames.mkdir()
+        subprocess.run(["ffmpeg", "-v", "error", "-i", recording, "-vf", "fps=2", frames / "%03d.png"],
                        capture_output=True)
         from PIL import Image
-        ok = False
-        if frame.exists():
-            image = Image.open(frame).convert("RGB")
-            pixel = image.getpixel((400, 400))
-            ok = image.size == (800, 600) and all(abs(a - b) <= 16 for a, b in zip(pixel, (0x22, 0xAA, 0x66)))
-        self.check(ok, f"the recording's last frame shows the kiosk's page ({frame.name})")
+
+        def near(pixel, colour):
+            return all(abs(a - b) <= 16 for a, b in zip(pixel, colour))
+        shown = [f.name for f in sorted(frames.glob("*.png"))
+                 if near(Image.open(f).convert("RGB").getpixel((400, 400)), (0x22, 0xAA, 0x66))]
+        self.check(shown and Image.open(frames / shown[0]).size == (800, 600),
+                   f"frames of the recording show the kiosk's page ({len(shown)} of "
+                   f"{len(list(frames.glob('*.png')))}, e.g. recording-frames/{shown[0] if shown else '-'})")
 
     def run(self):
         try:
