@@ -91,7 +91,11 @@ std::string url_origin(const std::string& url) {
 
 nlohmann::json kiosk_policy(const std::string& url) {
   return {
-      {"URLBlocklist", {"*"}},                   // every address but ...
+      // Every address but the explorer's. "*" alone leaves the browser's
+      // own pages open (Ctrl+J showed chrome://downloads in the test):
+      // their schemes are listed too.
+      {"URLBlocklist", {"*", "chrome://*", "chrome-untrusted://*", "chrome-extension://*", "devtools://*",
+                        "view-source:*", "file://*"}},
       {"URLAllowlist", {url_origin(url)}},       // ... the origin of the page shown
       {"DeveloperToolsAvailability", 2},         // no developer tools
       {"DownloadRestrictions", 3},               // no downloads

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
@@ -181,7 +182,11 @@ TEST(KioskPolicy, AllowsTheOriginOfThePageOnlyAndLocksTheBrowserDown) {
   for (const char* bad : {"file:///etc/passwd", "data:text/html,x", "javascript:alert(1)", "http://", "127.0.0.1:8787"})
     EXPECT_THROW(url_origin(bad), InputError) << bad;
   const nlohmann::json policy = kiosk_policy("http://127.0.0.1:8787/explorer");
-  EXPECT_EQ(policy["URLBlocklist"], nlohmann::json::array({"*"}));
+  EXPECT_EQ(policy["URLBlocklist"][0], "*");
+  for (const char* scheme : {"chrome://*", "devtools://*", "view-source:*", "file://*"})
+    EXPECT_NE(std::find(policy["URLBlocklist"].begin(), policy["URLBlocklist"].end(), scheme),
+              policy["URLBlocklist"].end())
+        << scheme;
   EXPECT_EQ(policy["URLAllowlist"], nlohmann::json::array({"http://127.0.0.1:8787"}));
   EXPECT_EQ(policy["DeveloperToolsAvailability"], 2);
   EXPECT_EQ(policy["DownloadRestrictions"], 3);

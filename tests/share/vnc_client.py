@@ -5,7 +5,8 @@ reactor runs once per process.
     python vnc_client.py HOST::PORT PASSWORD ACTION...
 
 ACTION: paste TEXT (ClientCutText), type TEXT (a press and a release per
-character, as fast as vncdotool sends them), click X Y (move, press and
+character, as fast as vncdotool sends them), key KEY (one key or a
+combination, e.g. ctrl-shift-i), click X Y (move, press and
 release button 1), hold SECONDS (stay connected, asking for updates; fails as soon as
 the server closes the connection),
 capture FILE (a PNG of the screen). PASSWORD "" answers no password.
@@ -56,6 +57,9 @@ def run(server, password, actions):
         elif action == "type":
             for ch in actions[i + 1]:
                 client.keyPress(ch)
+            i += 2
+        elif action == "key":
+            client.keyPress(actions[i + 1])  # a combination like ctrl-shift-i: presses, then releases
             i += 2
         elif action == "click":
             client.mouseMove(int(actions[i + 1]), int(actions[i + 2]))

@@ -19,7 +19,9 @@ session and the proxy stays up; the proxy stops cleanly on SIGTERM. Then
 `deid share run` starts its own desktop (Xvfb, x11vnc, Chromium in kiosk
 mode, ffmpeg recording the screen): the kiosk's page fills the screen
 seen through the proxy; a click on its link to another origin shows
-Chromium's blocked page (the kiosk's policy), not that origin's; killing the browser ends the session and `deid
+Chromium's blocked page (the kiosk's policy), not that origin's; the
+shortcuts of developer tools, downloads and history show nothing else;
+killing the browser ends the session and `deid
 share run` (exit code 3) with every component and its state directory
 gone; the recording is one private file, named in the audit log, with
 frames that show the page. Nothing started here
@@ -441,6 +443,21 @@ class Test:
                    f"the kiosk blocked the other origin: a blocked page, not the red one ({colour}; kiosk.png)")
         self.check("GET" not in (self.work / "other-site.log").read_text(),
                    "the other origin never received a request from the kiosk")
+        # Developer tools and the browser's own pages (downloads, history),
+        # by their shortcuts, through the proxy: at most a blocked page
+        # (a shortcut may open a tab on one), never the tools or the page.
+        self.client(server, self.alice, "key", "f12", "key", "ctrl-shift-i", "key", "ctrl-j", "key", "ctrl-h",
+                    "hold", "2")
+        keys_png = self.work / "kiosk-after-shortcuts.png"
+        image = (Image.open(keys_png).convert("RGB")
+                 if self.client(server, self.alice, "capture", str(keys_png))["ok"] else None)
+        points = [(x, y) for x in (50, 400, 790) for y in (150, 400, 590)]
+        self.check(image is not None and all(min(image.getpixel(p)) >= 0xF0 for p in points),
+                   "the shortcuts of developer tools, downloads and history show only the blocked page "
+                   "(kiosk-after-shortcuts.png)")
+        keys = [a for a in self.session_lines("alice") if a["event"] == "key" and a["down"]][-7:]
+        self.check(len(keys) == 7 and all(a["verdict"] == "forwarded" for a in keys),
+                   "(the shortcuts reached the X server: the audit log says forwarded)")
         count = self.session_starts("alice")
         holder = self.start_client(server, self.alice, "hold", "20")
         eventually(lambda: self.session_starts("alice") > count, 10)
