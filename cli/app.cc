@@ -193,7 +193,7 @@ deid::cli::Command add_risk_command(CLI::App& app, const bool& quiet) {
 
 }  // namespace
 
-int deid::cli::run(int argc, char** argv, AddCommand add_serve) {
+int deid::cli::run(int argc, char** argv, AddCommand add_serve, AddCommand add_share) {
   CLI::App app{"deid: de-identification of structured health data"};
   app.require_subcommand(1);
   // Subcommands created after this pass options they do not know to the
@@ -225,6 +225,7 @@ int deid::cli::run(int argc, char** argv, AddCommand add_serve) {
   const deid::cli::Command verify = deid::cli::add_verify_command(app, quiet);
   const deid::cli::Command utility = deid::cli::add_utility_command(app, quiet);
   const deid::cli::Command serve = add_serve ? add_serve(app, quiet) : deid::cli::Command{};
+  const deid::cli::Command share = add_share ? add_share(app, quiet) : deid::cli::Command{};
 
   try {
     app.parse(argc, argv);
@@ -284,6 +285,7 @@ int deid::cli::run(int argc, char** argv, AddCommand add_serve) {
     if (*verify.app) return verify.run();
     if (*utility.app) return utility.run();
     if (serve.app && *serve.app) return serve.run();
+    if (share.app && *share.app) return share.run();
     if (*anon) {
       deid::Job job = deid::read_job(job_path);
       // A file on the command line replaces a database table of the job.

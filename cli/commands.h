@@ -30,7 +30,8 @@ using AddCommand = Command (*)(CLI::App& app, const bool& quiet);
 // without it (the Python package, which links no HTTP server) there is no
 // such command. Installs the handlers of SIGINT, SIGTERM and SIGHUP that
 // remove unpublished outputs.
-int run(int argc, char** argv, AddCommand add_serve);
+// `add_share` adds `deid share` (add_share_command) likewise.
+int run(int argc, char** argv, AddCommand add_serve, AddCommand add_share = nullptr);
 
 // `deid hierarchy intervals|masking|dates|grouping ...`: writes an ARX
 // hierarchy CSV built from the distinct values of a column (or a list).
@@ -61,6 +62,13 @@ Command add_verify_command(CLI::App& app, const bool& quiet);
 // REST API of docs/web.md (serve/) until SIGINT or SIGTERM; prints the
 // address to open (with the access token). Returns 0 after a signal.
 Command add_serve_command(CLI::App& app, const bool& quiet);
+
+// `deid share token add|revoke|list ...`, `deid share proxy CONFIG` and
+// `deid share run CONFIG`: the controlled data-sharing environment of
+// docs/share.md (src/share). The proxy runs until SIGINT or SIGTERM (exit
+// 0); `run` also ends, with 3, when a component of its desktop exits;
+// `token revoke` returns 1 when the recipient had no token to revoke.
+Command add_share_command(CLI::App& app, const bool& quiet);
 
 // What `deid verify` checks and finds, for the command and the Python
 // package: the released table `output` (default: the job's output.path or

@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets of tests/fuzz (clang-14, ASan+UBSan) in
 # build-fuzz/ and runs them at once, each for SECONDS of a core (default 60).
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET...]      TARGET: fuzz_csv fuzz_hierarchy fuzz_job (default: all)
+#   scripts/fuzz.sh [SECONDS] [TARGET...]      TARGET: fuzz_csv fuzz_hierarchy fuzz_job fuzz_rfb (default: all)
 #
 # Each target runs on a copy of its seed corpus (tests/fuzz/corpus/TARGET) in
 # a temporary directory, so the seeds are never written, with its dictionary,
@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_csv fuzz_hierarchy fuzz_job)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_csv fuzz_hierarchy fuzz_job fuzz_rfb)
 case "$seconds" in '' | *[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2 ;; esac
 for t in "${targets[@]}"; do
   [ -d "tests/fuzz/corpus/$t" ] || { echo "fuzz.sh: unknown target '$t' (no tests/fuzz/corpus/$t)" >&2; exit 2; }
@@ -45,7 +45,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 # The targets run at once, each a process on one core. With more targets
 # than cores each runs longer, so that every target still gets SECONDS of a
-# core: 3 targets on 2 cores run 90 s each for SECONDS=60.
+# core: 4 targets on 2 cores run 120 s each for SECONDS=60.
 cores=$(nproc)
 n=${#targets[@]}
 wall=$seconds

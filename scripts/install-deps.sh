@@ -12,8 +12,10 @@
 # puppeteer-core (pinned in tests/web/package-lock.json) into
 # tests/web/node_modules, and schemathesis (pinned in
 # tests/api/requirements.txt, for the API fuzzing test) from PyPI into the
-# virtual environment tests/api/.venv: the downloads apart from Debian's
-# packages.
+# virtual environment tests/api/.venv, and vncdotool and python-xlib (pinned in
+# tests/share/requirements.txt, for the test of deid share with a real VNC
+# client; Xvfb, x11vnc, xclip, ffmpeg and bubblewrap from Debian) into tests/share/.venv: the
+# downloads apart from Debian's packages.
 # Runs apt-get directly as root, through sudo otherwise.
 set -euo pipefail
 packages=(
@@ -23,7 +25,8 @@ packages=(
 )
 python=(pybind11-dev python3-dev python3-venv python3-pandas python3-numpy python3-tqdm)
 case "${1:-}" in
-  --test)   packages+=(chromium nodejs npm clang-14 libfuzzer-14-dev libclang-rt-14-dev postgresql-15 openjdk-17-jre-headless ccache "${python[@]}" python3-pytest) ;;
+  --test)   packages+=(chromium nodejs npm clang-14 libfuzzer-14-dev libclang-rt-14-dev postgresql-15 openjdk-17-jre-headless ccache "${python[@]}" python3-pytest
+                     xvfb x11vnc xclip ffmpeg bubblewrap) ;;
   --python) packages+=("${python[@]}") ;;
   "") ;;
   *) echo "usage: scripts/install-deps.sh [--python|--test]" >&2; exit 2 ;;
@@ -53,4 +56,11 @@ if [ "${1:-}" = --test ]; then
   api="$(dirname "$0")/../tests/api"
   [ -x "$api/.venv/bin/pip" ] || python3 -m venv "$api/.venv"
   "$api/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$api/requirements.txt"
+fi
+# deid share's test with real components (tests/share/vnc_test.py): a VNC
+# client and an X client library, pinned, in a virtual environment of their own.
+if [ "${1:-}" = --test ]; then
+  share="$(dirname "$0")/../tests/share"
+  [ -x "$share/.venv/bin/pip" ] || python3 -m venv "$share/.venv"
+  "$share/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$share/requirements.txt"
 fi
