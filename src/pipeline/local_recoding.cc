@@ -221,7 +221,6 @@ void check_local_recoding(const Job& job) {
   if (job.subset) refuse("a research subset ('subset')");
   if (job.cell_suppression) refuse("cell-suppression");
   if (!job.linked.empty()) refuse("linked tables ('linked')");
-  if (!job.search.transformation.empty()) refuse("a given transformation (search.transformation): each pass searches");
   if (uses_pushdown(job))
     refuse("a PostgreSQL input grouped by its database (pushdown): set input.postgres.pushdown: false");
   for (const AttributeSpec& a : job.attributes)

@@ -114,9 +114,7 @@ TEST(LocalRecodingKeys, RefusesModelsArxDoesNotRecodeUnder) {
   EXPECT_NE(error_of(head + "privacy: [{k-anonymity: {k: 5}}]\nquality: {model: entropy}\n" + lr)
                 .find("which model 'entropy' does not have"),
             std::string::npos);
-  EXPECT_NE(error_of(head + "privacy: [{k-anonymity: {k: 5}}]\nsearch: {transformation: {sex: 0}}\n" + lr)
-                .find("cannot be combined yet with a given transformation"),
-            std::string::npos);
+
 }
 
 // ------------------------------------------------------------ against ARX
@@ -369,6 +367,45 @@ TEST(LocalRecodingRelease, ReportShowsThePassesAndTheMixedRelease) {
   const double share = static_cast<double>(lr["starred_records"].get<std::uint64_t>()) / 30162.0;
   EXPECT_NE(page.find(fmt::format("{:.2f} %", 100 * share)), std::string::npos) << share;
 }
+
+// A given transformation (search.transformation) is the global one, and
+// the passes search the records it suppressed: given the optimum, the
+// release is the searched one's; given another, its suppressed records are
+// recoded and every class still has k records.
+TEST(LocalRecodingRelease, AfterAGivenTransformation) {
+  const testing::TempDir dir("local_recoding_given");
+  const auto run = [&](const std::string& given, const std::string& name) {
+    const std::string job_path = dir / (name + ".yaml");
+    std::ofstream(job_path) << adult_head(false)
+                            << "privacy: [{k-anonymity: {k: 5}}]\nsuppression-limit: 0.05\nquality: {model: loss}\n"
+                               "local-recoding: {mode: iterative}\n"
+                            << (given.empty() ? "" : "search: {transformation: {" + given + "}}\n")
+                            << "output: {path: '" << (dir / (name + ".csv")) << "', utility: false}\n";
+    return anonymize(read_job(job_path));
+  };
+  const Anonymization searched = run("", "searched");
+  ASSERT_TRUE(searched.found);
+  std::string optimum;
+  for (const auto& [q, level] : searched.result["transformation"].items())
+    optimum += (optimum.empty() ? "" : ", ") + q + ": " + std::to_string(level.get<int>());
+  const Anonymization same = run(optimum, "same");
+  ASSERT_TRUE(same.found);
+  EXPECT_EQ(same.result["local_recoding"], searched.result["local_recoding"]);
+  EXPECT_EQ(testing::slurp(dir / "same.csv"), testing::slurp(dir / "searched.csv"));
+
+  const Anonymization other = run(
+      "sex: 0, age: 2, race: 0, marital-status: 1, education: 2, native-country: 1, workclass: 1, occupation: 2, "
+      "salary-class: 0",
+      "other");
+  ASSERT_TRUE(other.found);
+  const nlohmann::json& lr = other.result["local_recoding"];
+  EXPECT_EQ(lr["suppressed_before"], other.result["suppressed_records"]);
+  EXPECT_GE(lr["passes"].size(), 1u);
+  EXPECT_LT(lr["suppressed_after"].get<std::uint64_t>(), lr["suppressed_before"].get<std::uint64_t>());
+  EXPECT_GE(lr["smallest_class_size"].get<std::uint64_t>(), 5u);
+  EXPECT_NE(testing::slurp(dir / "other.csv"), testing::slurp(dir / "searched.csv"));
+}
+
 
 }  // namespace
 }  // namespace deid
