@@ -2,7 +2,7 @@
 """Writes the synthetic 15-quasi-identifier benchmark for the search
 (docs/search.md, "Benchmark"): a CSV, its hierarchies and job files.
 
-    bench/make_synthetic_dataset.py OUT_DIR [--data ../shared/data] [--rows 40000] [--seed 20160101]
+    bench/make_synthetic_dataset.py OUT_DIR [--data ../shared/data] [--rows 40000] [--seed 20160101] [--wide]
 
 Each record joins a record of adult (all nine attributes) with a record of
 cup (ZIP, STATE, INCOME, RAMNTALL, NGIFTALL, MINRAMNT) of the same sex and an
@@ -18,6 +18,14 @@ the shared hierarchies) and OUT_DIR/job-NN.yaml for NN = 10, 12 and 15: the
 first NN attributes of QUASI_IDENTIFIERS are quasi-identifying, the others
 insensitive; 5-anonymity, 5 % suppression limit, Loss, best-first search.
 Lattice sizes: 810,000 (10), 4,860,000 (12), 58,320,000 (15).
+
+With --wide the table has 50 quasi-identifying columns, for the wide-table
+benchmark (bench/wide-tables.py): the 15 above, unchanged, then those of
+further cup records joined the same way (same sex, age within two years),
+six attributes each, named ATTRIBUTE_2, ATTRIBUTE_3, ... (WIDE_EXTRA's
+order), with copies of the cup hierarchies; the further records are drawn
+from a second generator (seed + 1), so the first 15 columns are those of the
+run without --wide. Adds job-20, job-30 and job-50.
 """
 
 import argparse
@@ -38,6 +46,10 @@ QUASI_IDENTIFIERS = [
     ("salary-class", "adult"), ("STATE", "cup"),
 ]
 SIZES = (10, 12, 15)
+# The columns of one further cup record, in the order they are added (--wide).
+WIDE_EXTRA = ("RAMNTALL", "INCOME", "NGIFTALL", "STATE", "MINRAMNT", "ZIP")
+WIDE_COLUMNS = 50
+WIDE_SIZES = (20, 30, 50)
 
 
 def read(path):
@@ -53,7 +65,22 @@ def main():
                     help="folder with adult/ and cup/ (default: ../shared/data next to the repository)")
     ap.add_argument("--rows", type=int, default=40000)
     ap.add_argument("--seed", type=int, default=20160101)
+    ap.add_argument("--wide", action="store_true", help="50 quasi-identifying columns (more cup records joined)")
     args = ap.parse_args()
+
+    # (column, source attribute, source table, which cup record: 1 the first)
+    columns = [(n, n, src, 1) for n, src in QUASI_IDENTIFIERS]
+    sizes = SIZES
+    if args.wide:
+        j = 2
+        while len(columns) < WIDE_COLUMNS:
+            for a in WIDE_EXTRA:
+                if len(columns) < WIDE_COLUMNS:
+                    columns.append((f"{a}_{j}", a, "cup", j))
+            j += 1
+        sizes = SIZES + WIDE_SIZES
+    extra_records = max(c[3] for c in columns) - 1
+    rng2 = random.Random(args.seed + 1)
 
     adult = read(os.path.join(args.data, "adult", "adult.csv"))
     cup = read(os.path.join(args.data, "cup", "cup.csv"))
@@ -81,23 +108,24 @@ def main():
             i = min(bisect.bisect_left(keys, age), len(keys) - 1)
             lo = bisect.bisect_left(keys, keys[i])
             hi = bisect.bisect_right(keys, keys[i])
-        c = pool[rng.randrange(lo, hi)][1]
+        cs = [pool[rng.randrange(lo, hi)][1]]
+        cs += [pool[rng2.randrange(lo, hi)][1] for _ in range(extra_records)]
         row = {}
-        for name, source in QUASI_IDENTIFIERS:
-            row[name] = a[name] if source == "adult" else c[name]
+        for name, attribute, source, record in columns:
+            row[name] = a[attribute] if source == "adult" else cs[record - 1][attribute]
         out_rows.append(row)
 
     os.makedirs(os.path.join(args.out_dir, "hierarchies"), exist_ok=True)
-    names = [n for n, _ in QUASI_IDENTIFIERS]
+    names = [c[0] for c in columns]
     with open(os.path.join(args.out_dir, "synthetic.csv"), "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f, delimiter=";", lineterminator="\n")
         w.writerow(names)
         for r in out_rows:
             w.writerow([r[n] for n in names])
-    for name, source in QUASI_IDENTIFIERS:
-        shutil.copyfile(os.path.join(args.data, source, "hierarchies", name + ".csv"),
+    for name, attribute, source, _ in columns:
+        shutil.copyfile(os.path.join(args.data, source, "hierarchies", attribute + ".csv"),
                         os.path.join(args.out_dir, "hierarchies", name + ".csv"))
-    for size in SIZES:
+    for size in sizes:
         lines = [
             f"# Synthetic benchmark, {size} quasi-identifiers (bench/make_synthetic_dataset.py,",
             f"# seed {args.seed}, {args.rows} rows).",
@@ -120,7 +148,7 @@ def main():
         ]
         with open(os.path.join(args.out_dir, f"job-{size}.yaml"), "w", encoding="utf-8") as f:
             f.write("\n".join(lines) + "\n")
-    print(f"wrote {args.rows} rows, {len(names)} hierarchies and jobs for {', '.join(map(str, SIZES))} "
+    print(f"wrote {args.rows} rows, {len(names)} hierarchies and jobs for {', '.join(map(str, sizes))} "
           f"quasi-identifiers to {args.out_dir}", file=sys.stderr)
 
 
