@@ -76,6 +76,8 @@ class Evaluator {
   bool prefetched(const Transformation& t) const { return checker_.prefetched(t); }
   // True once the time limit or the budget of checks is used up.
   bool exhausted() const;
+  // True once the time limit is used up (false without one).
+  bool out_of_time() const;
   const std::optional<CheckResult>& best() const { return best_; }
   // The best solutions checked so far, best first under better(), each
   // transformation once; at most keep_best_solutions() of them. The first

@@ -32,8 +32,11 @@ double Evaluator::elapsed_seconds() const {
 
 bool Evaluator::exhausted() const {
   if (limits_.max_checks && checked_ >= *limits_.max_checks) return true;
-  if (limits_.time_limit_seconds && elapsed_seconds() >= *limits_.time_limit_seconds) return true;
-  return false;
+  return out_of_time();
+}
+
+bool Evaluator::out_of_time() const {
+  return limits_.time_limit_seconds && elapsed_seconds() >= *limits_.time_limit_seconds;
 }
 
 void Evaluator::keep_best_solutions(std::size_t n) {
