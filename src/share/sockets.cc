@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <utility>
 
 #include <fmt/format.h>
@@ -48,6 +49,34 @@ std::pair<std::string, std::string> host_port(const std::string& address) {
   return {host, address.substr(colon + 1)};
 }
 
+// A stream socket to the first address `address` (HOST:PORT) resolves to
+// on which `use` (connect, or bind and listen) succeeds; `use` returns
+// false with errno set. `passive`: resolve for listening.
+int open_first(const std::string& address, const std::string& host, const std::string& port, bool passive,
+               const std::function<bool(int, const addrinfo&)>& use) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0);
+  addrinfo* found = nullptr;
+  if (const int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found); rc != 0)
+    throw address_error(address, ::gai_strerror(rc));
+  std::string why = "no address";
+  int fd = -1;
+  for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
+    fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    if (!use(fd, *a)) {
+      why = std::strerror(errno);
+      ::close(fd);
+      fd = -1;
+    }
+  }
+  ::freeaddrinfo(found);
+  if (fd < 0) throw address_error(address, why);
+  return fd;
+}
+
 }  // namespace
 
 bool is_unix(const std::string& address) { return address.rfind("unix:", 0) == 0; }
@@ -80,26 +109,9 @@ int connect_to(const std::string& address) {
     return fd;
   }
   const auto [host, port] = host_port(address);
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_NUMERICSERV;
-  addrinfo* found = nullptr;
-  if (const int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found); rc != 0)
-    throw address_error(address, ::gai_strerror(rc));
-  std::string why = "no address";
-  int fd = -1;
-  for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
-    fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) continue;
-    if (::connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
-      why = std::strerror(errno);
-      ::close(fd);
-      fd = -1;
-    }
-  }
-  ::freeaddrinfo(found);
-  if (fd < 0) throw address_error(address, why);
+  const int fd = open_first(address, host, port, false, [](int fd, const addrinfo& a) {
+    return ::connect(fd, a.ai_addr, a.ai_addrlen) == 0;
+  });
   const int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   return fd;
@@ -121,28 +133,11 @@ Listener listen_on(const std::string& address) {
     return {fd, address};
   }
   const auto [host, port] = host_port(address);
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  addrinfo* found = nullptr;
-  if (const int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found); rc != 0)
-    throw address_error(address, ::gai_strerror(rc));
-  std::string why = "no address";
-  int fd = -1;
-  for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
-    fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) continue;
+  const int fd = open_first(address, host, port, true, [](int fd, const addrinfo& a) {
     const int one = 1;
     ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (::bind(fd, a->ai_addr, a->ai_addrlen) != 0 || ::listen(fd, 16) != 0) {
-      why = std::strerror(errno);
-      ::close(fd);
-      fd = -1;
-    }
-  }
-  ::freeaddrinfo(found);
-  if (fd < 0) throw address_error(address, why);
+    return ::bind(fd, a.ai_addr, a.ai_addrlen) == 0 && ::listen(fd, 16) == 0;
+  });
   sockaddr_storage bound{};
   socklen_t len = sizeof bound;
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &len);
