@@ -41,12 +41,15 @@ struct UninitializedAllocator : std::allocator<T> {
 };
 
 using CodeVector = std::vector<std::uint32_t, UninitializedAllocator<std::uint32_t>>;
+// Counts likewise: a grouping sizes them to its possible classes, of which
+// only those it makes are written and become resident.
+using CountVector = std::vector<std::uint64_t, UninitializedAllocator<std::uint64_t>>;
 
 // The equivalence classes of one transformation.
 struct Classes {
   std::uint32_t width = 0;
   CodeVector keys;                         // class-major generalized codes
-  std::vector<std::uint64_t> counts;       // records per class
+  CountVector counts;                      // records per class
   std::vector<std::uint8_t> suppressed;    // 1 when the class is suppressed
   // Histogram entry → class. Filled only when the classes were grouped from
   // the histogram (Checker::group, or Checker::check with `classes` given);

@@ -48,24 +48,20 @@ struct Checker::HashState {
   std::size_t used_size = 0;
   std::vector<std::vector<std::uint64_t>> scaled;  // per attribute: code → slot contribution
   std::vector<std::vector<std::uint32_t>> codes;   // per attribute: the identity on codes
-  std::unique_ptr<std::uint64_t[]> count_buffer;   // grouping output, room for buffer_classes
-  std::size_t buffer_classes = 0;
   std::size_t last_classes = 0;  // classes of the last hashed grouping
   Classes classes;  // the classes of the lane's current check
   std::vector<ClassView::Distribution> dist_scratch;
   std::vector<std::uint8_t> flags;  // a check's suppression flags, set aside for the bound
 
-  // Room in `used` for `cells` classes and in `count_buffer` for `counts`,
-  // uninitialized (a zero-filled vector of that size cost a memset per
-  // check).
-  void reserve(std::size_t cells, std::size_t counts) {
+  // Room in `used` for `cells` classes, uninitialized (a zero-filled
+  // vector of that size cost a memset per check). The counts are grouped
+  // straight into Classes::counts, sized likewise without being written
+  // (CountVector): a buffer of their own, copied out after grouping, held
+  // a second 8 bytes per class at the bounded search's peak.
+  void reserve(std::size_t cells) {
     if (used_size < cells) {
       used.reset(new std::uint64_t[cells]);
       used_size = cells;
-    }
-    if (buffer_classes < counts) {
-      count_buffer.reset(new std::uint64_t[counts]);
-      buffer_classes = counts;
     }
   }
 };

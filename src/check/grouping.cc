@@ -348,7 +348,10 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
     // pass's classes and write the counts to out.counts.
     const std::size_t most =
         problem.bounded_memory && !partitioned ? std::min<std::uint64_t>(src.size, slots) : src.size;
-    if (!passes) hs.reserve(most, most);
+    if (!passes) {
+      hs.reserve(most);
+      out.counts.resize(most);
+    }
     // Bounded memory, sequential path: the classes' first entries instead
     // of their keys, as in the other paths (keys for every class of a
     // check are as large as the histogram when each entry is its own); the
@@ -376,7 +379,7 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
                    hs.used.get(),
                    want_members ? hs.member.data() : nullptr,
                    partitioned || passes || lean ? nullptr : out.keys.data(),
-                   hs.count_buffer.get(),
+                   out.counts.data(),
                    nullptr,
                    lean ? hs.partitions.rep.data() : nullptr};
     std::uint32_t classes;
@@ -406,7 +409,7 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
     }
     if (lean) keys_from_representatives(hs.partitions, src.keys, w, codes);
     if (!partitioned && !passes && !lean) out.keys.resize(std::size_t{classes} * w);
-    if (!passes) out.counts.assign(hs.count_buffer.get(), hs.count_buffer.get() + classes);
+    if (!passes) out.counts.resize(classes);
   } else {
     auto& index = hs.wide_index;
     index.clear();

@@ -264,15 +264,20 @@ std::size_t grouping_passes(std::size_t classes, std::uint64_t table_bytes) {
 }
 
 std::uint32_t group_passes(const GroupArgs& a, PartitionScratch& ps, std::size_t passes,
-                           std::vector<std::uint64_t>& counts) {
+                           CountVector& counts) {
   const std::uint32_t w = a.w;
   const std::size_t n = a.n;
   SlotTable& table = *a.table;
   // The cells of the pass's classes, grown with them (room for every
   // member was 8 bytes per histogram entry at the search's peak).
   std::vector<std::uint64_t>& used = ps.pass_cells;
+  // Room for every member its own class, not written (CodeVector,
+  // CountVector): pushing back without it doubled the arrays, the old
+  // and the new one resident at once, at the bounded search's peak.
   ps.rep.clear();
+  ps.rep.reserve(n);
   counts.clear();
+  counts.reserve(n);
   std::uint32_t total = 0;
   // The pass of a slot: the top bits of another multiply than the table's
   // (whose top bits pick the cell), scaled to [0, passes).

@@ -85,7 +85,7 @@ std::uint32_t group_partitioned(const GroupArgs& a, PartitionScratch& ps);
 // not null) a.member; the keys are left to materialize_keys (ps.rep[c] is class c's
 // first member). a.table and a.used (room for a.n) are its scratch.
 std::uint32_t group_passes(const GroupArgs& a, PartitionScratch& ps, std::size_t passes,
-                           std::vector<std::uint64_t>& counts);
+                           CountVector& counts);
 
 // The passes for a grouping of `members` expected to make about `classes`
 // classes when the tables may take `table_bytes`.

@@ -199,7 +199,8 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
   if (!slot_tables(problem, hs, nullptr, t, maps, st)) return std::nullopt;
   reset_classes(out, w);
   hs.partitions.keys_pending = false;
-  hs.reserve(n, n);
+  hs.reserve(n);
+  out.counts.resize(n);  // uninitialized (CountVector): only the classes written are touched
   const bool dense = st.slots <= kDenseSlots;
   if (dense) ensure_dense(hs.dense, st.slots);
   // Bounded memory: the cells of a range's classes (for the table's reset)
@@ -246,7 +247,7 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
                    hs.used.get() + (lean ? 0 : classes),
                    nullptr,
                    lean ? nullptr : out.keys.data() + std::size_t{classes} * w,
-                   hs.count_buffer.get() + classes,
+                   out.counts.data() + classes,
                    indexed ? order.entry.data() + first : nullptr,
                    lean ? rep.data() + classes : nullptr,
                    packed ? &order.packed : nullptr,
@@ -279,7 +280,7 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
     keys_from_representatives(hs.partitions, order.packed, st.codes);
   else
     out.keys.resize(std::size_t{classes} * w);
-  out.counts.assign(hs.count_buffer.get(), hs.count_buffer.get() + classes);
+  out.counts.resize(classes);
   out.suppressed.assign(classes, 0);
   return complete;
 }

@@ -550,7 +550,7 @@ TEST(RiskBasedSuppression, OrderIsSizeThenClassLossThenFirstRecord) {
   const deid::Transformation t = {1, 0};
   checker.group(t, classes);
   ASSERT_EQ(classes.size(), 5u);
-  ASSERT_EQ(classes.counts, (std::vector<std::uint64_t>{2, 1, 1, 1, 1}));
+  ASSERT_EQ(classes.counts, (deid::CountVector{2, 1, 1, 1, 1}));
   // AB's share (2/5) is smaller than CDE's (3/5): its classes lose less and
   // come first; within a share, the first record decides.
   EXPECT_LT(*deid::risk::class_information_loss(problem, t, classes, 2),
