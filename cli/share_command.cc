@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <thread>
 
@@ -104,6 +105,13 @@ Command add_share_command(CLI::App& app, const bool& quiet) {
         throw InputError(Location{o->config, 0, 0, {}},
                          "'deid share run' needs a 'desktop' section (for a VNC server of yours: 'deid share proxy')");
       if (!o->listen.empty()) config.proxy.listen = o->listen;
+      // The data explorer (desktop.table) is served by this very program.
+      if (!config.desktop->table.empty()) {
+        std::error_code ec;
+        const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+        if (ec) throw IoError(Location{}, "cannot find this program (/proc/self/exe) to serve the data explorer");
+        config.desktop->explorer = {self.string()};
+      }
       // Signals are waited for below (sigtimedwait), blocked before any
       // thread starts; the desktop's components get default signals back.
       sigset_t signals;

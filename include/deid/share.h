@@ -249,6 +249,15 @@ struct DesktopOptions {
   // recording. The recorder (ffmpeg) is a component like the others.
   std::filesystem::path recordings;
   std::chrono::milliseconds start_timeout{15'000};   // for Xvfb and x11vnc to come up
+  // The data explorer (docs/share.md, "The data explorer"), instead of
+  // `url`: the released table it shows, and the command that serves it
+  // (`deid`, to which "serve --explore TABLE ..." is added). start() then
+  // starts it as a component ("explorer") on 127.0.0.1:`explorer_port` (0:
+  // a free port) with a fresh token handed over in a file it removes, and
+  // points the kiosk and its policy at it.
+  std::filesystem::path table;
+  std::vector<std::string> explorer;
+  int explorer_port = 0;
 };
 
 class Desktop {
@@ -285,6 +294,8 @@ class Desktop {
     bool running = false;
   };
   int spawn(const std::string& name, const std::vector<std::string>& argv, int fd3 = -1);
+  // Starts the explorer of options_.table; returns the kiosk's address.
+  std::string start_explorer(std::chrono::steady_clock::time_point until);
   void reap(std::chrono::milliseconds wait);
 
   DesktopOptions options_;

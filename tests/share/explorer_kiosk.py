@@ -1,0 +1,190 @@
+"""The data explorer in the kiosk (docs/share.md, "The data explorer"), a
+part of tests/share/vnc_test.py (ctest share_vnc) that runs on its Test
+object: `deid share run` with `desktop.table` starts the explorer itself
+and the kiosk shows it; through the proxy, the shortcuts that save the page
+(a download and a file dialog), open a file (a file dialog) and print show
+nothing but the explorer, and nothing lands on disk; the kiosk asked to
+open a file:// page, chrome://downloads or a download of another origin
+(as a second `chromium` of the same profile hands the running one a URL:
+the nearest thing to a typed address, which the kiosk has no bar for)
+shows only Chromium's blocked page; SIGTERM stops everything, the explorer
+too; the recording shows the explorer.
+"""
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+BAR = (0x07, 0x45, 0x7E)  # the explorer's top bar (serve/web/explore.css)
+
+
+def near(pixel, colour, tolerance=16):
+    return all(abs(a - b) <= tolerance for a, b in zip(pixel, colour))
+
+
+def shows_explorer(image):
+    """The explorer's page: its bar across the top, and under it a page of
+    rows (the table's grey header cells), no error box."""
+    if image is None or image.size != (800, 600):
+        return False
+    bar = all(near(image.getpixel((x, 20)), BAR) for x in (5, 400, 795))
+    pixels = [image.getpixel((x, y)) for x in range(0, 800, 4) for y in range(60, 600, 4)]
+    header_cells = sum(1 for p in pixels if near(p, (0xF3, 0xF5, 0xF7), 2))
+    error_box = sum(1 for p in pixels if near(p, (0xFD, 0xE8, 0xE8), 2))
+    return bar and header_cells > 100 and error_box == 0
+
+
+def differing(a, b):
+    """The share of pixels that differ between two captures."""
+    if a is None or b is None or a.size != b.size:
+        return 1.0
+    pa, pb = a.getdata(), b.getdata()
+    return sum(1 for x, y in zip(pa, pb) if not near(x, y, 8)) / len(pa)
+
+
+# An <input type=file> over the top left corner of the page of
+# vnc_test.py's supervised_desktop (url mode): clicking it must open no
+# file dialog (the policy's AllowFileSelectionDialogs).
+FILE_INPUT = ("<input type=file style='position:fixed;top:0;left:0;width:240px;height:60px;z-index:2;"
+              "font-size:20px'>")
+
+
+def file_input_opens_nothing(t, server, png):
+    from PIL import Image
+    if not t.client(server, t.alice, "capture", str(png))["ok"]:
+        t.check(False, "a capture of the kiosk's page before clicking its file input")
+        return
+    before = Image.open(png).convert("RGB")
+    t.client(server, t.alice, "click", "60", "30", "hold", "1.5")
+    after_png = png.with_name("kiosk-after-file-input.png")
+    r = t.client(server, t.alice, "capture", str(after_png))
+    changed = differing(before, Image.open(after_png).convert("RGB")) if r["ok"] else 1.0
+    t.check(changed < 0.01, f"a click on the page's <input type=file> opens no file dialog ({100 * changed:.2f} % of "
+                            "pixels changed; kiosk-after-file-input.png)")
+
+
+def explorer_desktop(t, python):
+    from PIL import Image
+    work = t.work
+    rows = ["age,sex,diagnosis,region"]
+    for i in range(120):
+        rows.append(f"{20 + (i * 7) % 60},{'female' if i % 3 else 'male'},{['flu', 'cold', 'asthma'][i % 3]},"
+                    f"{['north', 'south', 'east', 'west'][(i * 5) % 4]}")
+    (work / "release.csv").write_text("\n".join(rows) + "\n")
+    (work / "explore.yaml").write_text(
+        "desktop: {size: 800x600, table: release.csv, recordings: explorer-recordings}\n"
+        "tokens: tokens.json\naudit: audit.jsonl\n")
+    before = {p.name for p in Path(tempfile.gettempdir()).glob("deid-share-??????")}
+    downloads = Path.home() / "Downloads"
+    downloads_before = sorted(downloads.iterdir()) if downloads.is_dir() else []
+    share = t.procs.start("share-run-explorer", [t.deid, "share", "run", work / "explore.yaml", "--listen",
+                                                 "127.0.0.1:0"], stdout=subprocess.PIPE)
+    listening = share.stdout.readline().decode()
+    components = share.stdout.readline().decode()
+    recording = Path(share.stdout.readline().decode().split("recording to ", 1)[-1].strip())
+    if "listening on 127.0.0.1:" not in listening:
+        raise AssertionError(f"deid share run (explorer) did not start: {listening!r} (share-run-explorer.log)")
+    server = "127.0.0.1::" + listening.rsplit(":", 1)[1].strip()
+    display = components.split("desktop ", 1)[1].split(":", 2)
+    display = ":" + display[1]
+    pids = {name: int(pid) for name, pid in
+            (part.strip().split(" (pid ") for part in components.split(": ", 2)[2].rstrip(")\n").split("), "))}
+    t.check(set(pids) == {"Xvfb", "x11vnc", "explorer", "browser", "recorder"},
+            f"deid share run with desktop.table started the explorer with the desktop ({components.strip()})")
+    state = sorted({p.name for p in Path(tempfile.gettempdir()).glob("deid-share-??????")} - before)
+    state = Path(tempfile.gettempdir()) / state[0] if state else None
+
+    def capture(name):
+        png = work / name
+        return Image.open(png).convert("RGB") if t.client(server, t.alice, "capture", str(png))["ok"] else None
+
+    def wait_for_explorer(name, within):
+        until = time.monotonic() + within
+        while time.monotonic() < until:
+            image = capture(name)
+            if shows_explorer(image):
+                return image
+            time.sleep(0.3)
+        return None
+    shown = wait_for_explorer("explorer.png", 30)
+    t.check(shown is not None, "the kiosk shows the data explorer: its bar and a page of rows (explorer.png)")
+    if shown is None:
+        return
+    # Save (a download, and a file dialog), open (a file dialog), print:
+    # through the proxy, each then a moment to show what it would.
+    for keys, what in ((("ctrl-s",), "Ctrl+S (save the page: a download and a file dialog)"),
+                       (("ctrl-o",), "Ctrl+O (open a file: a file dialog)"),
+                       (("ctrl-p",), "Ctrl+P (print)")):
+        t.client(server, t.alice, *sum((("key", k) for k in keys), ()), "hold", "1.5")
+        after = capture("explorer-after-" + keys[0] + ".png")
+        share_changed = differing(shown, after)
+        t.check(shows_explorer(after) and share_changed < 0.01,
+                f"{what} shows nothing but the explorer ({100 * share_changed:.2f} % of pixels changed; "
+                f"explorer-after-{keys[0]}.png)")
+    left_behind = [p for p in (state.rglob("*") if state else []) if p.suffix in (".crdownload", ".html", ".htm",
+                                                                                  ".mhtml", ".pdf")]
+    now = sorted(downloads.iterdir()) if downloads.is_dir() else []
+    t.check(not left_behind and now == downloads_before and not list(work.glob("*.mhtml")),
+            f"nothing was downloaded or saved ({left_behind or 'none'} in the profile, {Path.home()}/Downloads as it "
+            "was)")
+    # URLs handed to the running kiosk by a second chromium of its profile.
+    other = t.procs.start("attachment-site", [python, "-c", ATTACHMENT_SITE, "0"], stdout=subprocess.PIPE)
+    other_port = int(other.stdout.readline())
+    profile = state / "browser" if state else None
+    for url, what in (("file:///etc/hostname", "a file:// page"), ("chrome://downloads", "chrome://downloads"),
+                      (f"http://127.0.0.1:{other_port}/data.csv", "a download from another origin")):
+        args = ["chromium", f"--user-data-dir={profile}", url] + (["--no-sandbox"] if os.geteuid() == 0 else [])
+        subprocess.run(args, env=dict(os.environ, DISPLAY=display), capture_output=True, timeout=20)
+        time.sleep(1.5)
+        image = capture("kiosk-asked-" + what.split()[-1].replace("/", "") + ".png")
+        points = [(x, y) for x in (50, 400, 790) for y in (150, 400, 590)]
+        blocked = image is not None and all(min(image.getpixel(p)) >= 0xF0 for p in points)
+        t.check(blocked or shows_explorer(image), f"the kiosk asked to open {what} shows the blocked page (or stays "
+                                                  "on the explorer), never the page")
+    t.check(b"GET" not in (work / "attachment-site.log").read_bytes(),
+            "the other origin's download was never requested")
+    t.check(not (downloads.is_dir() and sorted(downloads.iterdir()) != downloads_before),
+            "no download landed in ~/Downloads")
+    share.send_signal(signal.SIGTERM)
+    try:
+        code = share.wait(15)
+    except subprocess.TimeoutExpired:
+        code = None
+    t.check(code == 0, f"deid share run (explorer) stops on SIGTERM with exit code 0 (got {code})")
+    left = []
+    for name, pid in pids.items():
+        try:
+            os.killpg(pid, 0)
+            left.append(name)
+        except ProcessLookupError:
+            pass
+    t.check(not left, f"no component, the explorer included, is left running ({left or 'none'})")
+    frames = work / "explorer-frames"
+    frames.mkdir()
+    subprocess.run(["ffmpeg", "-v", "error", "-i", recording, "-vf", "fps=1", frames / "%03d.png"],
+                   capture_output=True)
+    seen = [f.name for f in sorted(frames.glob("*.png")) if shows_explorer(Image.open(f).convert("RGB"))]
+    t.check(bool(seen), f"frames of the recording show the explorer ({len(seen)} of "
+                        f"{len(list(frames.glob('*.png')))}, e.g. explorer-frames/{seen[0] if seen else '-'})")
+
+
+# A site on another origin whose one page is a download (an attachment):
+# it logs every request to stderr (its log), so the test sees none came.
+ATTACHMENT_SITE = r"""
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        sys.stderr.write("GET " + self.path + "\n"); sys.stderr.flush()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/csv")
+        self.send_header("Content-Disposition", "attachment; filename=data.csv")
+        self.end_headers()
+        self.wfile.write(b"a,b\n1,2\n")
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+"""
