@@ -22,6 +22,7 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kExploreCookie = "deid_explore";
+constexpr std::size_t kMaxBody = 64 << 10;
 // As `deid serve`'s, and no form may be sent anywhere.
 constexpr const char* kExploreCsp =
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
@@ -185,8 +186,9 @@ struct ExploreServer::Impl {
     http.set_exception_handler([](const Request&, Response& res, std::exception_ptr) {
       send_json(res, 500, {{"error", "internal error"}});
     });
-    // No request of the explorer has a body.
-    http.set_payload_max_length(0);
+    // No request of the explorer has a body: a small one is read and the
+    // request answered by its route (404, 405), a larger one is 413.
+    http.set_payload_max_length(kMaxBody);
 
     http.Get("/", guarded([](const Request&, Response& res) {
       const WebAsset* page = find_web_asset("explore.html");
@@ -227,7 +229,7 @@ ExploreServer::ExploreServer(ExploreOptions options) : impl_(std::make_unique<Im
   limits.max_threads = std::max<std::size_t>(2, s.options.max_threads);
   limits.max_connections = s.options.max_connections;
   limits.max_per_client = s.options.max_connections;
-  limits.max_body_bytes = 0;
+  limits.max_body_bytes = kMaxBody;
   limits.head_timeout = s.options.request_timeout;
   limits.io_timeout = s.options.request_timeout;
   limits.allow = explore_allow;

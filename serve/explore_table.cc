@@ -117,7 +117,7 @@ json ExploreTable::describe() const {
           {"columns", columns},
           {"limits",
            {{"max_page_size", limits_.max_page_size},
-            {"default_page_size", limits_.default_page_size},
+            {"default_page_size", std::min(limits_.default_page_size, limits_.max_page_size)},
             {"max_categories", limits_.max_categories}}}};
 }
 
@@ -165,7 +165,8 @@ std::vector<std::size_t> ExploreTable::selected(const ExploreQuery& query) const
 }
 
 json ExploreTable::page(const ExploreQuery& query) const {
-  const std::size_t limit = query.limit == 0 ? limits_.default_page_size : query.limit;
+  const std::size_t limit =
+      query.limit == 0 ? std::min(limits_.default_page_size, limits_.max_page_size) : query.limit;
   if (limit > limits_.max_page_size)
     throw QueryError(fmt::format("a page of {} rows: at most {}", limit, limits_.max_page_size));
   if (query.sort.size() > limits_.max_sort_keys)
