@@ -158,7 +158,9 @@ async function start() {
   $('#page-next').addEventListener('click', () => { state.offset += state.limit; refresh(); });
   $('#page-size').addEventListener('change', (e) => { state.limit = Number(e.target.value); state.offset = 0; refresh(); });
   for (const id of ['#freq-column', '#cross-row', '#cross-column']) $(id).addEventListener('change', () => refresh());
-  refresh();
+  // #frequencies or #crosstab in the address opens that view.
+  const view = window.location.hash.slice(1);
+  choose(['rows', 'frequencies', 'crosstab'].includes(view) ? view : 'rows');
 }
 
 guard(start);

@@ -7,8 +7,8 @@ nothing but the explorer, and nothing lands on disk; the kiosk asked to
 open a file:// page, chrome://downloads or a download of another origin
 (as a second `chromium` of the same profile hands the running one a URL:
 the nearest thing to a typed address, which the kiosk has no bar for)
-shows only Chromium's blocked page; SIGTERM stops everything, the explorer
-too; the recording shows the explorer.
+shows only Chromium's blocked page; killing the explorer ends the session
+and everything else; the recording shows the explorer.
 """
 import os
 import signal
@@ -176,12 +176,26 @@ def explorer_desktop(t, python):
             "the other origin's download was never requested")
     t.check(not (downloads.is_dir() and sorted(downloads.iterdir()) != downloads_before),
             "no download landed in ~/Downloads")
-    share.send_signal(signal.SIGTERM)
+    # The explorer is supervised like the other components: killing it
+    # ends the running session and deid share run, and nothing is left.
+    count = t.session_starts("alice")
+    holder = t.start_client(server, t.alice, "hold", "20")
+    until = time.monotonic() + 10
+    while t.session_starts("alice") <= count and time.monotonic() < until:
+        time.sleep(0.05)
+    os.kill(pids["explorer"], signal.SIGKILL)
     try:
         code = share.wait(15)
     except subprocess.TimeoutExpired:
         code = None
-    t.check(code == 0, f"deid share run (explorer) stops on SIGTERM with exit code 0 (got {code})")
+    t.check(code == 3, f"killing the explorer ends deid share run with exit code 3 (got {code})")
+    last = t.session_lines("alice")[-1]
+    t.check(last["event"] == "session-end" and last["reason"] == "the desktop failed: explorer exited (signal 9)",
+            f"the session ended with the explorer's exit as its reason ({last.get('reason')})")
+    try:
+        holder.wait(10)
+    except subprocess.TimeoutExpired:
+        t.check(False, "the recipient was disconnected when the explorer died")
     left = []
     for name, pid in pids.items():
         try:
@@ -189,7 +203,7 @@ def explorer_desktop(t, python):
             left.append(name)
         except ProcessLookupError:
             pass
-    t.check(not left, f"no component, the explorer included, is left running ({left or 'none'})")
+    t.check(not left, f"no component is left running ({left or 'none'})")
     frames = work / "explorer-frames"
     frames.mkdir()
     subprocess.run(["ffmpeg", "-v", "error", "-i", recording, "-vf", "fps=1", frames / "%03d.png"],
