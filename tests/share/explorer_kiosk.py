@@ -13,7 +13,6 @@ and everything else; the recording shows the explorer.
 import os
 import signal
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
@@ -62,9 +61,10 @@ def file_dialogs_open_nothing(t, server):
     from PIL import Image
     downloads = Path.home() / "Downloads"
     downloads_before = sorted(downloads.iterdir()) if downloads.is_dir() else []
-    for actions, name, what in ((("key", "ctrl-s"), "ctrl-s", "Ctrl+S (save the page)"),
-                                (("key", "ctrl-o"), "ctrl-o", "Ctrl+O (open a file)"),
-                                (("key", "ctrl-p"), "ctrl-p", "Ctrl+P (print)"),
+    # The three shortcuts at once (a dialog or preview that any of them
+    # opened would still be there), then the click.
+    for actions, name, what in ((("key", "ctrl-s", "key", "ctrl-o", "key", "ctrl-p"), "shortcuts",
+                                 "Ctrl+S (save the page), Ctrl+O (open a file) and Ctrl+P (print)"),
                                 (("click", "60", "30"), "file-input", "a click on an <input type=file>")):
         t.client(server, t.alice, *actions, "hold", "1.5")
         png = t.work / f"kiosk-after-{name}.png"
@@ -72,7 +72,7 @@ def file_dialogs_open_nothing(t, server):
         after = Image.open(png).convert("RGB") if r["ok"] else None
         page = after is not None and all(near(after.getpixel((x, y)), (0x22, 0xAA, 0x66))
                                          for x in range(20, 800, 60) for y in range(200, 600, 40))
-        t.check(page, f"{what} opens no dialog and no preview over the page (kiosk-after-{name}.png)")
+        t.check(page, f"{what}: no dialog and no preview over the page (kiosk-after-{name}.png)")
     t.check((sorted(downloads.iterdir()) if downloads.is_dir() else []) == downloads_before,
             "Ctrl+S saved nothing to ~/Downloads")
 
@@ -88,7 +88,6 @@ def explorer_desktop(t, python):
     (work / "explore.yaml").write_text(
         "desktop: {size: 800x600, table: release.csv, recordings: explorer-recordings}\n"
         "tokens: tokens.json\naudit: audit.jsonl\n")
-    before = {p.name for p in Path(tempfile.gettempdir()).glob("deid-share-??????")}
     downloads = Path.home() / "Downloads"
     downloads_before = sorted(downloads.iterdir()) if downloads.is_dir() else []
     share = t.procs.start("share-run-explorer", [t.deid, "share", "run", work / "explore.yaml", "--listen",
@@ -105,8 +104,11 @@ def explorer_desktop(t, python):
             (part.strip().split(" (pid ") for part in components.split(": ", 2)[2].rstrip(")\n").split("), "))}
     t.check(set(pids) == {"Xvfb", "x11vnc", "explorer", "browser", "recorder"},
             f"deid share run with desktop.table started the explorer with the desktop ({components.strip()})")
-    state = sorted({p.name for p in Path(tempfile.gettempdir()).glob("deid-share-??????")} - before)
-    state = Path(tempfile.gettempdir()) / state[0] if state else None
+    # The desktop's state directory, from the browser's profile (another
+    # share running on the machine has one too).
+    cmdline = Path(f"/proc/{pids['browser']}/cmdline").read_bytes().split(b"\0")
+    profile = next((Path(a.decode().split("=", 1)[1]) for a in cmdline if a.startswith(b"--user-data-dir=")), None)
+    state = profile.parent if profile else None
 
     def capture(name):
         png = work / name
@@ -149,8 +151,6 @@ def explorer_desktop(t, python):
     # (it passes them to the running one and exits), each then captured.
     other = t.procs.start("attachment-site", [python, "-c", ATTACHMENT_SITE, "0"], stdout=subprocess.PIPE)
     other_port = int(other.stdout.readline())
-    profile = state / "browser" if state else None
-    cmdline = Path(f"/proc/{pids['browser']}/cmdline").read_bytes().split(b"\0")
     explorer = next((a.decode() for a in cmdline if a.startswith(b"http://127.0.0.1:")), "http://127.0.0.1:1/")
     explorer = explorer.split("/?", 1)[0] + "/"
 
