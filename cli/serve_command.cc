@@ -61,6 +61,10 @@ Command add_serve_command(CLI::App& app, const bool& quiet) {
                   "Directory to keep uploads and outputs in, as deid-serve-XXXXXX (default: the current "
                   "directory); removed when the server stops")
       ->check(CLI::ExistingDirectory);
+  cmd->add_option("--share", opts->serve.share_config,
+                  "deid share's configuration (docs/share.md): show its recipients, sessions and audit log, and "
+                  "revoke tokens, in the web app")
+      ->check(CLI::ExistingFile);
   auto run = [opts, &quiet]() {
     opts->serve.max_upload_bytes = opts->max_upload_mb << 20;
     // The signals are taken by a thread of ours (sigwait), not by the

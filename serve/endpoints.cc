@@ -259,6 +259,7 @@ void Server::Impl::routes() {
              res.headers.erase("Content-Security-Policy");
              res.set_header("Content-Security-Policy", kReportCsp);
            }));
+  share_routes();
 }
 
 }  // namespace deid::serve
