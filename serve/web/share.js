@@ -1,5 +1,5 @@
 // The Sharing view: deid share's recipients, sessions and audit log, when
-// the server was started with --share (GET /share answers; otherwise the
+// the server was started with --share (GET /version says so; otherwise the
 // view stays hidden). Read-only but for revoking a recipient's tokens,
 // which ends their running session (the proxy re-reads the store).
 
@@ -13,7 +13,8 @@ const text = (x) => (x === null || x === undefined || x === '' ? '–' : String(
 const when = (t) => (t ? t.replace('T', ' ').replace(/(\.\d+)?Z$/, '') : '–');
 
 export function initShare() {
-  api('/share').then(() => {
+  api('/version').then((version) => {
+    if (!version.share) return;
     $('.share-nav').hidden = false;
     $('.step[data-step="share"]').addEventListener('click', () => guard(refresh));
     $('#share-refresh').addEventListener('click', () => guard(refresh));
@@ -21,7 +22,7 @@ export function initShare() {
     $('#audit-newer').addEventListener('click', () => guard(() => loadAudit(Math.max(0, audit.offset - PAGE))));
     $('#audit-older').addEventListener('click', () => guard(() => loadAudit(audit.offset + PAGE)));
     document.body.dataset.share = 'true';
-  }, () => {});  // 404: the server shows no share
+  }, () => {});
 }
 
 export async function refresh() {

@@ -74,6 +74,9 @@ struct StreamState {
 // transparent; the free bits mean nothing in RFB (RFC 6143, 7.4), so every
 // client draws 0xFF as it draws 0.
 int raw_padding_byte(const std::uint8_t* format);
+// Passes `n` bytes of Raw pixels of 4 bytes from `in` to `out` with byte
+// `padding` (0 to 3) of each set to 0xFF, in pieces of 64 KiB.
+void pass_raw_opaque(Reader& in, Writer& out, std::uint64_t n, unsigned padding);
 
 // One token bucket pair (RateLimit in share.h).
 class RateLimiter {

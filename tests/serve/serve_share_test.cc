@@ -77,6 +77,7 @@ class ServeShare : public Serve {
 TEST_F(ServeShare, WithoutShareEveryPathIsNotFound) {
   LiveServer s(options());
   auto c = s.client();
+  EXPECT_EQ(get(*c, "/api/v1/version")["share"], false);
   for (const char* path : {"/api/v1/share", "/api/v1/share/recipients", "/api/v1/share/sessions", "/api/v1/share/audit"})
     EXPECT_EQ(get(*c, path, 404)["error"].get<std::string>().find("--share") != std::string::npos, true) << path;
   const auto res = c->Post("/api/v1/share/revoke", R"({"recipient":"alice"})", "application/json");
@@ -121,6 +122,7 @@ TEST_F(ServeShare, RecipientsShowTheirStateAndNeverATokenOrThePath) {
   EXPECT_EQ(r[1]["tokens"][0]["expires"], "2023-11-14T22:15:00Z");
   EXPECT_EQ(r[2]["state"], "revoked");
   EXPECT_EQ(r[2]["tokens"][0]["revoked"], "2023-11-14T22:14:10Z");
+  EXPECT_EQ(get(*c, "/api/v1/version")["share"], true);
   const json summary = get(*c, "/api/v1/share");
   EXPECT_EQ(summary["tokens"], "tokens.json");
   EXPECT_EQ(summary["audit_lines"], 9);
