@@ -86,6 +86,11 @@ void WebAccess::start(const std::string& proxy_address) {
                                 "directory of noVNC's files)",
                                 options_.novnc.string()));
   const Listener listener = listen_on(options_.listen);
+  if (!listener.address.empty() && listener.address.front() == '[') {  // a name that resolved to IPv6 first
+    ::close(listener.fd);
+    throw InputError(Location{}, fmt::format("web.listen '{}' is an IPv6 address ({}): give an IPv4 address",
+                                             options_.listen, listener.address));
+  }
   address_ = listener.address;
   int log = -1;
   if (!options_.log.empty()) {
