@@ -104,6 +104,10 @@ Command add_serve_command(CLI::App& app, const bool& quiet) {
                   "Directory to keep uploads and outputs in, as deid-serve-XXXXXX (default: the current "
                   "directory); removed when the server stops")
       ->check(CLI::ExistingDirectory);
+  cmd->add_option("--share", opts->serve.share_config,
+                  "deid share's configuration (docs/share.md): show its recipients, sessions and audit log, and "
+                  "revoke tokens, in the web app")
+      ->check(CLI::ExistingFile);
   // The data explorer (run_explore above): one table, read-only; none of
   // the options of the full server but the address and the token apply.
   CLI::Option* explore =
@@ -116,7 +120,7 @@ Command add_serve_command(CLI::App& app, const bool& quiet) {
       ->check(CLI::ExistingFile);
   for (const char* name : {"--data-dir", "--max-upload-mb", "--workers", "--max-datasets", "--max-jobs",
                            "--secret-file", "--state-dir", "--max-threads", "--max-connections",
-                           "--max-connections-per-client"})
+                           "--max-connections-per-client", "--share"})
     explore->excludes(cmd->get_option(name));
   auto run = [opts, &quiet]() {
     opts->serve.max_upload_bytes = opts->max_upload_mb << 20;

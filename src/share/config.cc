@@ -102,6 +102,31 @@ void read_explorer(const Reader& r, const YAML::Node& desktop, DesktopOptions& d
   }
 }
 
+// The `web` section: browser access through websockify and noVNC
+// (share.h, WebOptions).
+WebOptions read_web(const Reader& r, const YAML::Node& web) {
+  WebOptions w;
+  if (web.IsNull()) return w;  // `web:` alone: every default
+  r.keys(web, "web", {"listen", "novnc", "websockify", "log"});
+  if (web["listen"]) {
+    w.listen = r.text(web["listen"], "web.listen");
+    try {
+      check_web_listen(w.listen);
+    } catch (const InputError& e) {
+      r.fail(web["listen"], e.problem());
+    }
+  }
+  if (web["novnc"]) w.novnc = r.path(web["novnc"], "web.novnc");
+  if (const YAML::Node command = web["websockify"]) {
+    if (!command.IsSequence() || command.size() == 0)
+      r.fail(command, "web.websockify must be a list: the command and its arguments");
+    w.command.clear();
+    for (const YAML::Node& arg : command) w.command.push_back(r.text(arg, "web.websockify"));
+  }
+  if (web["log"]) w.log = r.path(web["log"], "web.log");
+  return w;
+}
+
 }  // namespace
 
 ShareConfig read_share_config(const fs::path& path) {
@@ -115,7 +140,7 @@ ShareConfig read_share_config(const fs::path& path) {
   }
   const Reader r(path);
   r.keys(root, "the share's configuration",
-         {"listen", "upstream", "desktop", "tokens", "audit", "sessions", "limits"});
+         {"listen", "upstream", "desktop", "tokens", "audit", "sessions", "limits", "web"});
   ShareConfig config;
   ProxyOptions& o = config.proxy;
   if (root["listen"]) o.listen = r.text(root["listen"], "listen");
@@ -187,6 +212,7 @@ ShareConfig read_share_config(const fs::path& path) {
     }
   }
   check_limits(o.limits, path.string());
+  if (const YAML::Node web = root["web"]) config.web = read_web(r, web);
   return config;
 }
 
