@@ -7,6 +7,8 @@
 //   with the warm start's share of the budget;
 // - the same outcome for 1, 2 and 4 threads;
 // - the evaluator's phase limits;
+// - best-first on a lattice beyond 2^48 transformations (its queue's
+//   32-byte entries; the others pack into 16 bytes);
 // - auto: optimal, best-first, top-down by lattice size; bottom-up above a
 //   threshold the job sets (ARX's rule); the default time limits.
 #include <gtest/gtest.h>
@@ -222,6 +224,41 @@ TEST(WarmStart, PhaseLimitsStopTheEvaluatorUntilCleared) {
   EXPECT_TRUE(ev.exhausted());
   ev.clear_phase_limits();
   EXPECT_FALSE(ev.out_of_time());
+}
+
+// 50 attributes of two levels (2^50 transformations: the queue keeps
+// 32-byte entries). Two records differ in the last attribute only, so with
+// k = 2 and nothing suppressed the optimum generalizes that one alone.
+TEST(WarmStart, BestFirstBeyondTwoToTheFortyEight) {
+  std::string csv, row0, row1;
+  for (int a = 0; a < 50; ++a) {
+    csv += fmt::format("{}a{}", a ? ";" : "", a);
+    row0 += fmt::format("{}v0", a ? ";" : "");
+    row1 += fmt::format("{}v{}", a ? ";" : "", a == 49 ? 1 : 0);
+  }
+  const Dataset data = read_dataset_text(csv + "\n" + row0 + "\n" + row1 + "\n", "wide.csv", CsvOptions{';'});
+  const HierarchyTable table = read_hierarchy_text("v0;*\nv1;*\n", "two-levels.csv", CsvOptions{';'});
+  Problem pr;
+  for (int a = 0; a < 50; ++a) {
+    pr.qi_names.push_back(data.columns[a].name);
+    pr.qi_columns.push_back(a);
+    pr.hierarchies.push_back(Generalization::build(table, data.columns[a], "wide.csv"));
+  }
+  pr.histogram = build_histogram(data, pr.qi_columns);
+  pr.rows = data.rows;
+  pr.max_suppressed = 0;
+  QualitySpec q;
+  q.model = "loss";
+  pr.quality = make_quality_model(q);
+  pr.privacy.push_back(make_privacy_model(KAnonymitySpec{2}, pr));
+  ASSERT_GT(pr.lattice().size(), LatticeIndex{1} << 48);
+  const SearchOutcome out = run(*make_best_first_search(), pr);
+  ASSERT_TRUE(out.best);
+  EXPECT_TRUE(out.optimal);
+  Transformation expected(50, 0);
+  expected[49] = 1;
+  EXPECT_EQ(to_string(out.best->transformation), to_string(expected));
+  EXPECT_GT(out.statistics.at("dequeued").get<std::uint64_t>(), 1u);
 }
 
 // `n` attributes of two levels: 2^n transformations.
