@@ -11,20 +11,63 @@
 #include <atomic>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "deid/error.h"
+#include "explore.h"
 #include "server.h"
 
 namespace deid::cli {
+
+namespace {
+
+// `deid serve --explore TABLE.csv`: the read-only data explorer of one
+// released table (serve/explore.h, docs/share.md "The data explorer"),
+// until a signal. The token may come from a file, which is read and
+// removed (as `deid share run` hands it over: never on a command line).
+int run_explore(serve::ExploreOptions options, const std::string& token_file, const sigset_t& signals) {
+  if (!token_file.empty()) {
+    std::ifstream in(token_file);
+    std::getline(in, options.token);
+    std::error_code ec;
+    std::filesystem::remove(token_file, ec);
+    if (!in || options.token.size() < 16)
+      throw IoError(Location{token_file, 0, 0, {}}, "--token-file: no token of at least 16 characters");
+  }
+  serve::ExploreServer server(std::move(options));
+  server.bind();
+  fmt::print("deid serve: exploring {} ({} rows); open {}\n", server.table().name(), server.table().rows(),
+             server.url());
+  std::fflush(stdout);
+  std::atomic<bool> done{false};
+  std::thread waiter([&] {
+    const timespec tick{0, 200'000'000};
+    while (!done) {
+      if (sigtimedwait(&signals, nullptr, &tick) > 0) {
+        server.stop();
+        return;
+      }
+    }
+  });
+  const bool ok = server.listen();
+  done = true;
+  waiter.join();
+  return ok ? 0 : 3;
+}
+
+}  // namespace
 
 Command add_serve_command(CLI::App& app, const bool& quiet) {
   struct Options {
     serve::ServeOptions serve;
     std::size_t max_upload_mb = 512;
+    std::string explore, token_file;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("serve", "Serve the REST API (docs/web.md) on this machine until Ctrl-C");
@@ -61,6 +104,24 @@ Command add_serve_command(CLI::App& app, const bool& quiet) {
                   "Directory to keep uploads and outputs in, as deid-serve-XXXXXX (default: the current "
                   "directory); removed when the server stops")
       ->check(CLI::ExistingDirectory);
+  cmd->add_option("--share", opts->serve.share_config,
+                  "deid share's configuration (docs/share.md): show its recipients, sessions and audit log, and "
+                  "revoke tokens, in the web app")
+      ->check(CLI::ExistingFile);
+  // The data explorer (run_explore above): one table, read-only; none of
+  // the options of the full server but the address and the token apply.
+  CLI::Option* explore =
+      cmd->add_option("--explore", opts->explore,
+                      "Serve only the read-only data explorer of this released CSV table (docs/share.md)")
+          ->check(CLI::ExistingFile);
+  cmd->add_option("--token-file", opts->token_file,
+                  "With --explore: read the access token from this file, and remove it")
+      ->needs(explore)
+      ->check(CLI::ExistingFile);
+  for (const char* name : {"--data-dir", "--max-upload-mb", "--workers", "--max-datasets", "--max-jobs",
+                           "--secret-file", "--state-dir", "--max-threads", "--max-connections",
+                           "--max-connections-per-client", "--share"})
+    explore->excludes(cmd->get_option(name));
   auto run = [opts, &quiet]() {
     opts->serve.max_upload_bytes = opts->max_upload_mb << 20;
     // The signals are taken by a thread of ours (sigwait), not by the
@@ -71,6 +132,14 @@ Command add_serve_command(CLI::App& app, const bool& quiet) {
     sigemptyset(&signals);
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&signals, sig);
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    if (!opts->explore.empty()) {
+      serve::ExploreOptions explore;
+      explore.table = opts->explore;
+      explore.host = opts->serve.host;
+      explore.port = opts->serve.port;
+      explore.token = opts->serve.token;
+      return run_explore(std::move(explore), opts->token_file, signals);
+    }
 
     // Each connection is a descriptor: the soft limit (often 1024) is
     // raised to the hard one, and the server keeps 64 for its files.

@@ -10,7 +10,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include <fmt/format.h>
@@ -26,6 +29,25 @@ namespace {
 std::int64_t now_seconds() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+// Browser access (the configuration's `web` section): websockify with
+// noVNC in front of the proxy, started once the proxy listens; nothing
+// without the section.
+void start_web(std::optional<share::WebAccess>& web, const share::ShareConfig& config, const std::string& proxy,
+               const char* command) {
+  if (!config.web) return;
+  web.emplace(*config.web);
+  web->start(proxy);
+  fmt::print("deid share {}: noVNC on {} (websockify, pid {})\n", command, web->url(), web->pid());
+}
+
+// Why the share must stop because websockify exited, or nothing.
+std::optional<std::string> web_exit(std::optional<share::WebAccess>& web) {
+  if (!web) return std::nullopt;
+  auto exit = web->wait_exit(std::chrono::milliseconds(0));
+  if (!exit) return std::nullopt;
+  return "the web access failed: " + *exit;
 }
 
 }  // namespace
@@ -104,6 +126,13 @@ Command add_share_command(CLI::App& app, const bool& quiet) {
         throw InputError(Location{o->config, 0, 0, {}},
                          "'deid share run' needs a 'desktop' section (for a VNC server of yours: 'deid share proxy')");
       if (!o->listen.empty()) config.proxy.listen = o->listen;
+      // The data explorer (desktop.table) is served by this very program.
+      if (!config.desktop->table.empty()) {
+        std::error_code ec;
+        const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+        if (ec) throw IoError(Location{}, "cannot find this program (/proc/self/exe) to serve the data explorer");
+        config.desktop->explorer = {self.string()};
+      }
       // Signals are waited for below (sigtimedwait), blocked before any
       // thread starts; the desktop's components get default signals back.
       sigset_t signals;
@@ -123,6 +152,8 @@ Command add_share_command(CLI::App& app, const bool& quiet) {
         parts += fmt::format("{}{} (pid {})", parts.empty() ? "" : ", ", name, pid);
       fmt::print("deid share run: desktop {}: {}\n", desktop.display(), parts);
       if (!desktop.recording().empty()) fmt::print("deid share run: recording to {}\n", desktop.recording().string());
+      std::optional<share::WebAccess> web;
+      start_web(web, config, server.address(), "run");
       std::fflush(stdout);
       std::thread runner([&] { server.run(); });
       // Supervision: a signal stops everything (exit 0); so does any
@@ -133,6 +164,11 @@ Command add_share_command(CLI::App& app, const bool& quiet) {
       while (reason.empty()) {
         if (sigtimedwait(&signals, nullptr, &tick) > 0) {
           reason = "the share was stopped";
+        } else if (auto gone = web_exit(web)) {
+          // Before the desktop's reaping (every child of the process),
+          // so that websockify's exit status is its own to read.
+          reason = *gone;
+          code = 3;
         } else if (auto exit = desktop.wait_exit(std::chrono::milliseconds(0))) {
           reason = "the desktop failed: " + *exit;
           code = 3;
@@ -140,6 +176,7 @@ Command add_share_command(CLI::App& app, const bool& quiet) {
       }
       server.stop(reason);
       runner.join();
+      if (web) web->stop();
       desktop.stop();
       if (code != 0) fmt::print(stderr, "deid share run: {}; every component stopped\n", reason);
       return code;
@@ -164,8 +201,11 @@ Command add_share_command(CLI::App& app, const bool& quiet) {
       if (!quiet)
         fmt::print("deid share proxy: VNC server {}, tokens {}, audit log {}\n", options.upstream,
                    options.tokens.string(), options.audit.string());
+      std::optional<share::WebAccess> web;
+      start_web(web, config, server.address(), "proxy");
       std::fflush(stdout);
       std::atomic<bool> done{false};
+      std::atomic<int> code{0};
       std::thread waiter([&] {
         const timespec tick{0, 200'000'000};
         while (!done) {
@@ -173,12 +213,19 @@ Command add_share_command(CLI::App& app, const bool& quiet) {
             server.stop();
             return;
           }
+          if (auto gone = web_exit(web)) {
+            code = 3;
+            server.stop(*gone);
+            return;
+          }
         }
       });
       server.run();
       done = true;
       waiter.join();
-      return 0;
+      if (web) web->stop();
+      if (code != 0) fmt::print(stderr, "deid share proxy: {}; the proxy stopped\n", *web_exit(web));
+      return code.load();
     }
     return 3;
   };

@@ -14,7 +14,7 @@
 # tests/api/requirements.txt, for the API fuzzing test) from PyPI into the
 # virtual environment tests/api/.venv, and vncdotool and python-xlib (pinned in
 # tests/share/requirements.txt, for the test of deid share with a real VNC
-# client; Xvfb, x11vnc, xclip, ffmpeg and bubblewrap from Debian) into tests/share/.venv: the
+# client; Xvfb, x11vnc, xclip, ffmpeg, bubblewrap, noVNC and websockify from Debian) into tests/share/.venv: the
 # downloads apart from Debian's packages.
 # Runs apt-get directly as root, through sudo otherwise.
 set -euo pipefail
@@ -26,7 +26,7 @@ packages=(
 python=(pybind11-dev python3-dev python3-venv python3-pandas python3-numpy python3-tqdm)
 case "${1:-}" in
   --test)   packages+=(chromium nodejs npm clang-14 libfuzzer-14-dev libclang-rt-14-dev postgresql-15 openjdk-17-jre-headless ccache "${python[@]}" python3-pytest
-                     xvfb x11vnc xclip ffmpeg bubblewrap) ;;
+                     xvfb x11vnc xclip ffmpeg bubblewrap novnc websockify) ;;
   --python) packages+=("${python[@]}") ;;
   "") ;;
   *) echo "usage: scripts/install-deps.sh [--python|--test]" >&2; exit 2 ;;

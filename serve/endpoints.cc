@@ -91,7 +91,9 @@ void Server::Impl::routes() {
               {{"name", "deid"},
                {"version", DEID_VERSION},
                {"api", "v1"},
-               {"secret_fingerprint", fingerprint.empty() ? nlohmann::json(nullptr) : nlohmann::json(fingerprint)}});
+               {"secret_fingerprint", fingerprint.empty() ? nlohmann::json(nullptr) : nlohmann::json(fingerprint)},
+               // Whether the /share paths answer (--share; endpoints_share.cc).
+               {"share", share != nullptr}});
   }));
 
   http.Get("/api/v1/files", guarded([this](const Request&, Response& res) { send_json(res, 200, store->files()); }));
@@ -259,6 +261,7 @@ void Server::Impl::routes() {
              res.headers.erase("Content-Security-Policy");
              res.set_header("Content-Security-Policy", kReportCsp);
            }));
+  share_routes();
 }
 
 }  // namespace deid::serve

@@ -62,6 +62,9 @@ const std::vector<Route>& routes_table() {
       {{"api", "v1", "datasets", "ID", "hierarchy-preview|inspect"}, "POST"},
       {{"api", "v1", "datasets|jobs", "ID"}, "GET, HEAD, DELETE"},
       {{"api", "v1", "jobs", "ID", "events|result|job.yaml|output|report"}, "GET, HEAD"},
+      {{"api", "v1", "share"}, "GET, HEAD"},
+      {{"api", "v1", "share", "recipients|sessions|audit"}, "GET, HEAD"},
+      {{"api", "v1", "share", "revoke"}, "POST"},
   };
   return table;
 }

@@ -124,6 +124,8 @@ Server::Server(ServeOptions options) : impl_(std::make_unique<Impl>()) {
     secret = load_secret(probe);
     if (secret->warning) throw IoError(Location{s.options.secret_file, 0, 0, {}}, *secret->warning);
   }
+  // The share's configuration too (its errors name the file and line).
+  if (!s.options.share_config.empty()) s.share = std::make_unique<ShareView>(s.options.share_config);
   std::error_code ec;
   const fs::path parent = fs::canonical(s.options.state_parent, ec);
   if (ec) throw IoError(Location{s.options.state_parent, 0, 0, {}}, fmt::format("state directory: {}", ec.message()));
@@ -152,6 +154,7 @@ Server::Server(ServeOptions options) : impl_(std::make_unique<Impl>()) {
     store.secret_fingerprint = secret->fingerprint;
   }
   s.store = std::make_unique<Store>(std::move(store));
+
   s.json_limits.max_bytes = std::min(s.json_limits.max_bytes, s.options.max_upload_bytes);
   ConnectionLimits limits;
   limits.max_threads = std::max<std::size_t>(2, s.options.max_threads);

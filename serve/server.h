@@ -46,6 +46,10 @@ struct ServeOptions {
   // an action, keyed with it (never a client's secret). Empty: jobs may
   // mask, not pseudonymize or shift.
   std::string secret_file;
+  // deid share's configuration (docs/share.md): the server then shows its
+  // recipients, sessions and audit log, and revokes tokens (docs/web.md,
+  // "Sharing"). Empty: no share.
+  std::string share_config;
   // A test hook, called on a worker when a phase of a job starts (store.h).
   std::function<void(const std::string& job_id, Phase phase)> on_phase;
 };

@@ -19,6 +19,7 @@
 #include "security.h"
 #include "server.h"
 #include "store.h"
+#include "store_share.h"
 
 namespace deid::serve {
 
@@ -52,6 +53,8 @@ struct Server::Impl {
   ServeOptions options;
   std::filesystem::path state_dir;
   std::unique_ptr<Store> store;
+  // deid share's view (--share CONFIG; endpoints_share.cc), or none.
+  std::unique_ptr<ShareView> share;
   HttpServer http;
   std::unique_ptr<ConnectionServer> connections;
   int port = 0;
@@ -87,6 +90,9 @@ struct Server::Impl {
   }
 
   void routes();
+  void share_routes();
+  // The share's view; throws HttpError(404) without --share.
+  ShareView& share_view() const;
   httplib::Server::HandlerResponse admit(const httplib::Request& req, httplib::Response& res) const;
   std::shared_ptr<JobState> finished_job(const std::string& id) const;
 };

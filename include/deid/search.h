@@ -74,10 +74,20 @@ class Evaluator {
   // same for any number of threads. Replaces the previous speculation.
   void prefetch(std::span<const Transformation> ts);
   bool prefetched(const Transformation& t) const { return checker_.prefetched(t); }
-  // True once the time limit or the budget of checks is used up.
+  // True once the time limit or the budget of checks is used up (the
+  // search's, or the phase's: set_phase_limits()).
   bool exhausted() const;
   // True once the time limit is used up (false without one).
   bool out_of_time() const;
+  // The search's limits, as given.
+  const SearchLimits& limits() const { return limits_; }
+  // Narrower limits for one phase of a search (best-first's warm start runs
+  // heuristics with a share of the time and checks): until cleared,
+  // exhausted() and out_of_time() also answer true once the phase's time
+  // (seconds since the evaluator started) or its checks (counted from the
+  // evaluator's start) are reached. The search's own limits still hold.
+  void set_phase_limits(SearchLimits phase) { phase_ = phase; }
+  void clear_phase_limits() { phase_ = SearchLimits{}; }
   const std::optional<CheckResult>& best() const { return best_; }
   // The best solutions checked so far, best first under better(), each
   // transformation once; at most keep_best_solutions() of them. The first
@@ -113,6 +123,7 @@ class Evaluator {
  private:
   const Problem& problem_;
   SearchLimits limits_;
+  SearchLimits phase_;
   ProgressFn progress_;
   Checker checker_;
   CheckResult last_;
@@ -157,13 +168,38 @@ std::unique_ptr<SearchAlgorithm> make_exhaustive_search();
 // with the lattice (the sweep enumerates it). docs/search.md.
 std::unique_ptr<SearchAlgorithm> make_optimal_search();
 
+// Largest lattice for which `auto` runs the optimal search; above it, auto
+// runs best-first (docs/search.md says why).
+inline constexpr LatticeIndex kOptimalMaxLattice = 1'000'000;
+
+// Best-first's warm start (docs/search.md, "Warm start"): before its own
+// search, best-first runs bottom-up Lightning (at most `bottom_up_checks`
+// checks, half of what is left of a budget of checks and half of the time
+// left) and then the genetic algorithm (`genetic`), through the same
+// evaluator. Their best solution is best-first's bound from its first
+// check on, and its answer if a limit stops it before it finds a better
+// one. Every such solution was checked, so the proven optimum and its tie
+// breaks are those of the search without warm start. Only on lattices
+// larger than `min_lattice`: on smaller ones best-first proves the optimum
+// in seconds, with fewer checks than the heuristics make.
+inline constexpr std::uint64_t kWarmStartBottomUpChecks = 1'000;
+struct WarmStart {
+  bool enabled = false;
+  std::uint64_t bottom_up_checks = kWarmStartBottomUpChecks;
+  LatticeIndex min_lattice = kOptimalMaxLattice;
+  GeneticSpec genetic;
+};
+
 // Best-first branch and bound, bottom-up (papers/000, the BFS method):
 // a priority queue ordered by the generalization-only loss bound, pruning
 // with the property stores. Run to the end it is optimal (exhaustive
 // search's transformation); stopped by the time limit or the budget of
 // checks it returns the best solution so far with optimal = false. Memory
-// grows with the queue and the stores, never with the lattice.
+// grows with the queue and the stores, never with the lattice. Without
+// warm start; make_search() (a job's best-first) gives it one.
 std::unique_ptr<SearchAlgorithm> make_best_first_search();
+// Best-first with the warm start `warm` (when warm.enabled).
+std::unique_ptr<SearchAlgorithm> make_best_first_search(const WarmStart& warm);
 
 // No search: checks the one transformation `t` (the job's
 // search.transformation, `deid anonymize --transformation`) and takes it
@@ -197,14 +233,16 @@ std::unique_ptr<SearchAlgorithm> make_safepub_search(const DifferentialPrivacyMo
 std::unique_ptr<SearchAlgorithm> make_lightning_search(bool top_down);
 std::unique_ptr<SearchAlgorithm> make_genetic_search(const GeneticSpec& spec);
 
-// Largest lattice for which `auto` runs the optimal search; above it, auto
-// runs best-first (docs/search.md says why).
-inline constexpr LatticeIndex kOptimalMaxLattice = 1'000'000;
-
-// Default of search.heuristic-threshold: above this many transformations
-// `auto` runs bottom-up Lightning (ARX's choice for lattices above its
-// heuristic search threshold) rather than a search that proves the optimum.
+// Default of search.heuristic-threshold: `auto` proves the optimum (optimal,
+// best-first) on lattices up to this size. Above it `auto` runs a search
+// that cannot prove it within any useful time: with the threshold set in
+// the job, bottom-up Lightning (ARX's choice for lattices above its
+// heuristic search threshold); at the default, best-first with its warm
+// start up to kAutoTopDownLattice and top-down above, each with
+// kDefaultHeuristicTimeLimitSeconds unless the job sets a time limit
+// (docs/search.md, "auto").
 inline constexpr std::uint64_t kDefaultHeuristicThreshold = 10'000'000'000ULL;
+inline constexpr LatticeIndex kAutoTopDownLattice = 10'000'000'000'000ULL;
 
 // ARX's default time limit of its heuristic searches (30 s,
 // ARXConfiguration.heuristicSearchTimeLimit): bottom-up, top-down and
@@ -215,11 +253,17 @@ inline constexpr double kDefaultHeuristicTimeLimitSeconds = 30.0;
 bool is_heuristic(SearchSpec::Algorithm a);
 
 // What `auto` resolves to for `problem` (never automatic): safepub with
-// data-dependent differential privacy; bottom-up above the heuristic
-// threshold (`heuristic_threshold`, ARX's rule); else optimal up to
-// kOptimalMaxLattice and best-first above.
+// data-dependent differential privacy; above the heuristic threshold
+// bottom-up when `heuristic_threshold` is given (ARX's rule) and top-down
+// at the default (kDefaultHeuristicThreshold; the search that wins on
+// lattices that large, docs/search.md "auto"); else optimal up to
+// kOptimalMaxLattice and best-first (with its warm start) above.
 SearchSpec::Algorithm choose_algorithm(const Problem& problem,
-                                       std::uint64_t heuristic_threshold = kDefaultHeuristicThreshold);
+                                       std::optional<std::uint64_t> heuristic_threshold = std::nullopt);
+// The time limit of a search run for `spec`: the job's, else
+// kDefaultHeuristicTimeLimitSeconds for the heuristics and for `auto`'s
+// best-first above the heuristic threshold, else none.
+std::optional<double> default_time_limit(const SearchSpec& spec, const Problem& problem);
 // `spec.algorithm`, or choose_algorithm() for auto.
 SearchSpec::Algorithm resolve_algorithm(const SearchSpec& spec, const Problem& problem);
 

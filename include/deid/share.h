@@ -249,6 +249,15 @@ struct DesktopOptions {
   // recording. The recorder (ffmpeg) is a component like the others.
   std::filesystem::path recordings;
   std::chrono::milliseconds start_timeout{15'000};   // for Xvfb and x11vnc to come up
+  // The data explorer (docs/share.md, "The data explorer"), instead of
+  // `url`: the released table it shows, and the command that serves it
+  // (`deid`, to which "serve --explore TABLE ..." is added). start() then
+  // starts it as a component ("explorer") on 127.0.0.1:`explorer_port` (0:
+  // a free port) with a fresh token handed over in a file it removes, and
+  // points the kiosk and its policy at it.
+  std::filesystem::path table;
+  std::vector<std::string> explorer;
+  int explorer_port = 0;
 };
 
 class Desktop {
@@ -285,6 +294,8 @@ class Desktop {
     bool running = false;
   };
   int spawn(const std::string& name, const std::vector<std::string>& argv, int fd3 = -1);
+  // Starts the explorer of options_.table; returns the kiosk's address.
+  std::string start_explorer(std::chrono::steady_clock::time_point until);
   void reap(std::chrono::milliseconds wait);
 
   DesktopOptions options_;
@@ -307,6 +318,64 @@ std::string url_origin(const std::string& url);
 // pages, profiles or guest mode. Throws InputError as url_origin.
 nlohmann::json kiosk_policy(const std::string& url);
 
+// ------------------------------------------------------------ web access
+
+// Access from a browser (docs/share.md, "noVNC"): websockify serving
+// noVNC's files (Debian's novnc package) and bridging noVNC's WebSocket to
+// the proxy's RFB port, so that a browser goes through the proxy like any
+// VNC client (the token is the password noVNC asks for; clipboard dropped,
+// input limited, everything in the audit log). deid binds the listening
+// socket and hands it to websockify (--inetd); websockify runs in a process
+// group of its own with default signal handling. No TLS: that is the
+// infrastructure's part (a reverse proxy in front, docs/share.md).
+struct WebOptions {
+  std::string listen = "127.0.0.1:6080";             // HOST:PORT, IPv4 or a name; port 0: any free port
+  std::filesystem::path novnc = "/usr/share/novnc";  // noVNC's files, served as they are
+  std::vector<std::string> command{"websockify"};    // websockify's command, before deid's arguments
+  std::filesystem::path log;  // websockify's output, appended (mode 0600); empty: deid's standard error
+};
+
+// Throws InputError when `listen` is not HOST:PORT with an IPv4 address or
+// a name (websockify wraps the socket as IPv4).
+void check_web_listen(const std::string& listen);
+// websockify's command line bridging to the proxy at `proxy_address`
+// (HOST:PORT or unix:PATH; 0.0.0.0 and [::] are reached on loopback).
+std::vector<std::string> websockify_command(const WebOptions& options, const std::string& proxy_address);
+
+// websockify as a supervised component. Not thread-safe: one thread
+// drives it (the one that supervises the share).
+class WebAccess {
+ public:
+  explicit WebAccess(WebOptions options);
+  ~WebAccess();  // stop()
+  WebAccess(const WebAccess&) = delete;
+  WebAccess& operator=(const WebAccess&) = delete;
+
+  // Listens on options.listen and starts websockify with that socket,
+  // bridging to `proxy_address`. Throws InputError for a bad address,
+  // IoError when it cannot listen, noVNC's files are missing or websockify
+  // cannot be started.
+  void start(const std::string& proxy_address);
+  // The address listened on ("127.0.0.1:6080", the port chosen for 0),
+  // and the page to open there (noVNC's vnc.html, connecting at once).
+  const std::string& address() const { return address_; }
+  std::string url() const;
+  int pid() const { return pid_; }
+  // Waits up to `wait` for websockify to exit; returns "websockify exited
+  // (status N | signal N)" once it has (without the status when another
+  // supervisor reaped it), or nothing.
+  std::optional<std::string> wait_exit(std::chrono::milliseconds wait);
+  // SIGTERM to websockify's process group (its per-connection processes
+  // too), SIGKILL to what is left after 3 s, reaped. Idempotent.
+  void stop();
+
+ private:
+  WebOptions options_;
+  std::string address_;
+  int pid_ = -1;
+  std::optional<std::string> exit_;
+};
+
 // Reads a share configuration (YAML, docs/share.md "Settings") into
 // ProxyOptions; paths are relative to the file. Throws InputError naming
 // the file, line and key. A configuration with a `desktop` section has no
@@ -314,6 +383,7 @@ nlohmann::json kiosk_policy(const std::string& url);
 struct ShareConfig {
   ProxyOptions proxy;
   std::optional<DesktopOptions> desktop;
+  std::optional<WebOptions> web;  // the `web` section: browser access through websockify and noVNC
 };
 ShareConfig read_share_config(const std::filesystem::path& path);
 

@@ -12,6 +12,7 @@ import { acceptSuggestions } from './inspect.js';
 import { applyHierarchy, previewHierarchy, previewToRows, updateEditor } from './attributes.js';
 import { updateCommand } from './job.js';
 import { cancel, run } from './run.js';
+import { initShare } from './share.js';
 
 function init() {
   for (const button of $$('.step')) button.addEventListener('click', () => showStep(button.dataset.step));
@@ -73,6 +74,7 @@ function init() {
   updateCommand();
   document.body.dataset.ready = 'true';
   guard(loadFiles);
+  initShare();
 }
 
 init();

@@ -38,8 +38,10 @@ struct Checker::HashState {
   const check_internal::LevelMaps* up = nullptr;  // the Checker's, read-only
   check_internal::SlotTable slot_table;  // grouping by slot
   check_internal::PartitionScratch partitions;  // partitioned grouping of large sources
-  // Grouping of keys whose mixed-radix slot does not fit 63 bits.
-  absl::flat_hash_map<std::string, std::uint32_t> wide_index;
+  // Grouping of keys whose mixed-radix slot does not fit 63 bits: cell →
+  // class (kMissing: empty), and each class's hash.
+  std::vector<std::uint32_t> wide_cells;
+  std::vector<std::uint64_t> wide_hashes;
   std::vector<std::uint32_t> member;  // source class → class of the check
   // Direct-addressed grouping (see group_source): slot → class, all unused
   // slots kMissing; `used` lists the slots to reset after a check.

@@ -411,23 +411,55 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
     if (!partitioned && !passes && !lean) out.keys.resize(std::size_t{classes} * w);
     if (!passes) out.counts.resize(classes);
   } else {
-    auto& index = hs.wide_index;
-    index.clear();
-    std::string probe(w * sizeof(std::uint32_t), '\0');
+    // Keys too wide for a slot (the product of the generalized domains
+    // reaches 2^63: 30 quasi-identifiers near the bottom of the lattice).
+    // Hand-written open addressing on a 64-bit hash of the generalized
+    // codes, each hit verified against the class's key: a member's codes
+    // are written straight into the next class's room in out.keys and kept
+    // there only when they make a new class. It replaced a hash map keyed
+    // by the codes as a string (an allocation and a 4 w-byte hash per class),
+    // which made bottom-up's checks near the bottom of the synthetic
+    // 30-attribute lattice several times slower (docs/search.md, "Wide
+    // tables"). Classes are numbered in order of first appearance, as before.
+    const std::size_t cap = std::bit_ceil(std::max<std::size_t>(16, 2 * src.size));
+    auto& cells = hs.wide_cells;
+    cells.assign(cap, kMissing);
+    auto& hashes = hs.wide_hashes;
+    hashes.clear();
+    const std::size_t mask = cap - 1;
+    const int shift = 64 - std::countr_zero(cap);
+    util::reserve_huge(out.keys, src.size * w);
+    out.keys.resize(src.size * w);
+    std::uint32_t classes = 0;
     for (std::size_t i = 0; i < src.size; ++i) {
       const std::uint32_t* key = src.keys + i * w;
+      std::uint32_t* room = out.keys.data() + std::size_t{classes} * w;
+      std::uint64_t h = 0;
       for (std::uint32_t q = 0; q < w; ++q) {
         const std::uint32_t g = maps[q] ? maps[q][key[q]] : key[q];
-        std::memcpy(probe.data() + q * sizeof(std::uint32_t), &g, sizeof g);
+        room[q] = g;
+        h = (h ^ g) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
       }
-      auto [it, inserted] = index.try_emplace(probe, static_cast<std::uint32_t>(out.counts.size()));
-      if (inserted) {
-        for (std::uint32_t q = 0; q < w; ++q) out.keys.push_back(maps[q] ? maps[q][key[q]] : key[q]);
-        out.counts.push_back(0);
+      std::size_t cell = static_cast<std::size_t>((h * 0x9E3779B97F4A7C15ull) >> shift);
+      std::uint32_t c;
+      while (true) {
+        c = cells[cell];
+        if (c == kMissing) {
+          c = classes++;
+          cells[cell] = c;
+          hashes.push_back(h);
+          out.counts.push_back(0);
+          break;
+        }
+        if (hashes[c] == h && std::memcmp(out.keys.data() + std::size_t{c} * w, room, w * sizeof(std::uint32_t)) == 0)
+          break;
+        cell = (cell + 1) & mask;
       }
-      out.counts[it->second] += src.counts[i];
-      hs.member[i] = it->second;
+      out.counts[c] += src.counts[i];
+      hs.member[i] = c;
     }
+    out.keys.resize(std::size_t{classes} * w);
   }
   out.suppressed.assign(out.counts.size(), 0);
 }

@@ -232,10 +232,9 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
   }
   const auto t0 = std::chrono::steady_clock::now();
   SearchLimits limits{job.search.time_limit_seconds, job.search.max_checks};
-  // ARX's heuristics stop after 30 s unless told otherwise (search.md).
-  if (job.search.transformation.empty() && !limits.time_limit_seconds &&
-      is_heuristic(resolve_algorithm(job.search, pr)))
-    limits.time_limit_seconds = kDefaultHeuristicTimeLimitSeconds;
+  // ARX's heuristics (and auto's searches above the heuristic threshold)
+  // stop after 30 s unless told otherwise (search.md).
+  if (job.search.transformation.empty()) limits.time_limit_seconds = default_time_limit(job.search, pr);
   auto ev = std::make_unique<Evaluator>(pr, limits, options.progress);
   auto algo = job.search.transformation.empty() ? make_search(job.search, pr)
                                                  : make_given_search(given_transformation(job, pr));

@@ -179,9 +179,7 @@ std::optional<LocalRecodingPass> recode(PreparedJob& p, std::vector<std::uint32_
   pass.records = rows.size();
   pass.suppression_limit_records = sub.max_suppressed;
 
-  SearchLimits limits{job.search.time_limit_seconds, job.search.max_checks};
-  if (!limits.time_limit_seconds && is_heuristic(resolve_algorithm(job.search, sub)))
-    limits.time_limit_seconds = kDefaultHeuristicTimeLimitSeconds;
+  SearchLimits limits{default_time_limit(job.search, sub), job.search.max_checks};
   {
     Evaluator ev(sub, limits);
     pass.best = make_search(job.search, sub)->run(ev).best;

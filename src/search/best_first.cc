@@ -32,6 +32,16 @@
 // is exhausted (search.time-limit, search.max-checks) and returns the best
 // solution so far, not proven optimal; it finds good solutions early
 // (papers/000, Fig. 7).
+//
+// Warm start (WarmStart, on for a job's best-first): before the greedy
+// ascent, bottom-up Lightning and then the genetic algorithm run through the
+// same evaluator (warm_start()). The best solution they check is the
+// evaluator's best, so the insufficient-quality property prunes with it
+// from best-first's first check on, and it is the answer when a limit
+// stops best-first before it finds a better one. It is a checked solution,
+// so everything pruned is still not better than a solution: the proven
+// optimum, and which of equal solutions is returned, do not change.
+#include <algorithm>
 #include <queue>
 
 #include "deid/search.h"
@@ -49,44 +59,168 @@ struct Entry {
   std::uint16_t first_free;  // successors raise attributes >= this one
 };
 
-// std::priority_queue is a max-heap: "a after b" means a has lower priority.
-struct After {
-  bool operator()(const Entry& a, const Entry& b) const {
-    if (a.key != b.key) return a.key > b.key;
-    if (a.rank != b.rank) return a.rank > b.rank;
-    return a.index > b.index;
-  }
+// How the queue stores an entry. The queue is most of best-first's memory
+// on wide lattices (hundreds of millions of entries: 4.2 GB after 60 s on
+// the 20-attribute census table), so where the lattice allows, an entry
+// takes 16 bytes instead of 32 (`Packed`: the key, and rank, index and
+// first_free in one word compared as one number: rank first, then index).
+// Both orders are the same (key, rank, index), so is the search.
+struct Wide {
+  using Stored = Entry;
+  static Stored pack(const Entry& e) { return e; }
+  static Entry unpack(const Stored& s) { return s; }
+  // std::priority_queue is a max-heap: "a after b" means a has lower priority.
+  struct After {
+    bool operator()(const Entry& a, const Entry& b) const {
+      if (a.key != b.key) return a.key > b.key;
+      if (a.rank != b.rank) return a.rank > b.rank;
+      return a.index > b.index;
+    }
+  };
 };
 
-using Queue = std::priority_queue<Entry, std::vector<Entry>, After>;
+struct Packed {
+  // Lattices of at most 2^kIndexBits transformations, ranks and attributes
+  // below 256.
+  static constexpr int kIndexBits = 48;
+  static bool fits(const Lattice& lattice) {
+    return lattice.size() <= (LatticeIndex{1} << kIndexBits) && lattice.max_rank() < 256 && lattice.dimensions() <= 256;
+  }
+  struct Stored {
+    double key;
+    std::uint64_t bits;  // rank << 56 | index << 8 | first_free
+  };
+  static Stored pack(const Entry& e) {
+    return {e.key, std::uint64_t{e.rank} << 56 | static_cast<std::uint64_t>(e.index) << 8 | e.first_free};
+  }
+  static Entry unpack(const Stored& s) {
+    return {static_cast<LatticeIndex>((s.bits >> 8) & ((std::uint64_t{1} << kIndexBits) - 1)), s.key,
+            static_cast<std::uint16_t>(s.bits >> 56), static_cast<std::uint16_t>(s.bits & 0xFF)};
+  }
+  struct After {
+    bool operator()(const Stored& a, const Stored& b) const {
+      if (a.key != b.key) return a.key > b.key;
+      return a.bits > b.bits;  // distinct entries: index decides among equal ranks
+    }
+  };
+};
+
+template <class Codec>
+using Queue = std::priority_queue<typename Codec::Stored, std::vector<typename Codec::Stored>, typename Codec::After>;
+
+// Restores the evaluator after a phase of the warm start, also when a
+// progress callback throws out of it.
+class PhaseGuard {
+ public:
+  PhaseGuard(Evaluator& ev, SearchLimits phase) : ev_(ev) { ev_.set_phase_limits(phase); }
+  ~PhaseGuard() {
+    ev_.clear_phase_limits();
+    ev_.set_measure_all(false);  // the heuristics measure every check
+  }
+  PhaseGuard(const PhaseGuard&) = delete;
+  PhaseGuard& operator=(const PhaseGuard&) = delete;
+
+ private:
+  Evaluator& ev_;
+};
+
+// Runs the warm start's heuristics; returns their figures for the result.
+nlohmann::json warm_start(Evaluator& ev, const WarmStart& warm, std::uint64_t& checks_to_best) {
+  nlohmann::json stats = nlohmann::json::object();
+  const auto phase = [&](const char* key, SearchAlgorithm& algorithm, SearchLimits limits) {
+    if (ev.exhausted()) return;
+    const std::uint64_t before = ev.checked();
+    SearchOutcome o;
+    {
+      PhaseGuard guard(ev, limits);
+      o = algorithm.run(ev);
+    }
+    // The heuristic's own optimum (ARX's order) may differ from the
+    // evaluator's best (better()) only among solutions of equal loss.
+    if (o.best && ev.best() && o.best->transformation == ev.best()->transformation)
+      checks_to_best = o.statistics.value("checks_to_best", checks_to_best);
+    stats[key] = {{"checked", ev.checked() - before},
+                  {"information_loss", o.best ? nlohmann::json(o.best->quality.value) : nlohmann::json()},
+                  {"stopped_by_limit", o.stopped_by_limit}};
+  };
+  // Bottom-up: at most warm.bottom_up_checks checks, half of the budget of
+  // checks left and half of the time left, so that the genetic algorithm
+  // keeps the other half.
+  SearchLimits bottom_up;
+  std::uint64_t checks = warm.bottom_up_checks;
+  if (const auto& max = ev.limits().max_checks) checks = std::min(checks, (*max - std::min(*max, ev.checked())) / 2);
+  bottom_up.max_checks = ev.checked() + checks;
+  if (const auto& t = ev.limits().time_limit_seconds) {
+    const double now = ev.elapsed_seconds();
+    bottom_up.time_limit_seconds = now + std::max(0.0, *t - now) / 2;
+  }
+  if (checks > 0) {
+    const auto lightning = make_lightning_search(false);
+    phase("bottom_up", *lightning, bottom_up);
+  }
+  const auto genetic = make_genetic_search(warm.genetic);
+  phase("genetic", *genetic, SearchLimits{});
+  stats["checked"] = ev.checked();
+  stats["information_loss"] = ev.best() ? nlohmann::json(ev.best()->quality.value) : nlohmann::json();
+  return stats;
+}
 
 class BestFirstSearch final : public SearchAlgorithm {
  public:
+  explicit BestFirstSearch(WarmStart warm) : warm_(std::move(warm)) {}
   std::string name() const override { return "best-first"; }
 
   SearchOutcome run(Evaluator& ev) override {
+    std::uint64_t warm_checks_to_best = 0;
+    nlohmann::json warm_stats;
+    const bool warm = warm_.enabled && ev.problem().lattice().size() > warm_.min_lattice;
+    if (warm) warm_stats = warm_start(ev, warm_, warm_checks_to_best);
+    const std::optional<CheckResult> warm_best = ev.best();
     PredictiveProperties props(ev, /*reexamine=*/true);
     const Lattice& lattice = props.lattice();
-    const std::size_t m = lattice.dimensions();
     SearchOutcome out;
     out.algorithm = name();
 
-    Queue queue;
     std::uint64_t largest_queue = 1, popped = 0;
-    std::vector<Transformation> path;
     bool stopped = !search_internal::greedy_ascent(props, ev);
-    if (!stopped) queue.push({0, 0.0, 0, 0});
+    if (!stopped) {
+      stopped = Packed::fits(lattice) ? !search<Packed>(props, ev, largest_queue, popped)
+                                      : !search<Wide>(props, ev, largest_queue, popped);
+    }
+    out.best = ev.best();
+    out.stopped_by_limit = stopped;
+    out.optimal = !stopped;
+    out.checked = ev.checked();
+    out.time_to_best_seconds = ev.time_to_best_seconds();
+    out.statistics = props.statistics();
+    if (warm) {
+      out.statistics["warm_start"] = warm_stats;
+      if (warm_best && out.best && out.best->transformation == warm_best->transformation)
+        out.statistics["checks_to_best"] = warm_checks_to_best;
+    }
+    out.statistics["largest_queue"] = largest_queue;
+    out.statistics["dequeued"] = popped;
+    return out;
+  }
+
+ private:
+  // The queue's part of the search, from the bottom. Returns false when a
+  // limit stopped it.
+  template <class Codec>
+  bool search(PredictiveProperties& props, Evaluator& ev, std::uint64_t& largest_queue, std::uint64_t& popped) {
+    const Lattice& lattice = props.lattice();
+    const std::size_t m = lattice.dimensions();
+    Queue<Codec> queue;
+    std::vector<Transformation> path;
+    queue.push(Codec::pack({0, 0.0, 0, 0}));
     Transformation t;
     while (!queue.empty()) {
       // The clock also between checks: entries pruned without a check can
       // follow each other by the million on wide lattices (a 60 s limit ran
       // 82 s on the 20-attribute census table). Only the time: a budget of
       // checks is spent by checks alone.
-      if ((popped & 1023) == 1023 && ev.out_of_time()) {
-        stopped = true;
-        break;
-      }
-      const Entry e = queue.top();
+      if ((popped & 1023) == 1023 && ev.out_of_time()) return false;
+      const Entry e = Codec::unpack(queue.top());
       queue.pop();
       ++popped;
       t = lattice.at(e.index);
@@ -100,10 +234,7 @@ class BestFirstSearch final : public SearchAlgorithm {
       } else {
         const std::uint64_t checked_before = ev.checked();
         if (!props.checked(t) && props.monotonic() && !props.sufficient_protection(t)) {
-          if (ev.exhausted() || !search_internal::probe_path(props, ev, t, path)) {
-            stopped = true;
-            break;
-          }
+          if (ev.exhausted() || !search_internal::probe_path(props, ev, t, path)) return false;
         }
         // Without a check since the queries above, the stores still say no.
         const bool changed = ev.checked() != checked_before;
@@ -116,11 +247,8 @@ class BestFirstSearch final : public SearchAlgorithm {
         } else {
           std::optional<double> bound = props.checked_bound(t);
           if (!bound) {
-            if (ev.exhausted()) {
-              stopped = true;
-              break;
-            }
-            if (!ev.prefetched(t)) speculate(props, ev, queue, t);
+            if (ev.exhausted()) return false;
+            if (!ev.prefetched(t)) speculate<Codec>(props, ev, queue, t);
             bound = props.check(t).lower_bound;
           }
           if (props.not_better_than_best(*bound, t)) continue;
@@ -131,23 +259,15 @@ class BestFirstSearch final : public SearchAlgorithm {
       for (std::size_t i = e.first_free; i < m; ++i) {
         if (t[i] >= lattice.max_level(i)) continue;
         ++t[i];
-        queue.push({lattice.index(t), key, static_cast<std::uint16_t>(e.rank + 1), static_cast<std::uint16_t>(i)});
+        queue.push(
+            Codec::pack({lattice.index(t), key, static_cast<std::uint16_t>(e.rank + 1), static_cast<std::uint16_t>(i)}));
         --t[i];
       }
       largest_queue = std::max<std::uint64_t>(largest_queue, queue.size());
     }
-    out.best = ev.best();
-    out.stopped_by_limit = stopped;
-    out.optimal = !stopped;
-    out.checked = ev.checked();
-    out.time_to_best_seconds = ev.time_to_best_seconds();
-    out.statistics = props.statistics();
-    out.statistics["largest_queue"] = largest_queue;
-    out.statistics["dequeued"] = popped;
-    return out;
+    return true;
   }
 
- private:
   // Computes the check of `t` ahead of time together with those of the next
   // queue heads that would be checked without a path probe if they came up
   // now (kSpeculation in all, among the next 2 kSpeculation heads). The
@@ -155,28 +275,34 @@ class BestFirstSearch final : public SearchAlgorithm {
   // head; its result is then kept only while it stays among the next heads.
   // The heads are taken from the queue and put back: entries are distinct
   // and the order total, so the order of the heads does not change.
-  void speculate(PredictiveProperties& props, Evaluator& ev, Queue& queue, const Transformation& t) {
+  template <class Codec>
+  void speculate(PredictiveProperties& props, Evaluator& ev, Queue<Codec>& queue, const Transformation& t) {
     const Lattice& lattice = props.lattice();
     ahead_.assign(1, t);
     heads_.clear();
     while (!queue.empty() && heads_.size() < 2 * search_internal::kSpeculation &&
            ahead_.size() < search_internal::kSpeculation) {
-      const Entry h = queue.top();
+      const Entry h = Codec::unpack(queue.top());
       queue.pop();
       heads_.push_back(h);
       Transformation u = lattice.at(h.index);
       if (!props.not_better_than_best(h.key, u) && props.unresolved_ahead(u, true)) ahead_.push_back(std::move(u));
     }
-    for (const Entry& h : heads_) queue.push(h);
+    for (const Entry& h : heads_) queue.push(Codec::pack(h));
     ev.prefetch(ahead_);
   }
 
+  WarmStart warm_;
   std::vector<Transformation> ahead_;
   std::vector<Entry> heads_;
 };
 
 }  // namespace
 
-std::unique_ptr<SearchAlgorithm> make_best_first_search() { return std::make_unique<BestFirstSearch>(); }
+std::unique_ptr<SearchAlgorithm> make_best_first_search() { return std::make_unique<BestFirstSearch>(WarmStart{}); }
+
+std::unique_ptr<SearchAlgorithm> make_best_first_search(const WarmStart& warm) {
+  return std::make_unique<BestFirstSearch>(warm);
+}
 
 }  // namespace deid

@@ -32,11 +32,15 @@ double Evaluator::elapsed_seconds() const {
 
 bool Evaluator::exhausted() const {
   if (limits_.max_checks && checked_ >= *limits_.max_checks) return true;
+  if (phase_.max_checks && checked_ >= *phase_.max_checks) return true;
   return out_of_time();
 }
 
 bool Evaluator::out_of_time() const {
-  return limits_.time_limit_seconds && elapsed_seconds() >= *limits_.time_limit_seconds;
+  if (!limits_.time_limit_seconds && !phase_.time_limit_seconds) return false;
+  const double elapsed = elapsed_seconds();
+  return (limits_.time_limit_seconds && elapsed >= *limits_.time_limit_seconds) ||
+         (phase_.time_limit_seconds && elapsed >= *phase_.time_limit_seconds);
 }
 
 void Evaluator::keep_best_solutions(std::size_t n) {

@@ -24,12 +24,32 @@ const DifferentialPrivacyModel* data_dependent_dp(const Problem& problem) {
 // ARX (ARXAnonymizer.getAlgorithm); the job parser refuses any other.
 // Above the heuristic threshold ARX runs a heuristic instead of its optimal
 // search (ARXAnonymizer.getAlgorithm refuses OPTIMAL there; its GUI then
-// selects bottom-up Lightning).
-SearchSpec::Algorithm choose_algorithm(const Problem& problem, std::uint64_t heuristic_threshold) {
+// selects bottom-up Lightning): so does deid when the job sets the
+// threshold. Without it, deid picks what won on the wide tables measured
+// (docs/search.md, "Wide tables" and "auto"): best-first with its warm start
+// up to kAutoTopDownLattice (15 and 20 quasi-identifiers there: its warm
+// start has the better of bottom-up's and genetic's answers, and best-first
+// may improve on it), top-down above (30 and 50: the only search with a
+// solution within 10 s, and the best).
+SearchSpec::Algorithm choose_algorithm(const Problem& problem, std::optional<std::uint64_t> heuristic_threshold) {
   if (data_dependent_dp(problem)) return SearchSpec::Algorithm::safepub;
   const LatticeIndex size = problem.lattice().size();
-  if (size > heuristic_threshold) return SearchSpec::Algorithm::bottom_up;
+  if (heuristic_threshold) {
+    if (size > *heuristic_threshold) return SearchSpec::Algorithm::bottom_up;
+  } else if (size > kAutoTopDownLattice) {
+    return SearchSpec::Algorithm::top_down;
+  }
   return size <= kOptimalMaxLattice ? SearchSpec::Algorithm::optimal : SearchSpec::Algorithm::best_first;
+}
+
+std::optional<double> default_time_limit(const SearchSpec& spec, const Problem& problem) {
+  if (spec.time_limit_seconds) return spec.time_limit_seconds;
+  const SearchSpec::Algorithm a = resolve_algorithm(spec, problem);
+  if (is_heuristic(a)) return kDefaultHeuristicTimeLimitSeconds;
+  if (spec.algorithm == SearchSpec::Algorithm::automatic && a == SearchSpec::Algorithm::best_first &&
+      problem.lattice().size() > spec.heuristic_threshold.value_or(kDefaultHeuristicThreshold))
+    return kDefaultHeuristicTimeLimitSeconds;
+  return std::nullopt;
 }
 
 bool is_heuristic(SearchSpec::Algorithm a) {
@@ -39,7 +59,7 @@ bool is_heuristic(SearchSpec::Algorithm a) {
 
 SearchSpec::Algorithm resolve_algorithm(const SearchSpec& spec, const Problem& problem) {
   if (spec.algorithm != SearchSpec::Algorithm::automatic) return spec.algorithm;
-  return choose_algorithm(problem, spec.heuristic_threshold.value_or(kDefaultHeuristicThreshold));
+  return choose_algorithm(problem, spec.heuristic_threshold);
 }
 
 std::unique_ptr<SearchAlgorithm> make_search(const SearchSpec& spec, const Problem& problem) {
@@ -64,7 +84,9 @@ std::unique_ptr<SearchAlgorithm> make_search(SearchSpec::Algorithm algorithm, co
     case SearchSpec::Algorithm::best_first:
     case SearchSpec::Algorithm::automatic: break;
   }
-  return make_best_first_search();
+  WarmStart warm;
+  warm.enabled = true;
+  return make_best_first_search(warm);
 }
 
 }  // namespace deid

@@ -84,6 +84,49 @@ std::string read_secret(const fs::path& path) {
   return secret;
 }
 
+// desktop.table and desktop.explorer-port: the data explorer the kiosk
+// shows instead of a url (docs/share.md, "The data explorer").
+void read_explorer(const Reader& r, const YAML::Node& desktop, DesktopOptions& d) {
+  if (desktop["url"])
+    r.fail(desktop["url"], "desktop has both 'url' and 'table': the kiosk shows either a page or the data explorer");
+  if (!desktop["table"]) r.fail(desktop, "desktop.explorer-port without desktop.table (the table to explore)");
+  d.table = r.path(desktop["table"], "desktop.table");
+  std::error_code ec;
+  if (!fs::is_regular_file(d.table, ec))
+    r.fail(desktop["table"], fmt::format("desktop.table '{}' is not a file", d.table.string()));
+  if (const YAML::Node port = desktop["explorer-port"]) {
+    const double n = r.number(port, "desktop.explorer-port");
+    if (n < 0 || n > 65535 || n != static_cast<double>(static_cast<int>(n)))
+      r.fail(port, "desktop.explorer-port must be a port, 1 to 65535 (0: any free port)");
+    d.explorer_port = static_cast<int>(n);
+  }
+}
+
+// The `web` section: browser access through websockify and noVNC
+// (share.h, WebOptions).
+WebOptions read_web(const Reader& r, const YAML::Node& web) {
+  WebOptions w;
+  if (web.IsNull()) return w;  // `web:` alone: every default
+  r.keys(web, "web", {"listen", "novnc", "websockify", "log"});
+  if (web["listen"]) {
+    w.listen = r.text(web["listen"], "web.listen");
+    try {
+      check_web_listen(w.listen);
+    } catch (const InputError& e) {
+      r.fail(web["listen"], e.problem());
+    }
+  }
+  if (web["novnc"]) w.novnc = r.path(web["novnc"], "web.novnc");
+  if (const YAML::Node command = web["websockify"]) {
+    if (!command.IsSequence() || command.size() == 0)
+      r.fail(command, "web.websockify must be a list: the command and its arguments");
+    w.command.clear();
+    for (const YAML::Node& arg : command) w.command.push_back(r.text(arg, "web.websockify"));
+  }
+  if (web["log"]) w.log = r.path(web["log"], "web.log");
+  return w;
+}
+
 }  // namespace
 
 ShareConfig read_share_config(const fs::path& path) {
@@ -97,7 +140,7 @@ ShareConfig read_share_config(const fs::path& path) {
   }
   const Reader r(path);
   r.keys(root, "the share's configuration",
-         {"listen", "upstream", "desktop", "tokens", "audit", "sessions", "limits"});
+         {"listen", "upstream", "desktop", "tokens", "audit", "sessions", "limits", "web"});
   ShareConfig config;
   ProxyOptions& o = config.proxy;
   if (root["listen"]) o.listen = r.text(root["listen"], "listen");
@@ -105,14 +148,20 @@ ShareConfig read_share_config(const fs::path& path) {
     r.fail(root["desktop"], "a configuration has either 'upstream' (a VNC server of yours) or 'desktop' (one the "
                             "share starts), not both");
   if (const YAML::Node desktop = root["desktop"]) {
-    r.keys(desktop, "desktop", {"size", "url", "browser", "recordings"});
+    r.keys(desktop, "desktop", {"size", "url", "table", "explorer-port", "browser", "recordings"});
     DesktopOptions d;
-    if (!desktop["url"]) r.fail(desktop, "desktop has no 'url' (the page the kiosk shows)");
-    d.url = r.text(desktop["url"], "desktop.url");
-    try {
-      url_origin(d.url);
-    } catch (const InputError& e) {
-      r.fail(desktop["url"], e.problem());
+    if (desktop["table"] || desktop["explorer-port"]) {
+      read_explorer(r, desktop, d);
+    } else {
+      if (!desktop["url"])
+        r.fail(desktop, "desktop has no 'url' (the page the kiosk shows) and no 'table' (a released table for the "
+                        "data explorer)");
+      d.url = r.text(desktop["url"], "desktop.url");
+      try {
+        url_origin(d.url);
+      } catch (const InputError& e) {
+        r.fail(desktop["url"], e.problem());
+      }
     }
     if (desktop["size"]) {
       const std::string size = r.text(desktop["size"], "desktop.size");
@@ -163,6 +212,7 @@ ShareConfig read_share_config(const fs::path& path) {
     }
   }
   check_limits(o.limits, path.string());
+  if (const YAML::Node web = root["web"]) config.web = read_web(r, web);
   return config;
 }
 

@@ -255,6 +255,7 @@ void Desktop::start() {
     // chromium package ships it: master_preferences) with the policy
     // added: binding over a directory that exists creates nothing on the
     // machine's file system (bwrap would make a missing mount point).
+    const std::string url = options_.table.empty() ? options_.url : start_explorer(until);
     const fs::path etc = state_ / "etc-chromium";
     const fs::path system_etc = "/etc/chromium";
     std::error_code absent;
@@ -266,7 +267,7 @@ void Desktop::start() {
         fs::copy(e.path(), etc / e.path().filename(), fs::copy_options::recursive | fs::copy_options::copy_symlinks);
     {
       std::ofstream out(etc / "policies" / "managed" / "deid-share.json");
-      out << kiosk_policy(options_.url).dump(2) << "\n";
+      out << kiosk_policy(url).dump(2) << "\n";
       if (!out) throw desktop_error("cannot write the kiosk's policy");
     }
     std::vector<std::string> browser{"bwrap", "--dev-bind", "/", "/", "--ro-bind", etc.string(),
@@ -281,7 +282,7 @@ void Desktop::start() {
     // Chromium refuses to run as root with its sandbox; deid should not run
     // as root (docs/share.md), but when it does the browser still starts.
     if (::geteuid() == 0) browser.push_back("--no-sandbox");
-    browser.push_back(options_.url);
+    browser.push_back(url);
     spawn("browser", browser);
 
     if (!options_.recordings.empty()) {
@@ -310,6 +311,48 @@ void Desktop::start() {
     stop();
     throw;
   }
+}
+
+// ------------------------------------------------------------ the explorer
+
+// The data explorer as a component (`deid serve --explore`): on 127.0.0.1
+// only, its token in a file of the state directory that it reads and
+// removes (never on a command line), and the kiosk's address carrying the
+// token, which the explorer takes once (explore.h: the browser then holds a
+// cookie, and the token is spent).
+std::string Desktop::start_explorer(Clock::time_point until) {
+  if (options_.explorer.empty()) throw desktop_error("no command to serve the explorer with");
+  std::string token;
+  for (int i = 0; i < 4; ++i) token += random_password();
+  const fs::path file = state_ / "explorer.token";
+  {
+    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    const bool ok = fd >= 0 && ::write(fd, (token + "\n").data(), token.size() + 1) == static_cast<ssize_t>(token.size() + 1);
+    if (fd >= 0) ::close(fd);
+    if (!ok) throw desktop_error("cannot write the explorer's token file");
+  }
+  const int port = options_.explorer_port != 0 ? options_.explorer_port : free_loopback_port();
+  std::vector<std::string> argv = options_.explorer;
+  for (const std::string& a : {std::string("serve"), std::string("--explore"),
+                               fs::absolute(options_.table).string(), std::string("--host"), std::string("127.0.0.1"),
+                               std::string("--port"), std::to_string(port), std::string("--token-file"), file.string()})
+    argv.push_back(a);
+  spawn("explorer", argv);
+  for (;;) {
+    reap(std::chrono::milliseconds(0));
+    if (!exits_.empty()) {
+      // Its log says why (a table that cannot be read, a port in use).
+      std::ifstream log(state_ / "explorer.log");
+      std::string line, last;
+      while (std::getline(log, line))
+        if (!line.empty()) last = line;
+      throw desktop_error(exits_.front() + " while starting" + (last.empty() ? "" : ": " + last));
+    }
+    if (accepts(port)) break;
+    if (Clock::now() >= until) throw desktop_error("the explorer did not listen in time");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return fmt::format("http://127.0.0.1:{}/?token={}", port, token);
 }
 
 std::optional<std::string> Desktop::wait_exit(std::chrono::milliseconds wait) {

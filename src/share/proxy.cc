@@ -213,6 +213,7 @@ void Proxy::Impl::relay(const std::shared_ptr<Session>& s, FdReader& client_in, 
   state.width = init.width;
   state.height = init.height;
   state.bytes_per_pixel = init.pixel_format[0] / 8u;
+  state.raw_padding = raw_padding_byte(init.pixel_format.data());
   nlohmann::ordered_json start{{"peer", s->peer}, {"width", init.width}, {"height", init.height}};
   if (!options.recording.empty()) start["recording"] = options.recording;
   log(*s, "session-start", start);

@@ -130,6 +130,7 @@ void ClientRelay::relay_one(Reader& in, Writer& out, Clock::time_point now) {
       out.write(m, 20);
       out.flush();
       state_.bytes_per_pixel = m[4] / 8u;
+      state_.raw_padding = raw_padding_byte(m + 4);
       return;
     }
     case rfb::kSetEncodings: {
@@ -311,7 +312,11 @@ void ServerRelay::relay_one(Reader& in, Writer& out) {
         out.write(r, 12);
         const std::uint64_t area = std::uint64_t{w} * h;
         if (enc == rfb::kRaw) {
-          pass_through(in, &out, area * state_.bytes_per_pixel);
+          const int padding = state_.raw_padding;
+          if (padding < 0 || state_.bytes_per_pixel != 4)
+            pass_through(in, &out, area * state_.bytes_per_pixel);
+          else
+            pass_raw_opaque(in, out, area * 4, static_cast<unsigned>(padding));
         } else if (enc == rfb::kCopyRect) {
           std::uint8_t src[4];
           in.read(src, 4);

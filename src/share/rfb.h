@@ -60,7 +60,23 @@ struct ServerInit {
 struct StreamState {
   std::atomic<std::uint32_t> width{0}, height{0};
   std::atomic<std::uint32_t> bytes_per_pixel{4};
+  // The byte of a 32-bit Raw pixel that holds no colour (raw_padding_byte),
+  // set to 0xFF as Raw data passes; -1: none (or not known).
+  std::atomic<int> raw_padding{-1};
 };
+
+// The byte (0 to 3, in the order sent) of a pixel of the 16-byte RFB pixel
+// format `format` that no colour uses, or -1: for a true-colour format of
+// 32 bits per pixel whose colours leave one byte free (depth 24), which
+// the proxy sets to 0xFF in Raw data. Why: noVNC 1.3 (Debian 12) makes a
+// Raw pixel opaque at the wrong offset (it forgets where its read buffer
+// starts), so pixels whose free byte is 0, as x11vnc sends them, are drawn
+// transparent; the free bits mean nothing in RFB (RFC 6143, 7.4), so every
+// client draws 0xFF as it draws 0.
+int raw_padding_byte(const std::uint8_t* format);
+// Passes `n` bytes of Raw pixels of 4 bytes from `in` to `out` with byte
+// `padding` (0 to 3) of each set to 0xFF, in pieces of 64 KiB.
+void pass_raw_opaque(Reader& in, Writer& out, std::uint64_t n, unsigned padding);
 
 // One token bucket pair (RateLimit in share.h).
 class RateLimiter {

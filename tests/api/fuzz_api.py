@@ -3,7 +3,7 @@
 """Fuzzes the REST API of `deid serve` against docs/openapi.yaml with schemathesis.
 
 Starts `deid serve` on a free port of 127.0.0.1 (--data-dir examples/adult,
-read only), opens adult and submits one job so that real ids exist, then
+read only; --share with a token store and audit log made here), opens adult and submits one job so that real ids exist, then
 runs schemathesis over every operation of the spec for a bounded number of
 examples per operation and a bounded time, with these checks: no 5xx, the
 status codes, content types and response bodies the spec declares, and
@@ -27,6 +27,32 @@ import urllib.request
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+def make_share(deid, state):
+    """A share for the /share paths (docs/web.md, "Sharing"): a token store
+    with recipients and an audit log with a refused connection and a
+    session, in `state`; its configuration's path."""
+    share = os.path.join(state, "share")
+    os.mkdir(share)
+    with open(os.path.join(share, "share.yaml"), "w") as f:
+        f.write("upstream: {address: 127.0.0.1:5900}\ntokens: tokens.json\naudit: audit.jsonl\n")
+    for name in ("alice", "bob", "carol"):
+        subprocess.run([deid, "share", "token", "add", "--tokens", os.path.join(share, "tokens.json"),
+                        "--recipient", name], check=True, capture_output=True)
+    lines = [{"session": "s1", "event": "connection", "peer": "127.0.0.1:1"},
+             {"session": "s1", "event": "refused", "peer": "127.0.0.1:1", "reason": "unknown token"},
+             {"session": "s2", "event": "connection", "peer": "127.0.0.1:2"},
+             {"session": "s2", "recipient": "alice", "event": "session-start", "peer": "127.0.0.1:2",
+              "width": 640, "height": 480},
+             {"session": "s2", "recipient": "alice", "event": "key", "verdict": "forwarded", "down": True,
+              "keysym": "0x0061"},
+             {"session": "s2", "recipient": "alice", "event": "session-end", "reason": "the proxy stopped",
+              "keys": 1, "keys-dropped": 0}]
+    with open(os.path.join(share, "audit.jsonl"), "w") as f:
+        for i, line in enumerate(lines):
+            f.write(json.dumps({"time": f"2026-11-29T08:00:0{i}.000000Z", **line}) + "\n")
+    return os.path.join(share, "share.yaml")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--deid", required=True)
@@ -41,9 +67,10 @@ def main():
 
     token = "api-fuzz-token"
     with tempfile.TemporaryDirectory(prefix="deid-api-fuzz-") as state:
+        share = make_share(args.deid, state)
         server = subprocess.Popen(
             [args.deid, "serve", "--port", "0", "--token", token, "--workers", "1", "--state-dir", state,
-             "--max-upload-mb", "16", "--data-dir", os.path.join(ROOT, "examples", "adult")],
+             "--max-upload-mb", "16", "--data-dir", os.path.join(ROOT, "examples", "adult"), "--share", share],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             m = re.search(r"http://127\.0\.0\.1:(\d+)/", server.stdout.readline())

@@ -249,6 +249,29 @@ TEST(ServerRelay, UpdatesOfTheParsedEncodingsPassUnchanged) {
   EXPECT_EQ(s.out.bytes, all);
 }
 
+// noVNC 1.3 draws a Raw pixel whose free byte is 0 transparent
+// (raw_padding_byte): the proxy sets that byte, and only that byte.
+TEST(ServerRelay, RawPixelsGetTheirFreeByteSetWhenTheFormatHasOne) {
+  // x11vnc's format (little-endian, red at 16) and noVNC's (red at 0): byte 3 is free.
+  const Bytes server{32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0};
+  const Bytes novnc{32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 0, 8, 16, 0, 0, 0};
+  const Bytes big{32, 24, 1, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0};
+  const Bytes full{32, 32, 0, 1, 0x03, 0xff, 0x03, 0xff, 0x03, 0xff, 20, 10, 0, 0, 0, 0};
+  const Bytes eight{8, 8, 0, 1, 0, 7, 0, 7, 0, 3, 0, 3, 6, 0, 0, 0};
+  EXPECT_EQ(deid::share::raw_padding_byte(server.data()), 3);
+  EXPECT_EQ(deid::share::raw_padding_byte(novnc.data()), 3);
+  EXPECT_EQ(deid::share::raw_padding_byte(big.data()), 0);
+  EXPECT_EQ(deid::share::raw_padding_byte(full.data()), -1);  // 10-bit colours: no byte entirely free
+  EXPECT_EQ(deid::share::raw_padding_byte(eight.data()), -1);
+  ServerSide s;
+  s.state.raw_padding = 3;
+  Bytes raw = rect(0, 0, 2, 1, rfb::kRaw);
+  const Bytes pixels{0, 153, 102, 0, 1, 2, 3, 0};
+  const Bytes header = concat({update_header(1), raw});
+  s.run(concat({header, pixels, Bytes{rfb::kBell}}));
+  EXPECT_EQ(s.out.bytes, concat({header, Bytes{0, 153, 102, 0xff, 1, 2, 3, 0xff}, Bytes{rfb::kBell}}));
+}
+
 TEST(ServerRelay, DesktopSizeMovesTheBounds) {
   ServerSide s;
   s.run(concat({update_header(1), rect(0, 0, 200, 100, rfb::kDesktopSize)}));

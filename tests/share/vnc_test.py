@@ -24,8 +24,11 @@ shortcuts of developer tools, downloads and history show nothing else;
 killing the browser ends the session and `deid
 share run` (exit code 3) with every component and its state directory
 gone; the recording is one private file, named in the audit log, with
-frames that show the page. Nothing started here
-is left running. Exits 0 when all hold, 1 otherwise.
+frames that show the page. Then the data explorer
+(tests/share/explorer_kiosk.py): `deid share run` with a released table
+instead of a page, a file dialog, a download, printing and file:// kept
+out of the kiosk. Nothing started here is left running. Exits 0 when all
+hold, 1 otherwise.
 """
 import argparse
 import json
@@ -37,6 +40,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import explorer_kiosk
 
 HERE = Path(__file__).resolve().parent
 PYTHON = sys.executable  # the virtual environment's, with vncdotool and python-xlib
@@ -396,7 +401,7 @@ class Test:
         (site / "index.html").write_text(
             f"<body style='margin:0'><a href='http://127.0.0.1:{other_port}/' style='position:fixed;top:0;left:0;"
             "right:0;bottom:0;background:#22aa66;color:black'><h1 style='font-size:60px'>deid explorer</h1></a>"
-            "</body>")
+            + explorer_kiosk.FILE_INPUT + "</body>")
         (other / "index.html").write_text("<body style='background:#ff0000'><h1>another site</h1></body>")
         for name, port, root in (("site", site_port, site), ("other-site", other_port, other)):
             self.procs.start(name, [PYTHON, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", root])
@@ -430,6 +435,7 @@ class Test:
             image = Image.open(png).convert("RGB")
             return image.size == (800, 600) and image.getpixel((400, 400)) == (0x22, 0xAA, 0x66)
         self.check(eventually(page_shown, 30), "the kiosk shows the page over the whole 800x600 screen")
+        explorer_kiosk.file_dialogs_open_nothing(self, server)
         # A click on the link, through the proxy: the other origin is blocked.
         self.client(server, self.alice, "click", "400", "300")
 
@@ -535,6 +541,7 @@ class Test:
             self.killed_server()
             self.stop_proxy()
             self.supervised_desktop()
+            explorer_kiosk.explorer_desktop(self, PYTHON)
         except Exception as e:  # noqa: BLE001 - reported, then everything is stopped
             self.check(False, f"the test ran to its end: {type(e).__name__}: {e}")
         finally:
