@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "signal_wait.h"
 #include "deid/error.h"
 #include "explore.h"
 #include "server.h"
@@ -45,19 +46,8 @@ int run_explore(serve::ExploreOptions options, const std::string& token_file, co
   fmt::print("deid serve: exploring {} ({} rows); open {}\n", server.table().name(), server.table().rows(),
              server.url());
   std::fflush(stdout);
-  std::atomic<bool> done{false};
-  std::thread waiter([&] {
-    const timespec tick{0, 200'000'000};
-    while (!done) {
-      if (sigtimedwait(&signals, nullptr, &tick) > 0) {
-        server.stop();
-        return;
-      }
-    }
-  });
-  const bool ok = server.listen();
-  done = true;
-  waiter.join();
+  bool ok = false;
+  serve_until_signal(signals, [&] { ok = server.listen(); }, [&](const auto&) { server.stop(); });
   return ok ? 0 : 3;
 }
 
@@ -171,20 +161,8 @@ Command add_serve_command(CLI::App& app, const bool& quiet) {
     fmt::print("deid serve: open {}\n", server.url());
     if (!quiet) fmt::print("deid serve: data kept in {} until the server stops (Ctrl-C)\n", server.state_dir().string());
     std::fflush(stdout);
-
-    std::atomic<bool> done{false};
-    std::thread waiter([&] {
-      const timespec tick{0, 200'000'000};
-      while (!done) {
-        if (sigtimedwait(&signals, nullptr, &tick) > 0) {
-          server.stop();
-          return;
-        }
-      }
-    });
-    const bool ok = server.listen();
-    done = true;
-    waiter.join();
+    bool ok = false;
+    serve_until_signal(signals, [&] { ok = server.listen(); }, [&](const auto&) { server.stop(); });
     return ok ? 0 : 3;
   };
   return {cmd, run};

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "signal_wait.h"
 #include "deid/error.h"
 #include "deid/share.h"
 
@@ -155,31 +156,23 @@ Command add_share_command(CLI::App& app, const bool& quiet) {
       std::optional<share::WebAccess> web;
       start_web(web, config, server.address(), "run");
       std::fflush(stdout);
-      std::thread runner([&] { server.run(); });
       // Supervision: a signal stops everything (exit 0); so does any
       // component's exit (exit 3: the environment is down).
-      std::string reason;
-      int code = 0;
-      const timespec tick{0, 100'000'000};
-      while (reason.empty()) {
-        if (sigtimedwait(&signals, nullptr, &tick) > 0) {
-          reason = "the share was stopped";
-        } else if (auto gone = web_exit(web)) {
-          // Before the desktop's reaping (every child of the process),
-          // so that websockify's exit status is its own to read.
-          reason = *gone;
-          code = 3;
-        } else if (auto exit = desktop.wait_exit(std::chrono::milliseconds(0))) {
-          reason = "the desktop failed: " + *exit;
-          code = 3;
-        }
-      }
-      server.stop(reason);
-      runner.join();
+      const std::optional<std::string> gone = serve_until_signal(
+          signals, [&] { server.run(); },
+          [&](const std::optional<std::string>& why) { server.stop(why.value_or("the share was stopped")); },
+          [&]() -> std::optional<std::string> {
+            // Before the desktop's reaping (every child of the process),
+            // so that websockify's exit status is its own to read.
+            if (auto web_gone = web_exit(web)) return web_gone;
+            if (auto exit = desktop.wait_exit(std::chrono::milliseconds(0))) return "the desktop failed: " + *exit;
+            return std::nullopt;
+          },
+          100'000'000);
       if (web) web->stop();
       desktop.stop();
-      if (code != 0) fmt::print(stderr, "deid share run: {}; every component stopped\n", reason);
-      return code;
+      if (gone) fmt::print(stderr, "deid share run: {}; every component stopped\n", *gone);
+      return gone ? 3 : 0;
     }
     if (*proxy) {
       share::ShareConfig config = share::read_share_config(o->config);
@@ -204,28 +197,13 @@ Command add_share_command(CLI::App& app, const bool& quiet) {
       std::optional<share::WebAccess> web;
       start_web(web, config, server.address(), "proxy");
       std::fflush(stdout);
-      std::atomic<bool> done{false};
-      std::atomic<int> code{0};
-      std::thread waiter([&] {
-        const timespec tick{0, 200'000'000};
-        while (!done) {
-          if (sigtimedwait(&signals, nullptr, &tick) > 0) {
-            server.stop();
-            return;
-          }
-          if (auto gone = web_exit(web)) {
-            code = 3;
-            server.stop(*gone);
-            return;
-          }
-        }
-      });
-      server.run();
-      done = true;
-      waiter.join();
+      const std::optional<std::string> gone = serve_until_signal(
+          signals, [&] { server.run(); },
+          [&](const std::optional<std::string>& why) { why ? server.stop(*why) : server.stop(); },
+          [&] { return web_exit(web); });
       if (web) web->stop();
-      if (code != 0) fmt::print(stderr, "deid share proxy: {}; the proxy stopped\n", *web_exit(web));
-      return code.load();
+      if (gone) fmt::print(stderr, "deid share proxy: {}; the proxy stopped\n", *gone);
+      return gone ? 3 : 0;
     }
     return 3;
   };
