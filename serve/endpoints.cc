@@ -40,20 +40,7 @@ constexpr const char* kReportCsp =
 void Server::Impl::routes() {
   using httplib::Request;
   using httplib::Response;
-  http.set_default_headers({{"Content-Security-Policy", kCsp},
-                            {"X-Content-Type-Options", "nosniff"},
-                            {"Referrer-Policy", "no-referrer"},
-                            {"Cache-Control", "no-store"},
-                            {"X-Frame-Options", "DENY"}});
-  http.set_pre_routing_handler([this](const Request& req, Response& res) { return admit(req, res); });
-  http.set_post_routing_handler([](const Request&, Response& res) {
-    if (res.get_header_value("Connection") == "close") HttpServer::closing() = true;
-  });
-  http.set_error_handler(httplib::Server::HandlerWithResponse([](const Request&, Response& res) {
-    if (res.body.empty() && !res.is_chunked_content_provider_ && res.content_length_ == 0)
-      send_json(res, res.status, {{"error", reason(res.status)}});
-    return httplib::Server::HandlerResponse::Handled;
-  }));
+  http.set_common_handlers(kCsp, [this](const Request& req, Response& res) { return admit(req, res); });
   // An exception out of httplib's own code (no handler lets one through).
   http.set_exception_handler([this](const Request&, Response& res, std::exception_ptr error) {
     std::string what = "unknown";

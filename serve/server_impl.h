@@ -47,6 +47,29 @@ class HttpServer : public httplib::Server {
   // not a socket; it never listens on it itself.
   void set_listening_socket(int fd) { svr_sock_ = fd < 0 ? INVALID_SOCKET : fd; }
   ~HttpServer() override { svr_sock_ = INVALID_SOCKET; }
+
+  // What every server of serve (the web app's, the explorer's) installs:
+  // the security headers with its own Content-Security-Policy, `admit`
+  // before routing, the connection closed after a response that says so
+  // (closing()), and a JSON body for an error answered without one.
+  void set_common_handlers(const char* csp, httplib::Server::HandlerWithResponse admit) {
+    using httplib::Request;
+    using httplib::Response;
+    set_default_headers({{"Content-Security-Policy", csp},
+                         {"X-Content-Type-Options", "nosniff"},
+                         {"Referrer-Policy", "no-referrer"},
+                         {"Cache-Control", "no-store"},
+                         {"X-Frame-Options", "DENY"}});
+    set_pre_routing_handler(std::move(admit));
+    set_post_routing_handler([](const Request&, Response& res) {
+      if (res.get_header_value("Connection") == "close") closing() = true;
+    });
+    set_error_handler(httplib::Server::HandlerWithResponse([](const Request&, Response& res) {
+      if (res.body.empty() && !res.is_chunked_content_provider_ && res.content_length_ == 0)
+        send_json(res, res.status, {{"error", reason(res.status)}});
+      return httplib::Server::HandlerResponse::Handled;
+    }));
+  }
 };
 
 struct Server::Impl {
