@@ -74,6 +74,9 @@ struct SearchSpec {
   // heuristic search threshold); kDefaultHeuristicThreshold when unset.
   std::optional<std::uint64_t> heuristic_threshold;
   GeneticSpec genetic;
+  // Best-first's warm start (search.warm-start, docs/search.md "Warm
+  // start"): on by default; off, best-first starts from the bottom alone.
+  bool warm_start = true;
   // The checker's working memory (docs/databases.md, "Memory"): bounded
   // keeps it within half the histogram's size plus a constant; fast spends
   // more for speed (sorted copies of the histogram, radix-partitioned

@@ -76,6 +76,15 @@ void parse_search(const Ctx& ctx, const YAML::Node& root, Job& job) {
     if (s["max-checks"]) job.search.max_checks = ctx.integer(s["max-checks"], "max-checks", 1);
     if (s["heuristic-threshold"])
       job.search.heuristic_threshold = ctx.integer(s["heuristic-threshold"], "heuristic-threshold", 1);
+    if (const auto& w = s["warm-start"]) {
+      // Only best-first has a warm start, and auto when it runs best-first.
+      if (job.search.algorithm != SearchSpec::Algorithm::best_first &&
+          job.search.algorithm != SearchSpec::Algorithm::automatic)
+        ctx.fail(w, fmt::format("search.warm-start is a setting of best-first: it needs 'algorithm: best-first' or "
+                                "'algorithm: auto', got 'algorithm: {}'",
+                                to_string(job.search.algorithm)));
+      job.search.warm_start = ctx.boolean(w, "search.warm-start");
+    }
     parse_genetic(ctx, s, job.search);
     if (s["memory"])
       job.search.memory = ctx.choice<SearchSpec::Memory>(s["memory"], "search.memory",

@@ -65,6 +65,7 @@ SearchSpec::Algorithm resolve_algorithm(const SearchSpec& spec, const Problem& p
 std::unique_ptr<SearchAlgorithm> make_search(const SearchSpec& spec, const Problem& problem) {
   const SearchSpec::Algorithm algorithm = resolve_algorithm(spec, problem);
   if (algorithm == SearchSpec::Algorithm::genetic) return make_genetic_search(spec.genetic);
+  if (algorithm == SearchSpec::Algorithm::best_first && !spec.warm_start) return make_best_first_search();
   return make_search(algorithm, problem);
 }
 

@@ -229,16 +229,22 @@ TEST(WarmStart, PhaseLimitsStopTheEvaluatorUntilCleared) {
 // 50 attributes of two levels (2^50 transformations: the queue keeps
 // 32-byte entries). Two records differ in the last attribute only, so with
 // k = 2 and nothing suppressed the optimum generalizes that one alone.
-TEST(WarmStart, BestFirstBeyondTwoToTheFortyEight) {
+struct TwoRecords {
+  Dataset data;
+  Problem problem;
+};
+std::unique_ptr<TwoRecords> two_records_50() {
+  auto out = std::make_unique<TwoRecords>();
   std::string csv, row0, row1;
   for (int a = 0; a < 50; ++a) {
     csv += fmt::format("{}a{}", a ? ";" : "", a);
     row0 += fmt::format("{}v0", a ? ";" : "");
     row1 += fmt::format("{}v{}", a ? ";" : "", a == 49 ? 1 : 0);
   }
-  const Dataset data = read_dataset_text(csv + "\n" + row0 + "\n" + row1 + "\n", "wide.csv", CsvOptions{';'});
+  out->data = read_dataset_text(csv + "\n" + row0 + "\n" + row1 + "\n", "wide.csv", CsvOptions{';'});
   const HierarchyTable table = read_hierarchy_text("v0;*\nv1;*\n", "two-levels.csv", CsvOptions{';'});
-  Problem pr;
+  const Dataset& data = out->data;
+  Problem& pr = out->problem;
   for (int a = 0; a < 50; ++a) {
     pr.qi_names.push_back(data.columns[a].name);
     pr.qi_columns.push_back(a);
@@ -251,6 +257,12 @@ TEST(WarmStart, BestFirstBeyondTwoToTheFortyEight) {
   q.model = "loss";
   pr.quality = make_quality_model(q);
   pr.privacy.push_back(make_privacy_model(KAnonymitySpec{2}, pr));
+  return out;
+}
+
+TEST(WarmStart, BestFirstBeyondTwoToTheFortyEight) {
+  const auto two = two_records_50();
+  const Problem& pr = two->problem;
   ASSERT_GT(pr.lattice().size(), LatticeIndex{1} << 48);
   const SearchOutcome out = run(*make_best_first_search(), pr);
   ASSERT_TRUE(out.best);
@@ -259,6 +271,22 @@ TEST(WarmStart, BestFirstBeyondTwoToTheFortyEight) {
   expected[49] = 1;
   EXPECT_EQ(to_string(out.best->transformation), to_string(expected));
   EXPECT_GT(out.statistics.at("dequeued").get<std::uint64_t>(), 1u);
+}
+
+// search.warm-start: a job's best-first runs its warm start on this lattice
+// (above a million) unless the job turns it off; the optimum is the same.
+TEST(WarmStart, TheJobTurnsItOnAndOff) {
+  const auto two = two_records_50();
+  SearchSpec spec;
+  spec.algorithm = SearchSpec::Algorithm::best_first;
+  const SearchOutcome on = run(*make_search(spec, two->problem), two->problem);
+  spec.warm_start = false;
+  const SearchOutcome off = run(*make_search(spec, two->problem), two->problem);
+  EXPECT_TRUE(on.statistics.contains("warm_start"));
+  EXPECT_FALSE(off.statistics.contains("warm_start"));
+  ASSERT_TRUE(on.best && off.best);
+  EXPECT_TRUE(on.optimal && off.optimal);
+  EXPECT_EQ(to_string(on.best->transformation), to_string(off.best->transformation));
 }
 
 // `n` attributes of two levels: 2^n transformations.

@@ -70,6 +70,9 @@ TEST(HeuristicSearchKeys, AlgorithmsAndTheirSettingsParse) {
   EXPECT_EQ(*j.search.max_checks, 100u);
   EXPECT_EQ(parse("{algorithm: genetic, seed: arx}").search.genetic.seed, kArxDeterministicSeed);
   EXPECT_EQ(parse("{heuristic-threshold: 100000}").search.heuristic_threshold, 100000u);
+  EXPECT_TRUE(parse("{algorithm: best-first}").search.warm_start);
+  EXPECT_FALSE(parse("{algorithm: best-first, warm-start: false}").search.warm_start);
+  EXPECT_FALSE(parse("{warm-start: false}").search.warm_start);
 }
 
 TEST(HeuristicSearchKeys, DefaultsAreArxs) {
@@ -102,6 +105,10 @@ TEST(HeuristicSearchKeys, ErrorsNameTheKeyAndValue) {
             std::string::npos);
   EXPECT_NE(error_of("{algorithm: genetic, seed: x1}").find("'x1'"), std::string::npos);
   EXPECT_NE(error_of("{heuristic-threshold: 0}").find("heuristic-threshold"), std::string::npos);
+  const std::string not_best_first = error_of("{algorithm: optimal, warm-start: false}");
+  EXPECT_NE(not_best_first.find("search.warm-start is a setting of best-first"), std::string::npos) << not_best_first;
+  EXPECT_NE(not_best_first.find("'algorithm: optimal'"), std::string::npos) << not_best_first;
+  EXPECT_NE(error_of("{warm-start: maybe}").find("warm-start"), std::string::npos) << error_of("{warm-start: maybe}");
   EXPECT_NE(error_of("{step-limit: 5}").find("unknown key"), std::string::npos) << error_of("{step-limit: 5}");
 }
 
