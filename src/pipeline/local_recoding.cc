@@ -23,6 +23,7 @@
 #include "deid/error.h"
 #include "deid/pipeline.h"
 #include "pipeline/local_recoding.h"
+#include "search/arx_flash.h"
 
 namespace deid {
 namespace {
@@ -148,6 +149,30 @@ bool completely_generalized(const Problem& pr, const Transformation& t, std::siz
   return true;
 }
 
+}  // namespace
+
+std::vector<std::vector<std::uint32_t>> arx_distinct_values(const PreparedJob& p) {
+  const Problem& pr = p.problem;
+  std::vector<std::vector<std::uint32_t>> out(pr.qi_names.size());
+  for (std::size_t q = 0; q < pr.qi_names.size(); ++q) {
+    const Generalization& h = pr.hierarchies[q];
+    const std::uint32_t values = p.data.columns[static_cast<std::size_t>(pr.qi_columns[q])].dictionary.size();
+    std::vector<std::uint8_t> seen;
+    for (int level = 0; level < h.height(); ++level) {
+      seen.assign(h.domain_size(level), 0);
+      std::uint32_t n = 0;
+      for (std::uint32_t code = 0; code < values && code < h.map(level).size(); ++code)
+        if (!seen[h.map(level)[code]]++) ++n;
+      out[q].push_back(n);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+bool equal_loss(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max({std::abs(a), std::abs(b), 1e-300}); }
+
 // One pass (ARX's optimizeFast): nullopt when there is nothing to recode
 // (ARX's isOptimizable), else the pass, its records in row_pass marked
 // with `pass_number` when released.
@@ -180,11 +205,23 @@ std::optional<LocalRecodingPass> recode(PreparedJob& p, std::vector<std::uint32_
   pass.suppression_limit_records = sub.max_suppressed;
 
   SearchLimits limits{default_time_limit(job.search, sub), job.search.max_checks};
+  bool optimal = false;
   {
     Evaluator ev(sub, limits);
-    pass.best = make_search(job.search, sub)->run(ev).best;
+    SearchOutcome outcome = make_search(job.search, sub)->run(ev);
+    pass.best = std::move(outcome.best);
+    optimal = outcome.optimal;
   }
   if (!pass.best) return pass;
+  // Among optima of equal loss, the one ARX's Flash keeps (docs/search.md,
+  // "Ties in a pass"): its traversal simulated on the pass's records.
+  // deid's optimum stays when the simulation does not apply or disagrees
+  // on the loss.
+  if (optimal) {
+    const ArxFlashOutcome flash = arx_flash_optimum(sub, arx_distinct_values(p), limit);
+    if (flash.simulated && flash.optimum && equal_loss(flash.optimum->quality.value, pass.best->quality.value))
+      pass.best = flash.optimum;
+  }
   Checker checker(sub);
   Classes classes;
   checker.check(pass.best->transformation, &classes);

@@ -10,6 +10,12 @@
 
 namespace deid {
 
+// Per quasi-identifier and level, the distinct values of its hierarchy over
+// the values of the whole input (the column's own codes, not hierarchy rows
+// absent from the data): ARX's GeneralizationHierarchy.getDistinctValues,
+// which orders Flash's traversal (FLASHStrategy; search/arx_flash.h).
+std::vector<std::vector<std::uint32_t>> arx_distinct_values(const PreparedJob& p);
+
 nlohmann::json local_recoding_json(const Job::LocalRecoding& lr, const LocalRecodingOutcome& o, const Problem& pr,
                                    const Transformation& global);
 
