@@ -25,6 +25,10 @@
 
 namespace deid {
 
+// Whether two losses count as equal: a relative difference of at most
+// 1e-12 (sums of doubles in another order differ in the last bits).
+bool same_loss(double x, double y);
+
 // Whether solution `a` is preferred to solution `b`: lower information loss;
 // on equal loss (relative difference below 1e-12), lower rank; then
 // lexicographically smaller levels. Every algorithm uses this order, so all

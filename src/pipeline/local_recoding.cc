@@ -17,7 +17,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <functional>
 
 #include "deid/error.h"
@@ -171,12 +170,12 @@ std::vector<std::vector<std::uint32_t>> arx_distinct_values(const PreparedJob& p
 
 namespace {
 
-bool equal_loss(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max({std::abs(a), std::abs(b), 1e-300}); }
-
 // One pass (ARX's optimizeFast): nullopt when there is nothing to recode
 // (ARX's isOptimizable), else the pass, its records in row_pass marked
 // with `pass_number` when released.
-std::optional<LocalRecodingPass> recode(PreparedJob& p, std::vector<std::uint32_t>& row_pass, std::uint32_t pass_number,
+// `distinct`: arx_distinct_values(p), the same for every pass.
+std::optional<LocalRecodingPass> recode(PreparedJob& p, const std::vector<std::vector<std::uint32_t>>& distinct,
+                                        std::vector<std::uint32_t>& row_pass, std::uint32_t pass_number,
                                         double gs_factor, std::optional<double> records) {
   const Job& job = p.job;
   std::vector<std::uint64_t> rows;
@@ -218,8 +217,8 @@ std::optional<LocalRecodingPass> recode(PreparedJob& p, std::vector<std::uint32_
   // deid's optimum stays when the simulation does not apply or disagrees
   // on the loss.
   if (optimal) {
-    const ArxFlashOutcome flash = arx_flash_optimum(sub, arx_distinct_values(p), limit);
-    if (flash.simulated && flash.optimum && equal_loss(flash.optimum->quality.value, pass.best->quality.value))
+    const ArxFlashOutcome flash = arx_flash_optimum(sub, distinct, limit);
+    if (flash.simulated && flash.optimum && same_loss(flash.optimum->quality.value, pass.best->quality.value))
       pass.best = flash.optimum;
   }
   Checker checker(sub);
@@ -271,9 +270,10 @@ LocalRecodingOutcome run_local_recoding(PreparedJob& p, const Transformation& gl
       out.row_pass[r] = LocalRecodingOutcome::kSuppressed;
       ++out.suppressed_before;
     }
+  const std::vector<std::vector<std::uint32_t>> distinct = arx_distinct_values(p);
   const auto next = [&](double gs, std::optional<double> records) -> std::optional<std::uint64_t> {
     std::optional<LocalRecodingPass> pass =
-        recode(p, out.row_pass, static_cast<std::uint32_t>(out.passes.size() + 1), gs, records);
+        recode(p, distinct, out.row_pass, static_cast<std::uint32_t>(out.passes.size() + 1), gs, records);
     if (!pass) return std::nullopt;  // nothing to recode
     const std::uint64_t recoded = pass->recoded;
     out.passes.push_back(std::move(*pass));

@@ -5,10 +5,13 @@
 
 namespace deid {
 
+bool same_loss(double x, double y) {
+  return std::abs(x - y) <= 1e-12 * std::max({std::abs(x), std::abs(y), 1e-300});
+}
+
 bool better(const CheckResult& a, const CheckResult& b) {
   const double x = a.quality.value, y = b.quality.value;
-  const double scale = std::max({std::abs(x), std::abs(y), 1e-300});
-  if (std::abs(x - y) > 1e-12 * scale) return x < y;
+  if (!same_loss(x, y)) return x < y;
   const int ra = rank(a.transformation), rb = rank(b.transformation);
   if (ra != rb) return ra < rb;
   return a.transformation < b.transformation;
