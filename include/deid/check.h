@@ -45,6 +45,15 @@ using CodeVector = std::vector<std::uint32_t, UninitializedAllocator<std::uint32
 // only those it makes are written and become resident.
 using CountVector = std::vector<std::uint64_t, UninitializedAllocator<std::uint64_t>>;
 
+// Reads the keys of classes whose grouping left them unwritten (bounded
+// memory): each class's key is its first member's, generalized.
+class KeyReader {
+ public:
+  virtual ~KeyReader() = default;
+  // Class c's generalized codes (Classes::width of them) into `out`.
+  virtual void read(std::size_t c, std::uint32_t* out) const = 0;
+};
+
 // The equivalence classes of one transformation.
 struct Classes {
   std::uint32_t width = 0;
@@ -60,8 +69,19 @@ struct Classes {
   // distribution (offsets per class), while a Checker evaluates a quality
   // model that needs_distributions(); null otherwise (never owned).
   const std::vector<Histogram::Sensitive>* distributions = nullptr;
+  // While a Checker evaluates a quality model that reads keys through key()
+  // (QualityModel::reads_keys_lazily), the reader of keys a grouping left
+  // unwritten: `keys` is then stale. Null otherwise (never owned).
+  const KeyReader* pending_keys = nullptr;
 
   std::size_t size() const { return counts.size(); }
+  // Class c's key (width codes): in `keys`, or read into `scratch` (room
+  // for width codes) when the keys are pending.
+  const std::uint32_t* key(std::size_t c, std::uint32_t* scratch) const {
+    if (!pending_keys) return keys.data() + c * width;
+    pending_keys->read(c, scratch);
+    return scratch;
+  }
 };
 
 // With a research subset (Problem::population_distribution), class c's

@@ -45,6 +45,11 @@ class QualityModel {
   // Whether evaluate() reads the classes' distributions: a Checker then
   // rolls them up and sets Classes::distributions for it.
   virtual bool needs_distributions() const { return false; }
+  // Whether evaluate() of `problem` reads keys only through Classes::key():
+  // a Checker may then leave the keys of a bounded grouping unwritten (with
+  // bounded memory, writing a solution's keys, 4 bytes per code and class,
+  // was the largest single item of the search's peak above the histogram).
+  virtual bool reads_keys_lazily(const Problem&) const { return false; }
   // Whether lower_bound() reads `classes` beyond their width (a check that
   // stops early, Checker::set_stop_early, has only some of its classes).
   virtual bool bound_reads_classes() const { return true; }

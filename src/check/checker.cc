@@ -249,9 +249,11 @@ void Checker::compute(HashState& hs, const Transformation& t, const Snapshot* fr
   // like ARX, only when the class-level suppression is within the limit.
   bool dataset_models_hold = presence_holds;
   if (presence_holds && suppressed <= problem_.max_suppressed) {
-    // Dataset-level models and the quality of a solution may read keys;
-    // otherwise only a snapshot does (lower bounds never read them).
-    materialize_keys(hs.partitions, cls);
+    // Dataset-level models may read keys, and the quality of a solution
+    // (below); otherwise only a snapshot does (lower bounds never read
+    // them).
+    if (std::any_of(problem_.privacy.begin(), problem_.privacy.end(), [](const auto& m) { return m->dataset_level(); }))
+      materialize_keys(hs.partitions, cls);
     cls.suppressed_records = suppressed;
     if (need_dist) cls.distributions = &dists;
     for (const auto& m : problem_.privacy)
@@ -291,13 +293,20 @@ void Checker::compute(HashState& hs, const Transformation& t, const Snapshot* fr
   if (r.solution || (measure_all_ && complete)) {
     // A non-solution (measure_all_): the loss of the output with every
     // violating class suppressed, beyond the limit.
-    if (!r.solution) {
+    if (!r.solution) cls.suppressed_records = suppressed;
+    // A model that reads keys through Classes::key reads those it needs
+    // from the classes' first members instead of all classes' keys being
+    // written (with bounded memory the largest single item of the search's
+    // peak above the histogram: 36 bytes per class of the survey table).
+    const check_internal::PendingKeys pending(hs.partitions);
+    if (check_internal::readable_keys(hs.partitions) && problem_.quality->reads_keys_lazily(problem_))
+      cls.pending_keys = &pending;
+    else
       materialize_keys(hs.partitions, cls);
-      cls.suppressed_records = suppressed;
-    }
     if (need_dist) cls.distributions = &dists;
     r.quality = problem_.quality->evaluate(problem_, t, cls);
     cls.distributions = nullptr;
+    cls.pending_keys = nullptr;
   }
   if (!classes_out && complete && shared_->leads.empty() && worth_keeping(*shared_, cls.size(), cls.width, hist.size())) {
     materialize_keys(hs.partitions, cls);

@@ -239,6 +239,17 @@ void materialize_keys(PartitionScratch& ps, Classes& cls) {
   partitioned_keys(ps, cls.keys.data(), cls.size());
 }
 
+void PendingKeys::read(std::size_t c, std::uint32_t* out) const {
+  const std::uint32_t w = ps_.width;
+  const std::uint32_t* const* codes = ps_.codes.data();
+  if (ps_.packed) {
+    for (std::uint32_t q = 0; q < w; ++q) out[q] = codes[q][ps_.packed->code(ps_.rep[c], q)];
+    return;
+  }
+  const std::uint32_t* key = ps_.source_keys + std::size_t{ps_.rep[c]} * w;
+  for (std::uint32_t q = 0; q < w; ++q) out[q] = codes[q][key[q]];
+}
+
 void keys_from_representatives(PartitionScratch& ps, const std::uint32_t* keys, std::uint32_t width,
                                const std::vector<const std::uint32_t*>& codes) {
   ps.keys_pending = true;

@@ -104,4 +104,20 @@ void keys_from_representatives(PartitionScratch& ps, const PackedKeys& packed,
 // left them for later; otherwise does nothing.
 void materialize_keys(PartitionScratch& ps, Classes& cls);
 
+// Reads, class by class, the keys materialize_keys would write, without
+// writing them (Classes::pending_keys). REQUIRES: readable_keys(ps).
+class PendingKeys final : public KeyReader {
+ public:
+  explicit PendingKeys(const PartitionScratch& ps) : ps_(ps) {}
+  void read(std::size_t c, std::uint32_t* out) const override;
+
+ private:
+  const PartitionScratch& ps_;
+};
+
+// Whether the keys of the last grouping that used `ps` are pending and can
+// be read class by class: each class's first member is ps.rep[c] (a linear
+// grouping), not in the partition layout.
+inline bool readable_keys(const PartitionScratch& ps) { return ps.keys_pending && ps.linear; }
+
 }  // namespace deid::check_internal

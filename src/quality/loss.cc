@@ -82,12 +82,13 @@ QualityValue LossModel::evaluate(const Problem& problem, const Transformation& t
   // Only the suppressed classes are visited: the leaves of all records are
   // L(q, t[q]), and the kept ones never need to be told apart.
   std::vector<std::uint64_t> suppressed_leaves(w, 0);
+  std::vector<std::uint32_t> scratch(w);
   std::uint64_t suppressed_records = 0;
   for (std::size_t c = 0; c < classes.size(); ++c) {
     if (!classes.suppressed[c]) continue;
     const std::uint64_t count = classes.counts[c];
     suppressed_records += count;
-    const std::uint32_t* key = classes.keys.data() + c * w;
+    const std::uint32_t* key = classes.key(c, scratch.data());
     for (std::uint32_t q = 0; q < w; ++q) suppressed_leaves[q] += count * problem.hierarchies[q].leaves(t[q], key[q]);
   }
   QualityValue out;
@@ -118,9 +119,11 @@ double LossModel::class_loss(const Problem& problem, const Transformation& t, co
   const std::uint32_t w = classes.width;
   std::vector<double> values(w);
   const double count = static_cast<double>(classes.counts[c]);
+  std::vector<std::uint32_t> scratch(w);
+  const std::uint32_t* key = classes.key(c, scratch.data());
   for (std::uint32_t q = 0; q < w; ++q) {
     const Generalization& h = problem.hierarchies[q];
-    const double share = static_cast<double>(h.leaves(t[q], classes.keys[c * w + q])) /
+    const double share = static_cast<double>(h.leaves(t[q], key[q])) /
                          static_cast<double>(h.hierarchy_rows());
     values[q] = count * share;
   }
@@ -142,10 +145,12 @@ void LossModel::class_losses(const Problem& problem, const Transformation& t, co
   const double count = static_cast<double>(classes.counts[which[0]]);
   std::vector<std::vector<double>> factor(w);
   for (std::uint32_t q = 0; q < w; ++q) factor[q].assign(problem.hierarchies[q].domain_size(t[q]), -1.0);
+  std::vector<std::uint32_t> scratch(w);
   for (std::size_t i = 0; i < which.size(); ++i) {
     double product = 1.0;
+    const std::uint32_t* key = classes.key(which[i], scratch.data());
     for (std::uint32_t q = 0; q < w; ++q) {
-      const std::uint32_t code = classes.keys[static_cast<std::size_t>(which[i]) * w + q];
+      const std::uint32_t code = key[q];
       double& f = factor[q][code];
       if (f < 0) {
         const Generalization& h = problem.hierarchies[q];

@@ -52,6 +52,9 @@ class LossModel final : public QualityModel {
   QualityValue evaluate(const Problem& problem, const Transformation& t, const Classes& classes) const override;
   double lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const override;
   bool bound_reads_classes() const override { return false; }
+  // Microaggregated dimensions find their classes by the keys
+  // (microaggregation::dimension_sums), so only without them.
+  bool reads_keys_lazily(const Problem& problem) const override { return problem.aggregated_dimensions() == 0; }
   // ARX (MetricMDNMLoss for one entry): per quasi-identifier count * share,
   // not normalized, without the gs weights, aggregated.
   double class_loss(const Problem& problem, const Transformation& t, const Classes& classes,

@@ -117,6 +117,54 @@ TEST(LossModel, WorkedExampleSharesAreMeasuredAgainstTheHierarchy) {
   EXPECT_NEAR(v.value, (0.3 + 0.125) / 2, kTol);
 }
 
+// With bounded memory a Checker leaves the keys of a solution's classes
+// unwritten and Loss reads those it needs through Classes::pending_keys
+// (deid/check.h): the same values as from the keys, each suppressed class's
+// key read once, and the (cleared) keys never.
+class CountingReader final : public deid::KeyReader {
+ public:
+  CountingReader(std::vector<std::uint32_t> keys, std::uint32_t width) : keys_(std::move(keys)), width_(width) {}
+  void read(std::size_t c, std::uint32_t* out) const override {
+    ++reads;
+    for (std::uint32_t q = 0; q < width_; ++q) out[q] = keys_[c * width_ + q];
+  }
+  mutable int reads = 0;
+
+ private:
+  std::vector<std::uint32_t> keys_;
+  std::uint32_t width_;
+};
+
+TEST(LossModel, ReadsPendingKeysThroughTheReader) {
+  auto sp = example(spec("loss", Aggregate::arithmetic_mean));
+  const Problem& p = sp->problem;
+  EXPECT_TRUE(p.quality->reads_keys_lazily(p));
+  Classes cls = classes_of(p, kT10, 3);  // 3 of the 4 classes suppressed
+  const auto direct = p.quality->evaluate(p, kT10, cls);
+  std::vector<double> direct_class(cls.size());
+  for (std::size_t c = 0; c < cls.size(); ++c) direct_class[c] = p.quality->class_loss(p, kT10, cls, c);
+
+  const CountingReader reader(std::vector<std::uint32_t>(cls.keys.begin(), cls.keys.end()), cls.width);
+  cls.keys.clear();
+  cls.pending_keys = &reader;
+  const auto lazy = p.quality->evaluate(p, kT10, cls);
+  EXPECT_EQ(lazy.value, direct.value);
+  EXPECT_EQ(lazy.per_attribute, direct.per_attribute);
+  EXPECT_EQ(reader.reads, 3);
+  for (std::size_t c = 0; c < cls.size(); ++c) EXPECT_EQ(p.quality->class_loss(p, kT10, cls, c), direct_class[c]);
+  EXPECT_EQ(reader.reads, 3 + static_cast<int>(cls.size()));
+  cls.pending_keys = nullptr;
+
+  // A microaggregated dimension finds its classes by their keys; other
+  // models read the keys themselves.
+  deid::MicroaggregatedAttribute m;
+  m.name = "C";
+  sp->problem.microaggregated.push_back(m);
+  EXPECT_FALSE(p.quality->reads_keys_lazily(p));
+  auto entropy = example(spec("entropy"));
+  EXPECT_FALSE(entropy->problem.quality->reads_keys_lazily(entropy->problem));
+}
+
 TEST(LossModel, OriginalDataHasLossZeroAndTopHasLossOne) {
   auto sp = example(spec("loss"));
   const Problem& p = sp->problem;
