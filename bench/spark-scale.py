@@ -72,9 +72,10 @@ def prepare(gen, work, scale):
 
 def executors_time(ui_port):
     base = f"http://127.0.0.1:{ui_port}/api/v1/applications"
-    with urllib.request.urlopen(base, timeout=5) as r:
+    # A loaded machine's UI may take its time: 5 s failed a run beside a build.
+    with urllib.request.urlopen(base, timeout=120) as r:
         app = json.loads(r.read())[0]["id"]
-    with urllib.request.urlopen(f"{base}/{app}/executors", timeout=5) as r:
+    with urllib.request.urlopen(f"{base}/{app}/executors", timeout=120) as r:
         return sum(e["totalDuration"] for e in json.loads(r.read())) / 1000
 
 
