@@ -249,18 +249,19 @@ void Checker::compute(HashState& hs, const Transformation& t, const Snapshot* fr
   // like ARX, only when the class-level suppression is within the limit.
   bool dataset_models_hold = presence_holds;
   if (presence_holds && suppressed <= problem_.max_suppressed) {
-    // Dataset-level models may read keys, and the quality of a solution
-    // (below); otherwise only a snapshot does (lower bounds never read
-    // them).
-    if (std::any_of(problem_.privacy.begin(), problem_.privacy.end(), [](const auto& m) { return m->dataset_level(); }))
-      materialize_keys(hs.partitions, cls);
+    // Dataset-level models may read keys (written before the first of
+    // them), and the quality of a solution (below); otherwise only a
+    // snapshot does (lower bounds never read them).
     cls.suppressed_records = suppressed;
     if (need_dist) cls.distributions = &dists;
-    for (const auto& m : problem_.privacy)
-      if (m->dataset_level() && !m->enforce(problem_, t, cls, problem_.max_suppressed)) {
+    for (const auto& m : problem_.privacy) {
+      if (!m->dataset_level()) continue;
+      materialize_keys(hs.partitions, cls);
+      if (!m->enforce(problem_, t, cls, problem_.max_suppressed)) {
         dataset_models_hold = false;
         break;
       }
+    }
     cls.distributions = nullptr;
     suppressed = cls.suppressed_records;
   }

@@ -181,6 +181,19 @@ std::uint32_t group_partitioned(const GroupArgs& a, PartitionScratch& ps) {
 
 namespace {
 
+// Class c's key after a linear grouping (ps.linear): its first member's,
+// rep[c], generalized by `codes`; the member is a position of `packed` when
+// given, else an entry of `keys`.
+inline void linear_key(const PackedKeys* packed, const std::uint32_t* keys, const std::uint32_t* const* codes,
+                       std::uint32_t w, std::uint32_t rep, std::uint32_t* out) {
+  if (packed) {
+    for (std::uint32_t q = 0; q < w; ++q) out[q] = codes[q][packed->code(rep, q)];
+    return;
+  }
+  const std::uint32_t* key = keys + std::size_t{rep} * w;
+  for (std::uint32_t q = 0; q < w; ++q) out[q] = codes[q][key[q]];
+}
+
 // Writes the keys of the last partitioned grouping into `out` (room for
 // its classes): each class's key is its first member's, generalized. The
 // members are scattered over the source, so this reads one random key per
@@ -192,20 +205,11 @@ void partitioned_keys(PartitionScratch& ps, std::uint32_t* out, std::size_t clas
   const std::uint32_t* const keys = ps.source_keys;
   const std::uint32_t* const* codes = ps.codes.data();
   constexpr std::uint32_t kAhead = 16;
-  if (ps.linear && ps.packed) {
-    const PackedKeys& pk = *ps.packed;
-    for (std::size_t c = 0; c < classes; ++c) {
-      for (std::uint32_t q = 0; q < w; ++q) out[q] = codes[q][pk.code(ps.rep[c], q)];
-      out += w;
-    }
-    ps.keys_pending = false;
-    return;
-  }
   if (ps.linear) {
+    const PackedKeys* const packed = ps.packed;
     for (std::size_t c = 0; c < classes; ++c) {
-      if (c + kAhead < classes) __builtin_prefetch(keys + std::size_t{ps.rep[c + kAhead]} * w);
-      const std::uint32_t* key = keys + std::size_t{ps.rep[c]} * w;
-      for (std::uint32_t q = 0; q < w; ++q) out[q] = codes[q][key[q]];
+      if (!packed && c + kAhead < classes) __builtin_prefetch(keys + std::size_t{ps.rep[c + kAhead]} * w);
+      linear_key(packed, keys, codes, w, ps.rep[c], out);
       out += w;
     }
     ps.keys_pending = false;
@@ -240,14 +244,7 @@ void materialize_keys(PartitionScratch& ps, Classes& cls) {
 }
 
 void PendingKeys::read(std::size_t c, std::uint32_t* out) const {
-  const std::uint32_t w = ps_.width;
-  const std::uint32_t* const* codes = ps_.codes.data();
-  if (ps_.packed) {
-    for (std::uint32_t q = 0; q < w; ++q) out[q] = codes[q][ps_.packed->code(ps_.rep[c], q)];
-    return;
-  }
-  const std::uint32_t* key = ps_.source_keys + std::size_t{ps_.rep[c]} * w;
-  for (std::uint32_t q = 0; q < w; ++q) out[q] = codes[q][key[q]];
+  linear_key(ps_.packed, ps_.source_keys, ps_.codes.data(), ps_.width, ps_.rep[c], out);
 }
 
 void keys_from_representatives(PartitionScratch& ps, const std::uint32_t* keys, std::uint32_t width,
