@@ -46,7 +46,7 @@ struct Checker::HashState {
   // Direct-addressed grouping (see group_source): slot → class, all unused
   // slots kMissing; `used` lists the slots to reset after a check.
   std::vector<std::uint32_t> dense;
-  std::unique_ptr<std::uint64_t[]> used;  // room for used_size, uninitialized
+  std::unique_ptr<check_internal::SlotTable::Cell[]> used;  // room for used_size, uninitialized
   std::size_t used_size = 0;
   std::vector<std::vector<std::uint64_t>> scaled;  // per attribute: code → slot contribution
   std::vector<std::vector<std::uint32_t>> codes;   // per attribute: the identity on codes
@@ -62,7 +62,7 @@ struct Checker::HashState {
   // a second 8 bytes per class at the bounded search's peak.
   void reserve(std::size_t cells) {
     if (used_size < cells) {
-      used.reset(new std::uint64_t[cells]);
+      used.reset(new check_internal::SlotTable::Cell[cells]);
       used_size = cells;
     }
   }

@@ -39,7 +39,7 @@ std::uint32_t group_slots(const GroupArgs& a) {
   const std::uint32_t* const* codes = a.codes;
   std::uint32_t* const dense = a.dense;
   SlotTable* const table = a.table;
-  std::uint64_t* const used = a.used;
+  SlotTable::Cell* const used = a.used;
   std::uint32_t* const member = a.member;
   std::uint64_t* const sums = a.out_counts;
   const std::uint32_t* const index = a.index;
@@ -91,7 +91,7 @@ std::uint32_t group_slots(const GroupArgs& a) {
       const std::size_t e = entry(first + j);
       std::uint32_t cls;
       bool inserted;
-      std::uint64_t where = slot[j];
+      SlotTable::Cell where = static_cast<SlotTable::Cell>(slot[j]);  // below kDenseSlots when dense
       if constexpr (Dense) {
         cls = dense[where];
         inserted = cls == kMissing;
@@ -134,7 +134,7 @@ std::uint32_t group_packed(const GroupArgs& a) {
   const std::uint64_t* const* tab = a.tab;
   std::uint32_t* const dense = a.dense;
   SlotTable* const table = a.table;
-  std::uint64_t* const used = a.used;
+  SlotTable::Cell* const used = a.used;
   std::uint64_t* const sums = a.out_counts;
   std::uint32_t* const out_rep = a.out_rep;
   std::uint32_t classes = 0;
@@ -163,7 +163,7 @@ std::uint32_t group_packed(const GroupArgs& a) {
     for (std::size_t j = 0; j < m; ++j) {
       std::uint32_t cls;
       bool inserted;
-      std::uint64_t where = slot[j];
+      SlotTable::Cell where = static_cast<SlotTable::Cell>(slot[j]);  // below kDenseSlots when dense
       if constexpr (Dense) {
         cls = dense[where];
         inserted = cls == kMissing;

@@ -34,6 +34,11 @@ constexpr std::uint32_t kMissing = UINT32_MAX;
 // whose table fits the L2 cache where one sized to the source would not.
 class SlotTable {
  public:
+  // A cell's index, as the groupings keep it for each class (to reset the
+  // table after a check): 4 bytes, half of the per-class room a size_t
+  // took. Classes are counted in 32 bits, so at most 2^32 cells are needed.
+  using Cell = std::uint32_t;
+  static constexpr std::size_t kMaxCells = std::size_t{1} << 32;
   static constexpr std::size_t kInitialCells = std::size_t{1} << 12;
 
   // Starts a grouping expected to make about `classes` classes, in a table
@@ -52,15 +57,14 @@ class SlotTable {
   // The class of `slot`, probing from cell `h` (= cell_of(slot)), or
   // `fresh` after inserting it (`inserted` set, `cell` set to where it
   // went, for reset()).
-  std::uint32_t find_or_insert(std::uint64_t slot, std::size_t h, std::uint32_t fresh, bool& inserted,
-                               std::uint64_t& cell) {
+  std::uint32_t find_or_insert(std::uint64_t slot, std::size_t h, std::uint32_t fresh, bool& inserted, Cell& cell) {
     while (true) {
       const std::uint32_t c = cls_[h];
       if (c == kMissing) {
         slot_[h] = slot;
         cls_[h] = fresh;
         inserted = true;
-        cell = h;
+        cell = static_cast<Cell>(h);
         return fresh;
       }
       if (slot_[h] == slot) return c;
@@ -69,7 +73,9 @@ class SlotTable {
   }
   // Doubles the table, moving classes 0..classes-1 (whose cells are
   // where[c]) and updating where[].
-  void grow(std::uint64_t* where, std::uint32_t classes) {
+  // At kMaxCells it stays: a grouping has fewer classes than cells.
+  void grow(Cell* where, std::uint32_t classes) {
+    if (cells() == kMaxCells) return;
     moved_.resize(classes);
     for (std::uint32_t c = 0; c < classes; ++c) {
       moved_[c] = slot_[where[c]];
@@ -82,7 +88,8 @@ class SlotTable {
     }
   }
   // Empties the given cells (where the classes went).
-  void reset(const std::uint64_t* cells, std::size_t n) {
+  template <class C>  // Cell, or a wider integer
+  void reset(const C* cells, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) cls_[cells[i]] = kMissing;
   }
 
@@ -90,6 +97,7 @@ class SlotTable {
   // Uses the first `cap` cells (a power of two); all cells not in use by
   // the current grouping hold kMissing.
   void resize_to(std::size_t cap) {
+    cap = std::min(cap, kMaxCells);
     if (cap > cls_.size()) {
       cls_.resize(cap, kMissing);
       slot_.resize(cap, 0);
@@ -142,7 +150,7 @@ struct GroupArgs {
   const std::uint32_t* const* codes;  // per attribute: source code -> generalized code
   std::uint32_t* dense;
   SlotTable* table;
-  std::uint64_t* used;
+  SlotTable::Cell* used;  // per class: its cell in `dense` (its slot) or in `table`
   std::uint32_t* member;
   std::uint32_t* out_keys;     // room for n * w codes; null for group_partitioned (keys come later)
   std::uint64_t* out_counts;   // room for n counts

@@ -138,7 +138,7 @@ std::uint32_t group_partitioned(const GroupArgs& a, PartitionScratch& ps) {
       }
       for (std::uint32_t j = 0; j < m; ++j) {
         bool inserted = false;
-        std::uint64_t where = 0;
+        SlotTable::Cell where = 0;
         const std::uint32_t cls = table.find_or_insert(ps.pslot[at + j], cell[j], classes, inserted, where);
         if (inserted) {
           cell_of_class[classes] = where;
@@ -278,7 +278,7 @@ std::uint32_t group_passes(const GroupArgs& a, PartitionScratch& ps, std::size_t
   SlotTable& table = *a.table;
   // The cells of the pass's classes, grown with them (room for every
   // member was 8 bytes per histogram entry at the search's peak).
-  std::vector<std::uint64_t>& used = ps.pass_cells;
+  std::vector<SlotTable::Cell>& used = ps.pass_cells;
   // Room for every member its own class, not written (CodeVector,
   // CountVector): pushing back without it doubled the arrays, the old
   // and the new one resident at once, at the bounded search's peak.
@@ -318,7 +318,7 @@ std::uint32_t group_passes(const GroupArgs& a, PartitionScratch& ps, std::size_t
       }
       for (std::size_t j = 0; j < m; ++j) {
         bool inserted = false;
-        std::uint64_t where = 0;
+        SlotTable::Cell where = 0;
         const std::uint32_t c = table.find_or_insert(slot[j], cell[j], classes, inserted, where);
         if (inserted) {
           used[classes] = where;

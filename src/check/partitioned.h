@@ -56,7 +56,7 @@ struct PartitionScratch {
     rep.resize(n);
   }
   std::vector<std::uint64_t> sum;               // per class of the partition layout: count
-  std::vector<std::uint64_t> pass_cells;        // group_passes: the cells of a pass's classes
+  std::vector<SlotTable::Cell> pass_cells;       // group_passes: the cells of a pass's classes
   tbb::enumerable_thread_specific<SlotTable> tables;
   // Keys not yet written (see materialize_keys): the source's keys and the
   // per-attribute code maps of the last partitioned grouping. `linear`:

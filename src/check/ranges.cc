@@ -257,7 +257,7 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
     // own class was a tenth of the survey table's peak).
     if (!dense) hs.slot_table.prepare(lean ? (last - first) / 16 : last - first, 64);
     const std::uint32_t k = group_sequential(args, dense);
-    std::uint64_t* const cells = args.used;
+    SlotTable::Cell* const cells = args.used;
     if (dense) {
       for (std::uint32_t c = 0; c < k; ++c) hs.dense[cells[c]] = kMissing;
     } else {
