@@ -18,7 +18,8 @@ process that holds the histogram, and the driver JVM's), the executors'
 task time, the histogram's entries and the optimum.
 
     python bench/spark-scale.py [--deid BUILD/deid] [--gen BUILD/bench/gen_survey]
-                                [--work DIR] [--ways "local cluster csv"] [--shuffle-partitions N] [--driver-memory M] SCALE...
+                                [--work DIR] [--ways "local cluster csv"] [--shuffle-partitions N] [--driver-memory M]
+                                [--base-rows N] SCALE...
 
 Run with the package importable (PYTHONPATH=build/python or an installed
 wheel) and PySpark installed (python/requirements-spark.txt).
@@ -46,11 +47,11 @@ def free_port():
         return s.getsockname()[1]
 
 
-def prepare(gen, work, scale):
-    d = os.path.join(work, f"survey-{scale}")
+def prepare(gen, work, scale, base=ROWS):
+    d = os.path.join(work, f"survey-{scale}" if base == ROWS else f"survey-{base}x{scale}")
     parquet = os.path.join(d, "survey.parquet")
     if not os.path.exists(parquet):
-        subprocess.run([gen, d, str(ROWS * scale)], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([gen, d, str(base * scale)], check=True, stdout=subprocess.DEVNULL)
         import pyarrow.csv as pcsv
         import pyarrow.parquet as pq
         names = open(os.path.join(d, "survey.csv")).readline().strip().split(",")
@@ -169,13 +170,15 @@ def main():
     p.add_argument("--shuffle-partitions", type=int, default=8,
                    help="spark.sql.shuffle.partitions (default 8)")
     p.add_argument("--driver-memory", default="2g", help="spark.driver.memory (default 2g; local mode runs the executors in it)")
+    p.add_argument("--base-rows", type=int, default=ROWS,
+                   help=f"rows at scale 1 (default {ROWS}; 2000 measures the constant of the memory figures)")
     p.add_argument("scales", nargs="*", type=int, default=[1, 4])
     a = p.parse_args()
     os.makedirs(a.work, exist_ok=True)
     cluster = None
     try:
         for scale in a.scales:
-            directory, parquet = prepare(os.path.realpath(a.gen), a.work, scale)
+            directory, parquet = prepare(os.path.realpath(a.gen), a.work, scale, a.base_rows)
             for way in a.ways.split():
                 t0 = time.monotonic()
                 if way == "csv":
@@ -200,7 +203,7 @@ def main():
                         raise RuntimeError(f"{way} failed (its whole log: {log}):\n" + r.stderr[-3000:])
                     line = json.loads(r.stdout.strip().splitlines()[-1])
                     line["process_wall_s"] = round(time.monotonic() - t0, 1)
-                print(json.dumps({"scale": scale, "rows": ROWS * scale, "way": way, **line}), flush=True)
+                print(json.dumps({"scale": scale, "rows": a.base_rows * scale, "way": way, **line}), flush=True)
     finally:
         if cluster is not None:
             cluster.stop()

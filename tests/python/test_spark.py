@@ -364,6 +364,67 @@ def test_histogram_fetch_is_a_few_jobs(spark, adult_df):
     assert 0 < len(jobs) < 20, jobs
 
 
+def _sorted_in_order(spark, monkeypatch, stream):
+    """InOrder's batches of a shuffled table sorted by `k`, with range
+    partitions of 700 rows and Arrow batches of at most 250, and the
+    tasks of each Spark job run meanwhile."""
+    from pyspark.sql import functions as F
+    from deid.spark import _histogram
+    monkeypatch.setattr(_histogram, "ROWS_PER_FETCH", 700)
+    if not stream:
+        monkeypatch.setattr(_histogram, "_partition_stream", lambda df, schema: None)
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "250")
+    sc = spark.sparkContext
+    df = spark.range(0, 5000, numPartitions=3).select(((F.col("id") * 7919) % 5003).alias("k"), F.col("id"))
+    try:
+        with _histogram.InOrder(df, F.col("k")) as parts:
+            group = f"deid-in-order-{stream}"
+            sc.setJobGroup(group, "InOrder's fetch")
+            batches = list(parts.batches())
+            sc.setLocalProperty("spark.jobGroup.id", None)
+            count = parts.parts
+    finally:
+        spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
+    tasks = []
+    for j in sc.statusTracker().getJobIdsForGroup(group):
+        stages = [sc.statusTracker().getStageInfo(s) for s in sc.statusTracker().getJobInfo(j).stageIds]
+        tasks.append(sum(s.numTasks for s in stages if s is not None and s.numCompletedTasks > 0))
+    return batches, count, tasks
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "filtered"])
+def test_sorted_table_comes_in_order_a_batch_at_a_time(spark, monkeypatch, stream):
+    """A sorted table comes to the driver in order across its range
+    partitions. Streamed (docs/spark.md, "Memory"): one Arrow batch at a
+    time, each partition by a Spark job of one task, run on it alone.
+    Without the JVM (Spark Connect): each partition by a job that filters
+    all of them."""
+    batches, parts, tasks = _sorted_in_order(spark, monkeypatch, stream)
+    keys = [k for b in batches for k in b.column("k").to_pylist()]
+    ids = [i for b in batches for i in b.column("id").to_pylist()]
+    assert parts >= 6
+    assert keys == sorted(keys) and sorted(ids) == list(range(5000))
+    assert keys == [(i * 7919) % 5003 for i in ids]
+    if stream:
+        assert max(b.num_rows for b in batches) <= 250
+        assert len(tasks) == parts and set(tasks) == {1}, tasks
+    else:
+        assert len(tasks) == parts and set(tasks) == {parts}, tasks
+
+
+def test_histogram_in_many_partitions_as_in_one(adult_df, monkeypatch):
+    """The histogram fetched in many range partitions gives the answers of
+    one partition: first appearance holds across them."""
+    from deid.spark import _histogram
+    job = adult_job(RUNS[0])
+    want = deid.spark.anonymize(adult_df, job)
+    monkeypatch.setattr(_histogram, "ROWS_PER_FETCH", 500)
+    got = deid.spark.anonymize(adult_df, job)
+    assert got.result["check"]["histogram_entries"] > 4 * 500  # five range partitions or more
+    assert comparable(got.result) == comparable(want.result)
+    assert rows_of_spark(got.data) == rows_of_spark(want.data)
+
+
 def test_release_is_lazy(spark, adult_df):
     job = adult_job(RUNS[0])
     r = deid.spark.anonymize(adult_df, job)

@@ -16,22 +16,45 @@ from .. import _core
 from ._common import _INSENSITIVE, _QI, _SENSITIVE, _arrow_batches, _col, _fresh, _order_key, _roles
 
 
-#: Rows of a sorted table fetched to the driver at a time (one range partition).
+#: Rows of a sorted table in one range partition. The driver's Python holds
+#: one Arrow batch of a partition at a time (spark.sql.execution.arrow.
+#: maxRecordsPerBatch rows); its JVM collects one partition, or the next
+#: one beside it while Python encodes the current one.
 ROWS_PER_FETCH = 1 << 20
+
+
+def _partition_stream(df: DataFrame, schema: pa.Schema) -> Optional[Iterator[pa.RecordBatch]]:
+    """`df`'s rows as Arrow record batches in partition order, streamed to
+    the driver's Python one batch at a time: one Spark job per partition,
+    run on that partition alone, as DataFrame.toLocalIterator does, but
+    carrying the Arrow batches Spark's own Arrow collection builds instead
+    of pickled rows. None where the DataFrame has no JVM side to ask (Spark
+    Connect): InOrder then filters by partition id."""
+    jdf = getattr(df, "_jdf", None)
+    if jdf is None or not hasattr(jdf, "toArrowBatchRdd"):
+        return None
+    try:
+        from pyspark.serializers import NoOpSerializer
+        from pyspark.util import _local_iterator_from_socket
+        jvm = df.sparkSession.sparkContext._jvm
+        sock = jvm.org.apache.spark.api.python.PythonRDD.toLocalIteratorAndServe(jdf.toArrowBatchRdd(), True)
+    except (ImportError, AttributeError):
+        return None
+    frames = _local_iterator_from_socket(sock, NoOpSerializer())
+    # Each frame is one serialized record batch (an IPC message without the
+    # schema), read in place.
+    return (pa.ipc.read_record_batch(pa.py_buffer(f), schema) for f in frames)
 
 
 class InOrder:
     """`df` sorted by `by`, kept on the executors (`persist`) in range
-    partitions of about ROWS_PER_FETCH rows and fetched to the driver one
-    partition at a time, in order, as Arrow record batches: the driver holds
-    one partition's batches at a time, not all of them (docs/spark.md,
-    "Memory"). The number of partitions follows the rows, not
-    spark.sql.shuffle.partitions: each fetch is a Spark job over every
-    partition of the sorted table, so their number is kept small. `drop`:
-    a column of `df` dropped once sorted; `reuse`: `df` is read twice (its
-    rows counted, then sorted), so keep it on the executors meanwhile (for
-    an aggregate; a table read from files is read again). Use as a context
-    manager."""
+    partitions of about ROWS_PER_FETCH rows and streamed to the driver in
+    order as Arrow record batches, one partition's Spark job at a time: the
+    driver holds a batch at a time, not all of them (docs/spark.md,
+    "Memory"). `drop`: a column of `df` dropped once sorted; `reuse`: `df`
+    is read twice (its rows counted, then sorted), so keep it on the
+    executors meanwhile (for an aggregate; a table read from files is read
+    again). Use as a context manager."""
 
     def __init__(self, df: DataFrame, by: Column, drop: Optional[str] = None, reuse: bool = False) -> None:
         held: List[DataFrame] = []
@@ -44,9 +67,9 @@ class InOrder:
             ordered = df.repartitionByRange(max(1, -(-rows // ROWS_PER_FETCH)), by).sortWithinPartitions(by)
             self.df = (ordered.drop(drop) if drop else ordered).persist()
             held.append(self.df)
+            self.df.count()  # sorted once, on the executors, before `df` is let go
             self.parts = self.df.rdd.getNumPartitions()
-            self._first: List[pa.RecordBatch] = _arrow_batches(self.df.where(F.spark_partition_id() == 0))
-            self.schema = self._first[0].schema if self._first else self.df.limit(0).toArrow().schema
+            self.schema = self.df.limit(0).toArrow().schema
         except BaseException:
             for h in held:
                 h.unpersist()
@@ -55,10 +78,14 @@ class InOrder:
             held[0].unpersist()  # the sorted table is on the executors now
 
     def batches(self) -> Iterator[pa.RecordBatch]:
-        batches, self._first = self._first, []
+        stream = _partition_stream(self.df, self.schema)
+        if stream is not None:
+            yield from stream
+            return
+        # Without the JVM: each partition collected whole, by a job that
+        # filters every partition by its id (so partitions are kept few).
         for i in range(self.parts):
-            if i > 0:
-                batches = _arrow_batches(self.df.where(F.spark_partition_id() == i))
+            batches = _arrow_batches(self.df.where(F.spark_partition_id() == i))
             while batches:
                 yield batches.pop(0)
 

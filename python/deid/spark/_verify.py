@@ -44,8 +44,8 @@ def verify(job: Any, *, input: DataFrame, output: DataFrame, key: str,
     values the verifier needs and each group comes to the driver once with
     its count, so the driver holds about the release's histogram, never its
     rows; the identifying values are looked for on Spark. grouped=False:
-    both tables, sorted by the key, come to the driver a range partition at
-    a time into CSV files in a temporary directory (docs/spark.md,
+    both tables, sorted by the key, come to the driver an Arrow batch at a
+    time into CSV files in a temporary directory (docs/spark.md,
     "Verify"). Returns the table of checks as ``deid verify --json`` writes
     it: {"output", "valid", "checks": [{"check", "status", "detail",
     ...}]}; a failed check names its record by its "key". A failed check is
@@ -176,7 +176,7 @@ def _check_key(input: DataFrame, output: DataFrame, key: str) -> "tuple[Dict[str
 
 
 def _write_sorted(df: DataFrame, key: str, path: str, delimiter: str, keys_path: Optional[str]) -> None:
-    """`df` sorted by `key`, fetched one range partition at a time, written
+    """`df` sorted by `key`, streamed a batch at a time (InOrder), written
     as the CSV text the Arrow path reads from it (and its keys, one a line,
     to name the records of failed checks)."""
     by = _fresh("__deid_by", df.columns)
