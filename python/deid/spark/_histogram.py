@@ -34,11 +34,15 @@ def _partition_stream(df: DataFrame, schema: pa.Schema) -> Optional[Iterator[pa.
     if jdf is None or not hasattr(jdf, "toArrowBatchRdd"):
         return None
     try:
+        from py4j.protocol import Py4JError
         from pyspark.serializers import NoOpSerializer
         from pyspark.util import _local_iterator_from_socket
+    except ImportError:
+        return None
+    try:
         jvm = df.sparkSession.sparkContext._jvm
         sock = jvm.org.apache.spark.api.python.PythonRDD.toLocalIteratorAndServe(jdf.toArrowBatchRdd(), True)
-    except (ImportError, AttributeError):
+    except (AttributeError, Py4JError):  # another Spark's internals: the filters instead
         return None
     frames = _local_iterator_from_socket(sock, NoOpSerializer())
     # Each frame is one serialized record batch (an IPC message without the
