@@ -85,6 +85,21 @@ public class ArxLocalRecoding {
         return r;
     }
 
+    static Run withRecords(Run r, double records) {
+        r.records = records;
+        return r;
+    }
+
+    static Run withL(Run r, double l) {
+        r.l = l;
+        return r;
+    }
+
+    static Run withT(Run r, double t) {
+        r.t = t;
+        return r;
+    }
+
     static List<Run> runs() {
         List<Run> out = new ArrayList<>();
         for (int k : new int[] {2, 5, 10}) {
@@ -100,22 +115,13 @@ public class ArxLocalRecoding {
         noAdapt.maxIterations = 3;
         out.add(noAdapt);
         out.add(run("k", 5, 0.05, "fast", 0.5));
-        Run fast = run("k", 10, 0.05, "fast", 0.0);
-        fast.records = 0.002;
-        out.add(fast);
-        Run l = run("distinct-l", 0, 0.05, "iterative", 0.5);
-        l.l = 3;
-        out.add(l);
-        Run cl = run("recursive-cl", 0, 0.05, "single", 0.5);
-        cl.l = 3;
+        out.add(withRecords(run("k", 10, 0.05, "fast", 0.0), 0.002));
+        out.add(withL(run("distinct-l", 0, 0.05, "iterative", 0.5), 3));
+        Run cl = withL(run("recursive-cl", 0, 0.05, "single", 0.5), 3);
         cl.c = 4;
         out.add(cl);
-        Run t = run("t-equal", 0, 0.05, "iterative", 0.5);
-        t.t = 0.2;
-        out.add(t);
-        Run t2 = run("t-equal", 0, 0.05, "single", 1.0);
-        t2.t = 0.15;
-        out.add(t2);
+        out.add(withT(run("t-equal", 0, 0.05, "iterative", 0.5), 0.2));
+        out.add(withT(run("t-equal", 0, 0.05, "single", 1.0), 0.15));
         // cup: every column quasi-identifying.
         Run[] cup = {run("k", 5, 0.05, "iterative", 0.5), run("k", 10, 0.05, "single", 0.5), run("k", 5, 0.05, "single", 0.0)};
         for (Run c : cup) {
@@ -132,18 +138,10 @@ public class ArxLocalRecoding {
         subset.add(run("k", 10, 0.05, "iterative", 0.05));
         subset.add(run("k", 5, 0.2, "iterative", 0.5));
         subset.add(run("k", 5, 0.05, "fast", 0.5));
-        Run subsetFast = run("k", 10, 0.05, "fast", 0.0);
-        subsetFast.records = 0.005;
-        subset.add(subsetFast);
-        Run subsetL = run("distinct-l", 0, 0.05, "iterative", 0.5);
-        subsetL.l = 3;
-        subset.add(subsetL);
-        Run subsetT = run("t-equal", 0, 0.05, "iterative", 0.5);
-        subsetT.t = 0.2;
-        subset.add(subsetT);
-        Run subsetT2 = run("t-equal", 0, 0.05, "single", 0.0);
-        subsetT2.t = 0.3;
-        subset.add(subsetT2);
+        subset.add(withRecords(run("k", 10, 0.05, "fast", 0.0), 0.005));
+        subset.add(withL(run("distinct-l", 0, 0.05, "iterative", 0.5), 3));
+        subset.add(withT(run("t-equal", 0, 0.05, "iterative", 0.5), 0.2));
+        subset.add(withT(run("t-equal", 0, 0.05, "single", 0.0), 0.3));
         for (Run r : subset) {
             r.subset = true;
             out.add(r);
