@@ -8,6 +8,12 @@
 // one: its transformation, records recoded and information loss), the suppressed records before and after,
 // and the SHA-256 of the released table as ARX's DataHandle.save writes it (';'). Prints one JSON document.
 //
+// The runs named adult_subset_* have a research subset: every tenth record of adult from the fourth (record i
+// with i % 10 == 3, written to OUT_DIR/adult-subset.csv; ARX's DataSubset.create(data, subset) with the
+// Inclusion criterion, as bench/arx/ArxRun.java --subset). ARX's passes take the outliers within the subset
+// (ARXResult.optimizeFast: baselineRowSet); their suppressed_before and suppressed_after count the subset's
+// records, suppressed_outside the records outside it (ARX's outliers too, never recoded).
+//
 //   javac -nowarn -cp ARX_JAR -d /tmp/arxlr bench/arx/ArxLocalRecoding.java
 //   java -cp ARX_JAR:/tmp/arxlr ArxLocalRecoding examples/adult ../shared/data/cup OUT_DIR \
 //       > tests/testdata/reference/arx-local-recoding.json
@@ -33,8 +39,10 @@ import org.deidentifier.arx.AttributeType;
 import org.deidentifier.arx.AttributeType.Hierarchy;
 import org.deidentifier.arx.Data;
 import org.deidentifier.arx.DataHandle;
+import org.deidentifier.arx.DataSubset;
 import org.deidentifier.arx.criteria.DistinctLDiversity;
 import org.deidentifier.arx.criteria.EqualDistanceTCloseness;
+import org.deidentifier.arx.criteria.Inclusion;
 import org.deidentifier.arx.criteria.KAnonymity;
 import org.deidentifier.arx.criteria.RecursiveCLDiversity;
 import org.deidentifier.arx.metric.Metric;
@@ -49,6 +57,7 @@ public class ArxLocalRecoding {
     /** One run. model: "k" (k-anonymity), "distinct-l", "recursive-cl", "t-equal". */
     static final class Run {
         String dataset = "adult";
+        boolean subset;  // the research subset of every tenth record from the fourth
         String name;
         String model;
         int k;
@@ -76,6 +85,21 @@ public class ArxLocalRecoding {
         return r;
     }
 
+    static Run withRecords(Run r, double records) {
+        r.records = records;
+        return r;
+    }
+
+    static Run withL(Run r, double l) {
+        r.l = l;
+        return r;
+    }
+
+    static Run withT(Run r, double t) {
+        r.t = t;
+        return r;
+    }
+
     static List<Run> runs() {
         List<Run> out = new ArrayList<>();
         for (int k : new int[] {2, 5, 10}) {
@@ -91,27 +115,36 @@ public class ArxLocalRecoding {
         noAdapt.maxIterations = 3;
         out.add(noAdapt);
         out.add(run("k", 5, 0.05, "fast", 0.5));
-        Run fast = run("k", 10, 0.05, "fast", 0.0);
-        fast.records = 0.002;
-        out.add(fast);
-        Run l = run("distinct-l", 0, 0.05, "iterative", 0.5);
-        l.l = 3;
-        out.add(l);
-        Run cl = run("recursive-cl", 0, 0.05, "single", 0.5);
-        cl.l = 3;
+        out.add(withRecords(run("k", 10, 0.05, "fast", 0.0), 0.002));
+        out.add(withL(run("distinct-l", 0, 0.05, "iterative", 0.5), 3));
+        Run cl = withL(run("recursive-cl", 0, 0.05, "single", 0.5), 3);
         cl.c = 4;
         out.add(cl);
-        Run t = run("t-equal", 0, 0.05, "iterative", 0.5);
-        t.t = 0.2;
-        out.add(t);
-        Run t2 = run("t-equal", 0, 0.05, "single", 1.0);
-        t2.t = 0.15;
-        out.add(t2);
+        out.add(withT(run("t-equal", 0, 0.05, "iterative", 0.5), 0.2));
+        out.add(withT(run("t-equal", 0, 0.05, "single", 1.0), 0.15));
         // cup: every column quasi-identifying.
         Run[] cup = {run("k", 5, 0.05, "iterative", 0.5), run("k", 10, 0.05, "single", 0.5), run("k", 5, 0.05, "single", 0.0)};
         for (Run c : cup) {
             c.dataset = "cup";
             out.add(c);
+        }
+        // adult with the research subset.
+        List<Run> subset = new ArrayList<>();
+        subset.add(run("k", 2, 0.05, "single", 0.5));
+        subset.add(run("k", 5, 0.05, "single", 0.5));
+        subset.add(run("k", 5, 0.05, "single", 0.0));
+        subset.add(run("k", 10, 0.05, "single", 1.0));
+        subset.add(run("k", 5, 0.05, "iterative", 0.5));
+        subset.add(run("k", 10, 0.05, "iterative", 0.05));
+        subset.add(run("k", 5, 0.2, "iterative", 0.5));
+        subset.add(run("k", 5, 0.05, "fast", 0.5));
+        subset.add(withRecords(run("k", 10, 0.05, "fast", 0.0), 0.005));
+        subset.add(withL(run("distinct-l", 0, 0.05, "iterative", 0.5), 3));
+        subset.add(withT(run("t-equal", 0, 0.05, "iterative", 0.5), 0.2));
+        subset.add(withT(run("t-equal", 0, 0.05, "single", 0.0), 0.3));
+        for (Run r : subset) {
+            r.subset = true;
+            out.add(r);
         }
         for (Run r : out) {
             String m;
@@ -124,7 +157,8 @@ public class ArxLocalRecoding {
             String extra = "";
             if (r.mode.equals("iterative")) extra = "_it" + r.maxIterations + "_a" + fmt(r.adaptionFactor);
             if (r.mode.equals("fast")) extra = "_r" + fmt(r.records);
-            r.name = String.format(Locale.ROOT, "%s_%s_s%s_%s_gs%s%s", r.dataset, m, fmt(r.suppression), r.mode,
+            r.name = String.format(Locale.ROOT, "%s_%s_s%s_%s_gs%s%s", r.dataset + (r.subset ? "_subset" : ""), m,
+                                   fmt(r.suppression), r.mode,
                                    fmt(r.gsFactor), extra);
         }
         return out;
@@ -139,10 +173,26 @@ public class ArxLocalRecoding {
         return Double.toString(Double.parseDouble(score.toString()));
     }
 
-    static int outliers(DataHandle h) {
+    /** The outliers among the rows of `subset` (null: all rows), or outside it when `outside`. */
+    static int outliers(DataHandle h, DataSubset subset, boolean outside) {
         int n = 0;
-        for (int row = 0; row < h.getNumRows(); row++) n += h.isOutlier(row) ? 1 : 0;
+        for (int row = 0; row < h.getNumRows(); row++) {
+            boolean in = subset == null || subset.getSet().contains(row);
+            n += h.isOutlier(row) && in != outside ? 1 : 0;
+        }
         return n;
+    }
+
+    /** Every tenth record of `csv` from the fourth (record i with i % 10 == 3), with the header, into `out`. */
+    static File writeSubset(String csv, File out) throws IOException {
+        List<String> lines = Files.readAllLines(new File(csv).toPath(), StandardCharsets.UTF_8);
+        List<String> kept = new ArrayList<>();
+        kept.add(lines.get(0));
+        for (int i = 1; i < lines.size(); i++) {
+            if ((i - 1) % 10 == 3) kept.add(lines.get(i));
+        }
+        Files.write(out.toPath(), kept, StandardCharsets.UTF_8);
+        return out;
     }
 
     static String sha256(File f) throws Exception {
@@ -180,7 +230,13 @@ public class ArxLocalRecoding {
         for (Run r : runs()) {
             boolean adult = r.dataset.equals("adult");
             String dir = adult ? args[0] : args[1];
-            Data data = Data.create(dir + (adult ? "/adult.csv" : "/cup.csv"), StandardCharsets.UTF_8, ';');
+            String csvPath = dir + (adult ? "/adult.csv" : "/cup.csv");
+            Data data = Data.create(csvPath, StandardCharsets.UTF_8, ';');
+            DataSubset subset = null;
+            if (r.subset) {
+                File file = writeSubset(csvPath, new File(outDir, r.dataset + "-subset.csv"));
+                subset = DataSubset.create(data, Data.create(file.getPath(), StandardCharsets.UTF_8, ';'));
+            }
             List<String> qiList = new ArrayList<>();
             for (String q : adult ? ALL : CUP) {
                 if (!r.model.equals("k") && q.equals(SENSITIVE)) {
@@ -199,12 +255,14 @@ public class ArxLocalRecoding {
             case "recursive-cl": config.addPrivacyModel(new RecursiveCLDiversity(SENSITIVE, r.c, (int) r.l)); break;
             default: config.addPrivacyModel(new EqualDistanceTCloseness(SENSITIVE, r.t)); break;
             }
+            if (subset != null) config.addPrivacyModel(new Inclusion(subset));
             config.setSuppressionLimit(r.suppression);
             config.setQualityModel(Metric.createLossMetric(0.5));
             ARXResult result = new ARXAnonymizer().anonymize(data, config);
             StringBuilder e = new StringBuilder();
             e.append("  {\"name\": \"").append(r.name).append("\", \"dataset\": \"").append(r.dataset)
              .append("\", \"model\": \"").append(r.model).append('"');
+            if (r.subset) e.append(", \"subset\": \"every tenth record from the fourth\"");
             switch (r.model) {
             case "k": e.append(", \"k\": ").append(r.k); break;
             case "distinct-l": e.append(", \"l\": ").append(fmt(r.l)); break;
@@ -224,14 +282,14 @@ public class ArxLocalRecoding {
                 continue;
             }
             DataHandle output = result.getOutput();
-            int before = outliers(output);
+            int before = outliers(output, subset, false);
             ARXProcessStatistics stats;
             switch (r.mode) {
             case "single": stats = result.optimize(output, r.gsFactor); break;
             case "fast": stats = result.optimizeIterativeFast(output, r.records, r.gsFactor, p -> {}); break;
             default: stats = result.optimizeIterative(output, r.gsFactor, r.maxIterations, r.adaptionFactor); break;
             }
-            int after = outliers(output);
+            int after = outliers(output, subset, false);
             File csv = new File(outDir, r.name + ".csv");
             output.save(csv, ';');
             String[] internal = result.getGlobalOptimum().getQuasiIdentifyingAttributes();
@@ -241,6 +299,7 @@ public class ArxLocalRecoding {
             for (ARXProcessStatistics.Step s : stats.getSteps()) passes.add(step(s, qis, internal));
             e.append(String.join(", ", passes)).append("]");
             e.append(", \"suppressed_before\": ").append(before).append(", \"suppressed_after\": ").append(after);
+            if (subset != null) e.append(", \"suppressed_outside\": ").append(outliers(output, subset, true));
             e.append(", \"release_sha256\": \"").append(sha256(csv)).append("\"}");
             entries.add(e.toString());
         }
@@ -248,7 +307,9 @@ public class ArxLocalRecoding {
         System.out.println(" \"datasets\": \"adult: examples/adult with examples/adult/hierarchies, every column "
                            + "quasi-identifying in the file's order, but occupation sensitive for the l-diversity and "
                            + "t-closeness runs; cup: the shared data folder's cup.csv and hierarchies, every column "
-                           + "quasi-identifying\",");
+                           + "quasi-identifying; adult_subset_*: adult with the research subset of every tenth record "
+                           + "from the fourth (record i with i % 10 == 3; ARX's Inclusion), suppressed_before and "
+                           + "suppressed_after counting its records, suppressed_outside the records outside it\",");
         System.out.println(" \"note\": \"global optimum: optimal search, Loss (gs-factor 0.5, geometric mean); then "
                            + "single = optimize(handle, gs), iterative = optimizeIterative(handle, gs, max_iterations, "
                            + "adaption_factor), fast = optimizeIterativeFast(handle, records, gs). passes: ARX's steps of "

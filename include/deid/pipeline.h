@@ -156,8 +156,11 @@ struct LocalRecodingOutcome {
   // Per input row: 0 (the global transformation), the pass that released
   // it, or kSuppressed.
   std::vector<std::uint32_t> row_pass;
-  std::uint64_t suppressed_before = 0;        // records the global transformation suppressed
-  std::uint64_t suppressed_after = 0;         // records still suppressed after the last pass
+  // Records the global transformation suppressed, and those still
+  // suppressed after the last pass; with a research subset, of its records
+  // (those outside it stay suppressed and are never recoded).
+  std::uint64_t suppressed_before = 0;
+  std::uint64_t suppressed_after = 0;
   // The classes of the release (records not suppressed with equal released
   // values) and the size of the smallest (0: none); class_sizes holds
   // their sizes, largest first.
@@ -194,14 +197,15 @@ Anonymization run_search(PreparedJob& prepared, const RunOptions& options = {});
 // distributions and k-map's derived k those of the whole table; the
 // quality model with the pass's gs-factor; the suppression limit applied
 // to the pass's records) and releases those its optimum does not suppress.
+// With a research subset, the passes search the suppressed records of the
+// subset only (ARX's `baselineRowSet`).
 // Deterministic: the same passes for any number of threads.
 LocalRecodingOutcome run_local_recoding(PreparedJob& prepared, const Transformation& global, const Classes& classes);
 // Throws JobError, naming the job's line, when the job combines
 // local-recoding with what it cannot do: a privacy model ARX does not
 // recode locally under, a quality model without a gs-factor, and the
-// features deid does not recode yet (research subset, microaggregation,
-// cell suppression, linked tables, a given transformation, the HTML
-// report, pushdown). Nothing without local-recoding.
+// features deid does not recode yet (microaggregation, cell suppression,
+// linked tables, pushdown). Nothing without local-recoding.
 void check_local_recoding(const Job& job);
 // The job's search.transformation as a transformation of the problem.
 // Throws JobError (naming where it was given) for a name that is not a

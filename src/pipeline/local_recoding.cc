@@ -13,6 +13,17 @@
 // limit applies to the pass's records. The records the pass's optimum does
 // not suppress are released with its transformation; the others stay
 // suppressed for the next pass.
+//
+// With a research subset (Job::subset), ARX's baseline is the subset
+// (ARXResult.isOptimizable and optimizeFast: `baselineRowSet`, the
+// subset's rows): a pass takes the outliers within the subset only, the
+// records outside it stay suppressed, and `records` of mode fast is a share
+// of the subset's records (`baselineRecords`). The pass's configuration
+// projects the subset onto the pass's records (DataSubset.getSubsetInstance
+// within getInstanceForLocalRecoding), which keeps all of them: the pass is
+// a table without records outside its subset, searched as one without a
+// subset, its models' reference distributions those of the global run (the
+// subset's).
 #include <absl/container/flat_hash_map.h>
 #include <fmt/format.h>
 
@@ -148,6 +159,11 @@ bool completely_generalized(const Problem& pr, const Transformation& t, std::siz
   return true;
 }
 
+// Whether input row `r` is outside the research subset: suppressed by the
+// global run and never recoded (ARX's passes take the outliers of
+// `baselineRowSet` only).
+bool outside_subset(const Problem& pr, std::uint64_t r) { return !pr.subset.empty() && !pr.subset[r]; }
+
 }  // namespace
 
 std::vector<std::vector<std::uint32_t>> arx_distinct_values(const PreparedJob& p) {
@@ -180,7 +196,7 @@ std::optional<LocalRecodingPass> recode(PreparedJob& p, const std::vector<std::v
   const Job& job = p.job;
   std::vector<std::uint64_t> rows;
   for (std::uint64_t r = 0; r < row_pass.size(); ++r)
-    if (row_pass[r] == LocalRecodingOutcome::kSuppressed) rows.push_back(r);
+    if (row_pass[r] == LocalRecodingOutcome::kSuppressed && !outside_subset(p.problem, r)) rows.push_back(r);
   if (rows.empty()) return std::nullopt;
   // ARX's config.getMinimalGroupSize(): fewer outliers than the largest
   // minimal class size cannot form a class.
@@ -191,8 +207,9 @@ std::optional<LocalRecodingPass> recode(PreparedJob& p, const std::vector<std::v
 
   double limit = job.suppression_limit;
   if (records) {
-    // ARX: at least records × (all records) of the pass's records are
-    // released, i.e. the limit is 1 - min(1, that / the pass's records).
+    // ARX: at least records × (all records; with a subset, the subset's)
+    // of the pass's records are released, i.e. the limit is
+    // 1 - min(1, that / the pass's records).
     const double relative =
         std::clamp(*records * static_cast<double>(p.problem.rows) / static_cast<double>(rows.size()), 0.0, 1.0);
     limit = 1.0 - relative;
@@ -252,7 +269,6 @@ void check_local_recoding(const Job& job) {
   const auto refuse = [&](const std::string& what) {
     throw JobError(at, fmt::format("local-recoding cannot be combined yet with {}", what));
   };
-  if (job.subset) refuse("a research subset ('subset')");
   if (job.cell_suppression) refuse("cell-suppression");
   if (!job.linked.empty()) refuse("linked tables ('linked')");
   if (uses_pushdown(job))
@@ -268,7 +284,7 @@ LocalRecodingOutcome run_local_recoding(PreparedJob& p, const Transformation& gl
   for (std::uint64_t r = 0; r < p.data.rows; ++r)
     if (row_suppressed(p, classes, r) || completely_generalized(p.problem, global, p.problem.histogram.row_entry[r])) {
       out.row_pass[r] = LocalRecodingOutcome::kSuppressed;
-      ++out.suppressed_before;
+      out.suppressed_before += !outside_subset(p.problem, r);
     }
   const std::vector<std::vector<std::uint32_t>> distinct = arx_distinct_values(p);
   const auto next = [&](double gs, std::optional<double> records) -> std::optional<std::uint64_t> {
@@ -308,7 +324,8 @@ LocalRecodingOutcome run_local_recoding(PreparedJob& p, const Transformation& gl
       break;
     }
   }
-  for (const std::uint32_t pass : out.row_pass) out.suppressed_after += pass == LocalRecodingOutcome::kSuppressed;
+  for (std::uint64_t r = 0; r < out.row_pass.size(); ++r)
+    out.suppressed_after += out.row_pass[r] == LocalRecodingOutcome::kSuppressed && !outside_subset(p.problem, r);
   // The release's classes: its records by their released labels (two
   // passes may show the same labels at different levels), but those shown
   // as '*' in every quasi-identifier, which look suppressed.
@@ -355,10 +372,12 @@ nlohmann::json local_recoding_json(const Job::LocalRecoding& lr, const LocalReco
   j["recoded"] = o.suppressed_before - o.suppressed_after;
   // Records shown with '*' in every quasi-identifier: the suppressed ones,
   // and those a pass released at such levels (deid verify cannot tell them
-  // from suppressed ones, and counts them so).
+  // from suppressed ones, and counts them so), but those outside the
+  // research subset (counted in the result's subset.suppressed_outside).
   std::uint64_t starred = 0;
   const Histogram& h = pr.histogram;
   for (std::uint64_t r = 0; r < o.row_pass.size(); ++r) {
+    if (outside_subset(pr, r)) continue;
     bool all = true;
     if (o.row_pass[r] != LocalRecodingOutcome::kSuppressed) {
       const Transformation& t = o.transformation(o.row_pass[r], global);

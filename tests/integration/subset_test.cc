@@ -36,22 +36,9 @@ using deid::testing::reference_dataset_dir;
 using deid::testing::run_deid;
 using deid::testing::slurp;
 using deid::testing::TempDir;
+using deid::testing::write_subset;
 
 const std::vector<nlohmann::json>& runs() { return deid::testing::reference_runs("arx-subset.json"); }
-
-// The reference runs' subset: every tenth record of the data from the
-// fourth (record i with i % 10 == 3), as the generator wrote it for ARX.
-std::string write_subset(const nlohmann::json& run, const std::string& path) {
-  const std::string data = run["dataset"] == "adult" ? "adult.csv" : "cup.csv";
-  std::istringstream in(slurp((reference_dataset_dir(run) / data).string()));
-  std::ofstream out(path);
-  std::string line;
-  std::getline(in, line);
-  out << line << '\n';
-  for (std::size_t i = 0; std::getline(in, line); ++i)
-    if (i % 10 == 3) out << line << '\n';
-  return path;
-}
 
 // The input rows (0-based, ascending) of write_subset's subset: each of its
 // records matched to the first row with the same values that no earlier

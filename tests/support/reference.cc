@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <sstream>
 #include <iterator>
 #include <stdexcept>
 
@@ -217,6 +218,18 @@ const std::vector<nlohmann::json>& arx_adult_risk_cases() {
 std::filesystem::path reference_dataset_dir(const nlohmann::json& run) {
   if (run["dataset"] == "adult") return example_path("adult");
   return std::filesystem::path(DEID_EXAMPLES_DIR).parent_path() / ".." / "shared" / "data" / "cup";
+}
+
+std::string write_subset(const nlohmann::json& run, const std::string& path) {
+  const std::string data = run["dataset"] == "adult" ? "adult.csv" : "cup.csv";
+  std::istringstream in(slurp((reference_dataset_dir(run) / data).string()));
+  std::ofstream out(path);
+  std::string line;
+  std::getline(in, line);
+  out << line << '\n';
+  for (std::size_t i = 0; std::getline(in, line); ++i)
+    if (i % 10 == 3) out << line << '\n';
+  return path;
 }
 
 std::string reference_job_text(const nlohmann::json& run, const std::string& quality, const std::string& algorithm) {

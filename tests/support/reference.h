@@ -102,6 +102,10 @@ std::string test_name(std::string name);
 // or "cup" (the shared data folder next to the repository, which may be
 // absent).
 std::filesystem::path reference_dataset_dir(const nlohmann::json& run);
+// The reference runs' research subset: every tenth record of the run's
+// data from the fourth (record i with i % 10 == 3), as the generators
+// wrote it for ARX, into `path` (returned).
+std::string write_subset(const nlohmann::json& run, const std::string& path);
 // The job file text of a reference run with "dataset", "quasi_identifiers"
 // (each with its hierarchy in the dataset's hierarchies/), "sensitive" (a
 // name or null), "privacy" and "suppression_limit": every other column

@@ -7,9 +7,11 @@
 //   pass the same transformation, records recoded and information loss, and
 //   the released table byte for byte (its SHA-256). Where a pass has several
 //   optima of equal loss, deid keeps the one ARX's Flash keeps
-//   (search/arx_flash.h), so every run is compared to its end;
+//   (search/arx_flash.h), so every run is compared to its end; the runs
+//   named adult_subset_* with the reference runs' research subset, whose
+//   releases deid verify accepts;
 // - the pass column, and the independent verifier on mixed releases: deid's
-//   holds, a release broken by hand does not.
+//   holds, also with a research subset, a release broken by hand does not.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -113,7 +115,20 @@ TEST(LocalRecodingKeys, RefusesModelsArxDoesNotRecodeUnder) {
   EXPECT_NE(error_of(head + "privacy: [{k-anonymity: {k: 5}}]\nquality: {model: entropy}\n" + lr)
                 .find("which model 'entropy' does not have"),
             std::string::npos);
+}
 
+// With a research subset, ARX recodes under every model whose
+// isLocalRecodingSupported() is true (k-anonymity and the others use its
+// Inclusion criterion), not under δ-presence (DPresence: false).
+TEST(LocalRecodingKeys, ResearchSubsetButNotDeltaPresence) {
+  const std::string head = adult_head(false) + "subset: {column: sex, value: Female}\n";
+  const std::string lr = "local-recoding: {mode: single}\n";
+  EXPECT_EQ(error_of(head + "privacy: [{k-anonymity: {k: 5}}]\n" + lr), "");
+  const std::string models = "privacy:\n  - k-anonymity: {k: 2}\n  - delta-presence: {min: 0, max: 0.5}\n";
+  const std::string e = error_of(head + models + lr);
+  EXPECT_NE(e.find("job.yaml:15:"), std::string::npos) << e;
+  EXPECT_NE(e.find("ARX does not recode locally under delta-presence"), std::string::npos) << e;
+  EXPECT_EQ(error_of(head + models), "");
 }
 
 // ------------------------------------------------------------ against ARX
@@ -130,7 +145,9 @@ std::string cup_head() {
   return yaml;
 }
 
-std::string job_of(const nlohmann::json& ref) {
+// The job of reference run `ref`; `subset`: the research subset's file for
+// a run with "subset" (testing::write_subset).
+std::string job_of(const nlohmann::json& ref, const std::string& subset = "") {
   const std::string model = ref["model"].get<std::string>();
   std::string yaml = ref.value("dataset", "adult") == "cup" ? cup_head() : adult_head(model != "k");
   if (model == "k")
@@ -146,6 +163,7 @@ std::string job_of(const nlohmann::json& ref) {
                         ref["t"].get<double>());
   yaml += fmt::format("suppression-limit: {}\nquality: {{model: loss}}\noutput: {{utility: false}}\n",
                       ref["suppression_limit"].get<double>());
+  if (!subset.empty()) yaml += "subset: {file: '" + subset + "'}\n";
   nlohmann::json lr = {{"mode", ref["mode"]}, {"gs-factor", ref["gs_factor"]}};
   if (ref.contains("max_iterations")) lr["max-iterations"] = ref["max_iterations"];
   if (ref.contains("adaption_factor")) lr["adaption-factor"] = ref["adaption_factor"];
@@ -162,7 +180,9 @@ TEST_P(ArxLocalRecoding, SamePassesAndReleaseAsArx) {
   if (ref.value("dataset", "adult") == "cup" &&
       !std::filesystem::exists(testing::reference_dataset_dir(ref) / "cup.csv"))
     GTEST_SKIP() << "cup is not in the shared data folder beside the repository";
-  const Job job = parse_job(job_of(ref), ref["name"].get<std::string>() + ".yaml", "");
+  const testing::TempDir dir("local_recoding_" + ref["name"].get<std::string>());
+  const std::string subset = ref.contains("subset") ? testing::write_subset(ref, dir / "subset.csv") : "";
+  const Job job = parse_job(job_of(ref, subset), ref["name"].get<std::string>() + ".yaml", "");
   std::unique_ptr<PreparedJob> prepared = prepare(job);
   const Anonymization a = run_search(*prepared);
   ASSERT_TRUE(a.found);
@@ -191,9 +211,24 @@ TEST_P(ArxLocalRecoding, SamePassesAndReleaseAsArx) {
   EXPECT_EQ(passes.size(), expected.size());
   EXPECT_EQ(a.local->suppressed_before, ref["suppressed_before"].get<std::uint64_t>());
   EXPECT_EQ(a.local->suppressed_after, ref["suppressed_after"].get<std::uint64_t>());
+  // With the subset, ARX's outliers outside it stay so (deid: '*').
+  if (ref.contains("suppressed_outside")) {
+    EXPECT_EQ(a.result["subset"]["suppressed_outside"], ref["suppressed_outside"]);
+  }
   std::ostringstream out;
   write_output(*prepared, a.search.best->transformation, *a.classes, out, &*a.local);
   EXPECT_EQ(sha256_hex(out.str()), ref["release_sha256"].get<std::string>());
+  // With the subset, deid verify (which finds the subset again from the
+  // job) accepts the mixed release and the result's counts.
+  if (subset.empty()) return;
+  const std::string job_path = dir / "job.yaml";
+  std::ofstream(job_path) << job_of(ref, subset);
+  const std::string files = " --output '" + (dir / "out.csv") + "' --result '" + (dir / "result.json") + "'";
+  ASSERT_EQ(testing::run_deid("-q anonymize '" + job_path + "'" + files, dir / "stdout", dir / "stderr"), 0)
+      << testing::slurp(dir / "stderr");
+  EXPECT_EQ(testing::slurp(dir / "out.csv"), out.str());
+  EXPECT_EQ(testing::run_deid("verify '" + job_path + "'" + files, dir / "verify.out", dir / "verify.err"), 0)
+      << testing::slurp(dir / "verify.out") << testing::slurp(dir / "verify.err");
 }
 
 INSTANTIATE_TEST_SUITE_P(Runs, ArxLocalRecoding, ::testing::Range<std::size_t>(0, arx_runs().size()),
@@ -312,6 +347,74 @@ TEST(LocalRecodingRelease, CommandLineVerifiesTheResult) {
   const std::string out = testing::slurp(dir / "verify.out");
   EXPECT_NE(out.find("local recoding: each value at a level of its input value"), std::string::npos) << out;
   EXPECT_NE(out.find("result counts        ok"), std::string::npos) << out;
+}
+
+// deid verify with a research subset: the records outside it stay
+// suppressed (pass '*'), the passes recode suppressed records of the
+// subset only, and the verifier, finding the subset again from the job,
+// accepts the mixed release and its result's counts; a record outside the
+// subset shown with its values fails it.
+TEST(LocalRecodingRelease, CommandLineVerifiesAReleaseWithASubset) {
+  const testing::TempDir dir("local_recoding_subset_cli");
+  const std::string subset = testing::write_subset(nlohmann::json{{"dataset", "adult"}}, dir / "subset.csv");
+  const std::string job = dir / "job.yaml";
+  std::ofstream(job) << adult_head(false)
+                     << "privacy: [{k-anonymity: {k: 5}}]\nsuppression-limit: 0.05\nquality: {model: loss}\n"
+                        "local-recoding: {mode: iterative, column: pass}\noutput: {utility: false}\n"
+                     << "subset: {file: '" << subset << "'}\n";
+  ASSERT_EQ(testing::run_deid("-q anonymize '" + job + "' --output '" + (dir / "out.csv") + "' --result '" +
+                                  (dir / "result.json") + "'",
+                              dir / "stdout", dir / "stderr"),
+            0)
+      << testing::slurp(dir / "stderr");
+  const nlohmann::json r = nlohmann::json::parse(testing::slurp(dir / "result.json"));
+  const nlohmann::json& lr = r["local_recoding"];
+  const std::uint64_t in_subset = r["subset"]["records"].get<std::uint64_t>();
+  const std::uint64_t outside = r["subset"]["suppressed_outside"].get<std::uint64_t>();
+  EXPECT_EQ(in_subset + outside, 30162u);
+  EXPECT_EQ(lr["suppressed_before"], r["suppressed_records"]);
+  ASSERT_GE(lr["passes"].size(), 1u);
+  EXPECT_EQ(lr["passes"][0]["records"], lr["suppressed_before"]);
+  EXPECT_LT(lr["suppressed_after"].get<std::uint64_t>(), lr["suppressed_before"].get<std::uint64_t>());
+  // Every record outside the subset, and those of the subset still
+  // suppressed, show pass '*'; the others one of the passes.
+  std::ifstream in(dir / "out.csv");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 30163u);
+  std::uint64_t stars = 0, recoded = 0;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const std::string pass = lines[i].substr(lines[i].rfind(';') + 1);
+    stars += pass == "*";
+    recoded += pass != "*" && pass != "0";
+  }
+  EXPECT_EQ(stars, outside + lr["suppressed_after"].get<std::uint64_t>());
+  EXPECT_EQ(recoded, lr["recoded"].get<std::uint64_t>());
+  const auto verify = [&](const std::string& output) {
+    return testing::run_deid("verify '" + job + "' --output '" + output + "' --result '" + (dir / "result.json") + "'",
+                             dir / "verify.out", dir / "verify.err");
+  };
+  ASSERT_EQ(verify(dir / "out.csv"), 0) << testing::slurp(dir / "verify.out") << testing::slurp(dir / "verify.err");
+  const std::string out = testing::slurp(dir / "verify.out");
+  EXPECT_NE(out.find("research subset      ok"), std::string::npos) << out;
+  EXPECT_NE(out.find("result counts        ok"), std::string::npos) << out;
+
+  // The first record outside the subset (data row 1) shown with its input
+  // values and pass 1.
+  std::ifstream input(testing::example_path("adult") + "/adult.csv");
+  std::string header, first;
+  std::getline(input, header);
+  std::getline(input, first);
+  if (!first.empty() && first.back() == '\r') first.pop_back();
+  ASSERT_TRUE(lines[1].ends_with(";*"));
+  lines[1] = first + ";1";
+  {
+    std::ofstream broken(dir / "broken.csv");
+    for (const std::string& l : lines) broken << l << '\n';
+  }
+  EXPECT_NE(verify(dir / "broken.csv"), 0);
+  EXPECT_NE(testing::slurp(dir / "verify.out").find("outside the research subset are not suppressed"), std::string::npos)
+      << testing::slurp(dir / "verify.out");
 }
 
 // The report of a release with local recoding: the passes, and the risk,
