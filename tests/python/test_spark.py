@@ -385,10 +385,12 @@ def _sorted_in_order(spark, monkeypatch, stream):
             count = parts.parts
     finally:
         spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
+    # Per job, the tasks of its last stage (the one whose results it
+    # returns), in the order the jobs ran.
     tasks = []
-    for j in sc.statusTracker().getJobIdsForGroup(group):
-        stages = [sc.statusTracker().getStageInfo(s) for s in sc.statusTracker().getJobInfo(j).stageIds]
-        tasks.append(sum(s.numTasks for s in stages if s is not None and s.numCompletedTasks > 0))
+    for j in sorted(sc.statusTracker().getJobIdsForGroup(group)):
+        last = sc.statusTracker().getStageInfo(max(sc.statusTracker().getJobInfo(j).stageIds))
+        tasks.append(last.numTasks)
     return batches, count, tasks
 
 
@@ -405,11 +407,14 @@ def test_sorted_table_comes_in_order_a_batch_at_a_time(spark, monkeypatch, strea
     assert parts >= 6
     assert keys == sorted(keys) and sorted(ids) == list(range(5000))
     assert keys == [(i * 7919) % 5003 for i in ids]
+    # Before the fetches, the range partitioner's sampling (a job or two
+    # over the input's 3 partitions) and, filtered, the jobs that keep the
+    # sorted table on the executors and count it.
     if stream:
         assert max(b.num_rows for b in batches) <= 250
-        assert len(tasks) == parts and set(tasks) == {1}, tasks
+        assert tasks[-parts:] == [1] * parts and len(tasks) <= parts + 2, tasks
     else:
-        assert len(tasks) == parts and set(tasks) == {parts}, tasks
+        assert tasks[-parts:] == [parts] * parts and len(tasks) <= parts + 5, tasks
 
 
 def test_histogram_in_many_partitions_as_in_one(adult_df, monkeypatch):

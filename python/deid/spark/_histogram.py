@@ -5,7 +5,7 @@ the driver as Arrow batches and encoded into the engine's grouped Dataset."""
 from __future__ import annotations
 
 import time
-from typing import Dict, Iterator, List, Optional, Sequence
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -23,13 +23,14 @@ from ._common import _INSENSITIVE, _QI, _SENSITIVE, _arrow_batches, _col, _fresh
 ROWS_PER_FETCH = 1 << 20
 
 
-def _partition_stream(df: DataFrame, schema: pa.Schema) -> Optional[Iterator[pa.RecordBatch]]:
-    """`df`'s rows as Arrow record batches in partition order, streamed to
-    the driver's Python one batch at a time: one Spark job per partition,
-    run on that partition alone, as DataFrame.toLocalIterator does, but
-    carrying the Arrow batches Spark's own Arrow collection builds instead
-    of pickled rows. None where the DataFrame has no JVM side to ask (Spark
-    Connect): InOrder then filters by partition id."""
+def _partition_stream(df: DataFrame, schema: pa.Schema) -> Optional[Tuple[int, Iterator[pa.RecordBatch]]]:
+    """`df`'s partitions, and its rows as Arrow record batches in partition
+    order, streamed to the driver's Python one batch at a time: one Spark
+    job per partition, run on that partition alone (as
+    DataFrame.toLocalIterator fetches, but carrying the Arrow batches of
+    Spark's own Arrow collection instead of pickled rows; the next partition
+    is computed while this one is read). None where the DataFrame has no
+    JVM side to ask (Spark Connect) or its Spark lacks these internals."""
     jdf = getattr(df, "_jdf", None)
     if jdf is None or not hasattr(jdf, "toArrowBatchRdd"):
         return None
@@ -41,63 +42,75 @@ def _partition_stream(df: DataFrame, schema: pa.Schema) -> Optional[Iterator[pa.
         return None
     try:
         jvm = df.sparkSession.sparkContext._jvm
-        sock = jvm.org.apache.spark.api.python.PythonRDD.toLocalIteratorAndServe(jdf.toArrowBatchRdd(), True)
+        rdd = jdf.toArrowBatchRdd()
+        parts = rdd.getNumPartitions()
+        sock = jvm.org.apache.spark.api.python.PythonRDD.toLocalIteratorAndServe(rdd, True)
     except (AttributeError, Py4JError):  # another Spark's internals: the filters instead
         return None
     frames = _local_iterator_from_socket(sock, NoOpSerializer())
     # Each frame is one serialized record batch (an IPC message without the
     # schema), read in place.
-    return (pa.ipc.read_record_batch(pa.py_buffer(f), schema) for f in frames)
+    return parts, (pa.ipc.read_record_batch(pa.py_buffer(f), schema) for f in frames)
 
 
 class InOrder:
-    """`df` sorted by `by`, kept on the executors (`persist`) in range
-    partitions of about ROWS_PER_FETCH rows and streamed to the driver in
-    order as Arrow record batches, one partition's Spark job at a time: the
-    driver holds a batch at a time, not all of them (docs/spark.md,
-    "Memory"). `drop`: a column of `df` dropped once sorted; `reuse`: `df`
-    is read twice (its rows counted, then sorted), so keep it on the
-    executors meanwhile (for an aggregate; a table read from files is read
-    again). Use as a context manager."""
+    """`df` sorted by `by` in range partitions of about ROWS_PER_FETCH rows,
+    streamed to the driver in order as Arrow record batches, one Spark job
+    per partition: the driver holds a batch at a time, not all of them
+    (docs/spark.md, "Memory"). Each partition is sorted once, by its job,
+    from the shuffle's output. `drop`: a column of `df` dropped once
+    sorted; `reuse`: `df` is read more than once (its rows counted, the
+    range partitioner's sample, the shuffle), so keep it on the executors
+    meanwhile (for an aggregate; a table read from files is read again).
+    `parts`: the number of range partitions, once batches() has started.
+    Use as a context manager."""
 
     def __init__(self, df: DataFrame, by: Column, drop: Optional[str] = None, reuse: bool = False) -> None:
-        held: List[DataFrame] = []
+        self._held: List[DataFrame] = []
         try:
             if reuse:
                 df = df.persist()
-                held.append(df)
-            rows = df.count()
-            self.rows = rows
-            ordered = df.repartitionByRange(max(1, -(-rows // ROWS_PER_FETCH)), by).sortWithinPartitions(by)
-            self.df = (ordered.drop(drop) if drop else ordered).persist()
-            held.append(self.df)
-            self.df.count()  # sorted once, on the executors, before `df` is let go
-            self.parts = self.df.rdd.getNumPartitions()
+                self._held.append(df)
+            self.rows = df.count()
+            ordered = df.repartitionByRange(max(1, -(-self.rows // ROWS_PER_FETCH)), by).sortWithinPartitions(by)
+            self.df = ordered.drop(drop) if drop else ordered
             self.schema = self.df.limit(0).toArrow().schema
+            self.parts = 0
         except BaseException:
-            for h in held:
-                h.unpersist()
+            self._release()
             raise
-        if reuse:
-            held[0].unpersist()  # the sorted table is on the executors now
 
     def batches(self) -> Iterator[pa.RecordBatch]:
         stream = _partition_stream(self.df, self.schema)
         if stream is not None:
-            yield from stream
+            self.parts, streamed = stream
+            yield from streamed
             return
-        # Without the JVM: each partition collected whole, by a job that
-        # filters every partition by its id (so partitions are kept few).
+        # Without the JVM: the sorted table kept on the executors, and each
+        # partition collected whole by a job that filters every partition
+        # by its id (so partitions are kept few).
+        ordered = self.df.persist()
+        self._held.append(ordered)
+        ordered.count()
+        for h in self._held[:-1]:
+            h.unpersist()  # the sorted table is on the executors now
+        del self._held[:-1]
+        self.parts = ordered.rdd.getNumPartitions()
         for i in range(self.parts):
-            batches = _arrow_batches(self.df.where(F.spark_partition_id() == i))
+            batches = _arrow_batches(ordered.where(F.spark_partition_id() == i))
             while batches:
                 yield batches.pop(0)
+
+    def _release(self) -> None:
+        for h in self._held:
+            h.unpersist()
+        self._held.clear()
 
     def __enter__(self) -> "InOrder":
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.df.unpersist()
+        self._release()
 
 
 class _Histogram:
