@@ -77,6 +77,9 @@ struct SearchSpec {
   // Best-first's warm start (search.warm-start, docs/search.md "Warm
   // start"): on by default; off, best-first starts from the bottom alone.
   bool warm_start = true;
+  // Best-first's queue limit (search.max-queue, docs/search.md
+  // "Best-first's queue"); kBestFirstMaxQueue when unset.
+  std::optional<std::uint64_t> max_queue;
   // The checker's working memory (docs/databases.md, "Memory"): bounded
   // keeps it within half the histogram's size plus a constant; fast spends
   // more for speed (sorted copies of the histogram, radix-partitioned

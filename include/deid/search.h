@@ -148,6 +148,10 @@ struct SearchOutcome {
   std::optional<CheckResult> best;
   bool optimal = false;          // the search proved that best is optimal
   bool stopped_by_limit = false; // time limit or budget reached
+  // The limit that stopped it when it is the algorithm's own (the job key
+  // without "search.", e.g. "max-queue"); empty for the evaluator's (time
+  // limit, budget of checks).
+  std::string stopped_by;
   std::uint64_t checked = 0;
   double time_to_best_seconds = 0;
   nlohmann::json statistics = nlohmann::json::object();  // algorithm-specific
@@ -194,16 +198,30 @@ struct WarmStart {
   GeneticSpec genetic;
 };
 
+// Best-first's queue holds at most this many entries unless the job says
+// otherwise (search.max-queue): 1 GiB of queue on lattices of at most 2^48
+// transformations (16 bytes per entry), 2 GiB above.
+inline constexpr std::uint64_t kBestFirstMaxQueue = std::uint64_t{1} << 26;
+struct BestFirstOptions {
+  WarmStart warm;
+  // Above this many entries the queue drops its worse half (docs/search.md,
+  // "Best-first's queue"). At least 2.
+  std::uint64_t max_queue = kBestFirstMaxQueue;
+};
+
 // Best-first branch and bound, bottom-up (papers/000, the BFS method):
 // a priority queue ordered by the generalization-only loss bound, pruning
 // with the property stores. Run to the end it is optimal (exhaustive
 // search's transformation); stopped by the time limit or the budget of
 // checks it returns the best solution so far with optimal = false. Memory
-// grows with the queue and the stores, never with the lattice. Without
-// warm start; make_search() (a job's best-first) gives it one.
+// grows with the queue (bounded by max_queue) and the stores, never with
+// the lattice. When the queue drops entries that might hold a better
+// solution, the outcome is not optimal and stopped_by is "max-queue".
+// Without warm start; make_search() (a job's best-first) gives it one.
 std::unique_ptr<SearchAlgorithm> make_best_first_search();
 // Best-first with the warm start `warm` (when warm.enabled).
 std::unique_ptr<SearchAlgorithm> make_best_first_search(const WarmStart& warm);
+std::unique_ptr<SearchAlgorithm> make_best_first_search(const BestFirstOptions& options);
 
 // No search: checks the one transformation `t` (the job's
 // search.transformation, `deid anonymize --transformation`) and takes it

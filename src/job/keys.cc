@@ -62,7 +62,7 @@ const std::vector<SectionKeys>& key_table() {
       {S::quality, "quality", "QualitySpec",
        {"model", "aggregate", "gs-factor", "monotonic", "response-variables", "attacker"}, Doc::rows, "quality"},
       {S::search, "search", "SearchSpec", {"algorithm", "time-limit", "max-checks", "transformation", "memory", "heuristic-threshold",
-        "warm-start", "subpopulation-size", "elite-fraction", "crossover-fraction", "mutation-probability", "immigration-fraction",
+        "warm-start", "max-queue", "subpopulation-size", "elite-fraction", "crossover-fraction", "mutation-probability", "immigration-fraction",
         "immigration-interval", "production-fraction", "iterations", "seed"},
        Doc::rows, "search"},
       {S::utility, "utility", "Job::Utility", {"target", "features"}, Doc::rows, "utility"},

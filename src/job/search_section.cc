@@ -85,6 +85,14 @@ void parse_search(const Ctx& ctx, const YAML::Node& root, Job& job) {
                                 to_string(job.search.algorithm)));
       job.search.warm_start = ctx.boolean(w, "search.warm-start");
     }
+    if (const auto& q = s["max-queue"]) {
+      if (job.search.algorithm != SearchSpec::Algorithm::best_first &&
+          job.search.algorithm != SearchSpec::Algorithm::automatic)
+        ctx.fail(q, fmt::format("search.max-queue is a setting of best-first: it needs 'algorithm: best-first' or "
+                                "'algorithm: auto', got 'algorithm: {}'",
+                                to_string(job.search.algorithm)));
+      job.search.max_queue = ctx.integer(q, "max-queue", 2);
+    }
     parse_genetic(ctx, s, job.search);
     if (s["memory"])
       job.search.memory = ctx.choice<SearchSpec::Memory>(s["memory"], "search.memory",

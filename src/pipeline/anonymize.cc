@@ -338,6 +338,8 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
   // says so instead of "no transformation satisfies the job".
   if (!a.search.stopped_by_limit)
     s["stopped_by"] = nullptr;
+  else if (!a.search.stopped_by.empty())
+    s["stopped_by"] = a.search.stopped_by;
   else if (job.search.max_checks && a.search.checked >= *job.search.max_checks)
     s["stopped_by"] = "max-checks";
   else

@@ -33,6 +33,15 @@
 // solution so far, not proven optimal; it finds good solutions early
 // (papers/000, Fig. 7).
 //
+// The queue is bounded (search.max-queue): when it exceeds the limit, the
+// entries of the worse half (by the queue's own order) are dropped with
+// the subtrees they would have enqueued, and the smallest key dropped is
+// kept. Every transformation in a dropped subtree has a loss of at least
+// that key, so when the best solution at the end is strictly below it, the
+// drop lost nothing: the optimum (and its tie-break) is still proven.
+// Otherwise the outcome is not optimal, stopped by the limit, and the key
+// is a proven lower bound of the optimum's loss (statistics).
+//
 // Warm start (WarmStart, on for a job's best-first): before the greedy
 // ascent, bottom-up Lightning and then the genetic algorithm run through the
 // same evaluator (warm_start()). The best solution they check is the
@@ -42,7 +51,8 @@
 // so everything pruned is still not better than a solution: the proven
 // optimum, and which of equal solutions is returned, do not change.
 #include <algorithm>
-#include <queue>
+#include <limits>
+#include <vector>
 
 #include "deid/search.h"
 #include "search/predictive.h"
@@ -105,8 +115,41 @@ struct Packed {
   };
 };
 
+// A binary heap in a vector (std::push_heap and std::pop_heap with
+// Codec::After, as std::priority_queue would keep it), so that its worse
+// half can be dropped (trim).
 template <class Codec>
-using Queue = std::priority_queue<typename Codec::Stored, std::vector<typename Codec::Stored>, typename Codec::After>;
+class Queue {
+ public:
+  using Stored = typename Codec::Stored;
+  bool empty() const { return heap_.empty(); }
+  std::size_t size() const { return heap_.size(); }
+  Entry top() const { return Codec::unpack(heap_.front()); }
+  void pop() {
+    std::pop_heap(heap_.begin(), heap_.end(), typename Codec::After{});
+    heap_.pop_back();
+  }
+  void push(const Entry& e) {
+    heap_.push_back(Codec::pack(e));
+    std::push_heap(heap_.begin(), heap_.end(), typename Codec::After{});
+  }
+  // Keeps the `keep` first entries in the queue's order and drops the
+  // others; returns the smallest key dropped (entries are distinct and the
+  // order total, so which are kept depends on the entries alone).
+  double trim(std::size_t keep) {
+    const auto before = [](const Stored& a, const Stored& b) { return typename Codec::After{}(b, a); };
+    std::nth_element(heap_.begin(), heap_.begin() + static_cast<std::ptrdiff_t>(keep), heap_.end(), before);
+    // The first dropped comes first among the dropped in the order, whose
+    // first criterion is the key.
+    const double smallest = Codec::unpack(heap_[keep]).key;
+    heap_.resize(keep);  // the capacity stays: the queue fills up again
+    std::make_heap(heap_.begin(), heap_.end(), typename Codec::After{});
+    return smallest;
+  }
+
+ private:
+  std::vector<Stored> heap_;
+};
 
 // Restores the evaluator after a phase of the warm start, also when a
 // progress callback throws out of it.
@@ -167,7 +210,7 @@ nlohmann::json warm_start(Evaluator& ev, const WarmStart& warm, std::uint64_t& c
 
 class BestFirstSearch final : public SearchAlgorithm {
  public:
-  explicit BestFirstSearch(WarmStart warm) : warm_(std::move(warm)) {}
+  explicit BestFirstSearch(BestFirstOptions options) : warm_(std::move(options.warm)), max_queue_(options.max_queue) {}
   std::string name() const override { return "best-first"; }
 
   SearchOutcome run(Evaluator& ev) override {
@@ -188,8 +231,11 @@ class BestFirstSearch final : public SearchAlgorithm {
                                       : !search<Wide>(props, ev, largest_queue, popped);
     }
     out.best = ev.best();
-    out.stopped_by_limit = stopped;
-    out.optimal = !stopped;
+    // A drop lost nothing when the best is strictly below every key dropped.
+    const bool lost = dropped_ > 0 && !(out.best && out.best->quality.value < dropped_key_);
+    if (!stopped && lost) out.stopped_by = "max-queue";
+    out.stopped_by_limit = stopped || lost;
+    out.optimal = !out.stopped_by_limit;
     out.checked = ev.checked();
     out.time_to_best_seconds = ev.time_to_best_seconds();
     out.statistics = props.statistics();
@@ -200,6 +246,9 @@ class BestFirstSearch final : public SearchAlgorithm {
     }
     out.statistics["largest_queue"] = largest_queue;
     out.statistics["dequeued"] = popped;
+    out.statistics["max_queue"] = max_queue_;
+    out.statistics["queue_dropped"] = dropped_;
+    out.statistics["queue_dropped_key"] = dropped_ > 0 ? nlohmann::json(dropped_key_) : nlohmann::json();
     return out;
   }
 
@@ -212,7 +261,7 @@ class BestFirstSearch final : public SearchAlgorithm {
     const std::size_t m = lattice.dimensions();
     Queue<Codec> queue;
     std::vector<Transformation> path;
-    queue.push(Codec::pack({0, 0.0, 0, 0}));
+    queue.push({0, 0.0, 0, 0});
     Transformation t;
     while (!queue.empty()) {
       // The clock also between checks: entries pruned without a check can
@@ -220,7 +269,7 @@ class BestFirstSearch final : public SearchAlgorithm {
       // 82 s on the 20-attribute census table). Only the time: a budget of
       // checks is spent by checks alone.
       if ((popped & 1023) == 1023 && ev.out_of_time()) return false;
-      const Entry e = Codec::unpack(queue.top());
+      const Entry e = queue.top();
       queue.pop();
       ++popped;
       t = lattice.at(e.index);
@@ -259,11 +308,15 @@ class BestFirstSearch final : public SearchAlgorithm {
       for (std::size_t i = e.first_free; i < m; ++i) {
         if (t[i] >= lattice.max_level(i)) continue;
         ++t[i];
-        queue.push(
-            Codec::pack({lattice.index(t), key, static_cast<std::uint16_t>(e.rank + 1), static_cast<std::uint16_t>(i)}));
+        queue.push({lattice.index(t), key, static_cast<std::uint16_t>(e.rank + 1), static_cast<std::uint16_t>(i)});
         --t[i];
       }
       largest_queue = std::max<std::uint64_t>(largest_queue, queue.size());
+      if (queue.size() > max_queue_) {
+        const std::size_t keep = static_cast<std::size_t>(max_queue_ / 2);
+        dropped_ += queue.size() - keep;
+        dropped_key_ = std::min(dropped_key_, queue.trim(keep));
+      }
     }
     return true;
   }
@@ -282,27 +335,34 @@ class BestFirstSearch final : public SearchAlgorithm {
     heads_.clear();
     while (!queue.empty() && heads_.size() < 2 * search_internal::kSpeculation &&
            ahead_.size() < search_internal::kSpeculation) {
-      const Entry h = Codec::unpack(queue.top());
+      const Entry h = queue.top();
       queue.pop();
       heads_.push_back(h);
       Transformation u = lattice.at(h.index);
       if (!props.not_better_than_best(h.key, u) && props.unresolved_ahead(u, true)) ahead_.push_back(std::move(u));
     }
-    for (const Entry& h : heads_) queue.push(Codec::pack(h));
+    for (const Entry& h : heads_) queue.push(h);
     ev.prefetch(ahead_);
   }
 
   WarmStart warm_;
+  std::uint64_t max_queue_;
+  std::uint64_t dropped_ = 0;  // entries dropped from the queue (trim)
+  double dropped_key_ = std::numeric_limits<double>::infinity();  // the smallest key dropped
   std::vector<Transformation> ahead_;
   std::vector<Entry> heads_;
 };
 
 }  // namespace
 
-std::unique_ptr<SearchAlgorithm> make_best_first_search() { return std::make_unique<BestFirstSearch>(WarmStart{}); }
+std::unique_ptr<SearchAlgorithm> make_best_first_search() { return std::make_unique<BestFirstSearch>(BestFirstOptions{}); }
 
 std::unique_ptr<SearchAlgorithm> make_best_first_search(const WarmStart& warm) {
-  return std::make_unique<BestFirstSearch>(warm);
+  return std::make_unique<BestFirstSearch>(BestFirstOptions{warm});
+}
+
+std::unique_ptr<SearchAlgorithm> make_best_first_search(const BestFirstOptions& options) {
+  return std::make_unique<BestFirstSearch>(options);
 }
 
 }  // namespace deid

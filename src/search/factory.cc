@@ -65,7 +65,12 @@ SearchSpec::Algorithm resolve_algorithm(const SearchSpec& spec, const Problem& p
 std::unique_ptr<SearchAlgorithm> make_search(const SearchSpec& spec, const Problem& problem) {
   const SearchSpec::Algorithm algorithm = resolve_algorithm(spec, problem);
   if (algorithm == SearchSpec::Algorithm::genetic) return make_genetic_search(spec.genetic);
-  if (algorithm == SearchSpec::Algorithm::best_first && !spec.warm_start) return make_best_first_search();
+  if (algorithm == SearchSpec::Algorithm::best_first) {
+    BestFirstOptions options;
+    options.warm.enabled = spec.warm_start;
+    options.max_queue = spec.max_queue.value_or(kBestFirstMaxQueue);
+    return make_best_first_search(options);
+  }
   return make_search(algorithm, problem);
 }
 

@@ -319,7 +319,7 @@ TEST(JobErrors, UnknownKeyMessageListsTheAllowedKeys) {
   const JobError e = job_error(kHead + "search: {algoritm: auto}\n");
   EXPECT_EQ(e.problem(),
             "unknown key 'algoritm' in search (allowed: algorithm, time-limit, max-checks, transformation, memory, "
-            "heuristic-threshold, warm-start, subpopulation-size, elite-fraction, crossover-fraction, mutation-probability, "
+            "heuristic-threshold, warm-start, max-queue, subpopulation-size, elite-fraction, crossover-fraction, mutation-probability, "
             "immigration-fraction, immigration-interval, production-fraction, iterations, seed)");
   EXPECT_EQ(e.where().column, 10u);
 }
