@@ -76,21 +76,20 @@ void parse_search(const Ctx& ctx, const YAML::Node& root, Job& job) {
     if (s["max-checks"]) job.search.max_checks = ctx.integer(s["max-checks"], "max-checks", 1);
     if (s["heuristic-threshold"])
       job.search.heuristic_threshold = ctx.integer(s["heuristic-threshold"], "heuristic-threshold", 1);
-    if (const auto& w = s["warm-start"]) {
-      // Only best-first has a warm start, and auto when it runs best-first.
+    // Best-first's settings, also for auto (when it runs best-first).
+    const auto best_first_only = [&](const YAML::Node& n, const char* key) {
       if (job.search.algorithm != SearchSpec::Algorithm::best_first &&
           job.search.algorithm != SearchSpec::Algorithm::automatic)
-        ctx.fail(w, fmt::format("search.warm-start is a setting of best-first: it needs 'algorithm: best-first' or "
+        ctx.fail(n, fmt::format("search.{} is a setting of best-first: it needs 'algorithm: best-first' or "
                                 "'algorithm: auto', got 'algorithm: {}'",
-                                to_string(job.search.algorithm)));
+                                key, to_string(job.search.algorithm)));
+    };
+    if (const auto& w = s["warm-start"]) {
+      best_first_only(w, "warm-start");
       job.search.warm_start = ctx.boolean(w, "search.warm-start");
     }
     if (const auto& q = s["max-queue"]) {
-      if (job.search.algorithm != SearchSpec::Algorithm::best_first &&
-          job.search.algorithm != SearchSpec::Algorithm::automatic)
-        ctx.fail(q, fmt::format("search.max-queue is a setting of best-first: it needs 'algorithm: best-first' or "
-                                "'algorithm: auto', got 'algorithm: {}'",
-                                to_string(job.search.algorithm)));
+      best_first_only(q, "max-queue");
       job.search.max_queue = ctx.integer(q, "max-queue", 2);
     }
     parse_genetic(ctx, s, job.search);

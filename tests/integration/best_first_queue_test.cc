@@ -8,7 +8,8 @@
 //   lower bound of the optimum's loss;
 // - the queue never holds more than the limit plus one expansion;
 // - the same outcome for 1 and 4 threads;
-// - the job key, and the result's `stopped_by` through the pipeline.
+// - the result's `stopped_by` through the pipeline (the job key:
+//   HeuristicSearchKeys.MaxQueueIsASettingOfBestFirst).
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
@@ -17,7 +18,6 @@
 #include <random>
 #include <string>
 
-#include "deid/error.h"
 #include "deid/job.h"
 #include "deid/pipeline.h"
 #include "deid/search.h"
@@ -129,35 +129,7 @@ TEST(BestFirstQueue, TheSameOutcomeForAnyThreadCount) {
   }
 }
 
-// ------------------------------------------------------------- the job key
-
-const std::string kJob =
-    "input: {path: data.csv}\n"
-    "attributes:\n"
-    "  age: {role: quasi-identifying, hierarchy: h/age.csv}\n"
-    "privacy:\n"
-    "  - k-anonymity: {k: 2}\n";
-
-std::string error_of(const std::string& search) {
-  try {
-    parse_job(kJob + "search: " + search + "\n", "job.yaml", "/base");
-  } catch (const JobError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-TEST(BestFirstQueue, TheJobKeyIsASettingOfBestFirst) {
-  EXPECT_FALSE(parse_job(kJob, "job.yaml", "/base").search.max_queue);
-  EXPECT_EQ(parse_job(kJob + "search: {max-queue: 1000}\n", "job.yaml", "/base").search.max_queue, 1000u);
-  EXPECT_EQ(parse_job(kJob + "search: {algorithm: best-first, max-queue: 2}\n", "job.yaml", "/base").search.max_queue,
-            2u);
-  const std::string genetic = error_of("{algorithm: genetic, max-queue: 100}");
-  EXPECT_NE(genetic.find("search.max-queue is a setting of best-first"), std::string::npos) << genetic;
-  EXPECT_NE(genetic.find("'algorithm: genetic'"), std::string::npos) << genetic;
-  EXPECT_NE(error_of("{max-queue: 1}").find("max-queue"), std::string::npos) << error_of("{max-queue: 1}");
-  EXPECT_NE(error_of("{max-queue: lots}").find("max-queue"), std::string::npos) << error_of("{max-queue: lots}");
-}
+// ------------------------------------------------------------- the result
 
 TEST(BestFirstQueue, TheResultSaysTheQueueStoppedTheSearch) {
   // adult's k=5 job with a queue of 2 entries: the drops lose the optimum.

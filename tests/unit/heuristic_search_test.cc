@@ -113,6 +113,17 @@ TEST(HeuristicSearchKeys, ErrorsNameTheKeyAndValue) {
   EXPECT_NE(error_of("{step-limit: 5}").find("unknown key"), std::string::npos) << error_of("{step-limit: 5}");
 }
 
+TEST(HeuristicSearchKeys, MaxQueueIsASettingOfBestFirst) {
+  EXPECT_FALSE(parse("{algorithm: best-first}").search.max_queue);
+  EXPECT_EQ(parse("{max-queue: 1000}").search.max_queue, 1000u);
+  EXPECT_EQ(parse("{algorithm: best-first, max-queue: 2}").search.max_queue, 2u);
+  const std::string genetic = error_of("{algorithm: genetic, max-queue: 100}");
+  EXPECT_NE(genetic.find("search.max-queue is a setting of best-first"), std::string::npos) << genetic;
+  EXPECT_NE(genetic.find("'algorithm: genetic'"), std::string::npos) << genetic;
+  EXPECT_NE(error_of("{max-queue: 1}").find("max-queue"), std::string::npos) << error_of("{max-queue: 1}");
+  EXPECT_NE(error_of("{max-queue: lots}").find("max-queue"), std::string::npos) << error_of("{max-queue: lots}");
+}
+
 // --------------------------------------------------------- random problems
 
 // Limits of the suppression (shares of the rows) the random problems draw from.
