@@ -214,6 +214,8 @@ class BestFirstSearch final : public SearchAlgorithm {
   std::string name() const override { return "best-first"; }
 
   SearchOutcome run(Evaluator& ev) override {
+    dropped_ = 0;  // a second run starts afresh
+    dropped_key_ = std::numeric_limits<double>::infinity();
     std::uint64_t warm_checks_to_best = 0;
     nlohmann::json warm_stats;
     const bool warm = warm_.enabled && ev.problem().lattice().size() > warm_.min_lattice;
