@@ -103,7 +103,8 @@ TEST(BestFirstQueue, TheDefaultLimitDropsNothingOnSmallLattices) {
   std::mt19937_64 rng(7);
   for (int trial = 0; trial < 20; ++trial) {
     auto rp = testing::random_problem(rng, "loss", kLimits);
-    const SearchOutcome b = make_best_first_search()->run(*std::make_unique<Evaluator>(rp->problem, SearchLimits{}));
+    Evaluator ev(rp->problem, SearchLimits{});
+    const SearchOutcome b = make_best_first_search()->run(ev);
     EXPECT_TRUE(b.optimal) << rp->description;
     EXPECT_EQ(b.statistics.at("queue_dropped").get<std::uint64_t>(), 0u) << rp->description;
     EXPECT_EQ(b.statistics.at("max_queue").get<std::uint64_t>(), kBestFirstMaxQueue) << rp->description;
