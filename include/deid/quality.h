@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -24,6 +25,28 @@ namespace deid {
 
 struct Problem;
 struct Classes;
+
+// A lower bound that depends on the levels alone: one value per
+// (quasi-identifier, level), aggregated (QualityModel::level_bound). It
+// gives a model's lower_bound() of any transformation without a check, bit
+// for bit: each value enters as the aggregate's own term, and the terms are
+// combined in aggregate()'s order.
+class LevelBound {
+ public:
+  // values[q][level]: the model's per-attribute bound of quasi-identifier q
+  // at that level; `constants`: values of further dimensions that do not
+  // depend on the levels (aggregated after the quasi-identifiers, as
+  // microaggregated ones are); weights as aggregate() takes them.
+  LevelBound(Aggregate how, const std::vector<std::vector<double>>& values, const std::vector<double>& constants,
+             std::span<const double> weights);
+  // REQUIRES: t has one level per quasi-identifier, within `values`.
+  double operator()(const Transformation& t) const;
+
+ private:
+  Aggregate how_;
+  std::vector<std::vector<double>> terms_;  // [q][level]
+  std::vector<double> constant_terms_;
+};
 
 struct QualityValue {
   double value = 0;                  // aggregated information loss
@@ -53,6 +76,10 @@ class QualityModel {
   // Whether lower_bound() reads `classes` beyond their width (a check that
   // stops early, Checker::set_stop_early, has only some of its classes).
   virtual bool bound_reads_classes() const { return true; }
+  // lower_bound() as a function of the levels alone, where the model's bound
+  // is one (empty otherwise): a search may then bound any transformation
+  // without checking it. The same numbers as lower_bound(), bit for bit.
+  virtual std::optional<LevelBound> level_bound(const Problem&) const { return std::nullopt; }
   // Information loss of class `c` of `classes` (classes of `t`) alone, as
   // ARX's model measures one equivalence class
   // (Metric.getInformationLoss(transformation, entry)). Used only to order

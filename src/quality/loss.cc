@@ -114,6 +114,15 @@ double LossModel::lower_bound(const Problem& problem, const Transformation& t, c
   return deid::aggregate(aggregate_, per, problem.weights);
 }
 
+std::optional<LevelBound> LossModel::level_bound(const Problem& problem) const {
+  const auto tab = table(problem);
+  std::vector<std::vector<double>> values(tab->size());
+  for (std::size_t q = 0; q < tab->size(); ++q)
+    for (std::uint64_t leaves : (*tab)[q]) values[q].push_back(attribute_loss(problem, q, leaves, 0, 0));
+  // lower_bound()'s zeros for microaggregated dimensions.
+  return LevelBound(aggregate_, values, std::vector<double>(problem.aggregated_dimensions(), 0.0), problem.weights);
+}
+
 double LossModel::class_loss(const Problem& problem, const Transformation& t, const Classes& classes,
                              std::size_t c) const {
   const std::uint32_t w = classes.width;

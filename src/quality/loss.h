@@ -52,6 +52,7 @@ class LossModel final : public QualityModel {
   QualityValue evaluate(const Problem& problem, const Transformation& t, const Classes& classes) const override;
   double lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const override;
   bool bound_reads_classes() const override { return false; }
+  std::optional<LevelBound> level_bound(const Problem& problem) const override;
   // Microaggregated dimensions find their classes by the keys
   // (microaggregation::dimension_sums), so only without them.
   bool reads_keys_lazily(const Problem& problem) const override { return problem.aggregated_dimensions() == 0; }

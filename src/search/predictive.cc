@@ -1,17 +1,69 @@
 #include "search/predictive.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <new>
 
 namespace deid::search_internal {
 
-PredictiveProperties::PredictiveProperties(Evaluator& evaluator, bool reexamine)
+void DownSet::Free::operator()(std::uint64_t* p) const { std::free(p); }
+
+DownSet::DownSet(const Lattice& lattice, bool wanted) {
+  if (!wanted || lattice.size() > kDownSetMaxBits) return;
+  const std::size_t m = lattice.dimensions();
+  // Lattice::index's mixed radix, the first attribute most significant.
+  std::uint64_t stride = 1;
+  for (std::size_t q = m; q-- > 0;) {
+    stride_.push_back(stride);
+    lo_.push_back(static_cast<std::uint8_t>(lattice.min_level(q)));
+    stride *= static_cast<std::uint64_t>(lattice.max_level(q) - lattice.min_level(q) + 1);
+  }
+  std::reverse(stride_.begin(), stride_.end());
+  std::reverse(lo_.begin(), lo_.end());
+  const std::size_t words = static_cast<std::size_t>((lattice.size() + 63) / 64);
+  // calloc: zeroed pages come from the system as they are first touched.
+  bits_.reset(static_cast<std::uint64_t*>(std::calloc(words, sizeof(std::uint64_t))));
+  if (!bits_) throw std::bad_alloc();
+}
+
+void DownSet::insert(const Transformation& t) {
+  const std::size_t m = stride_.size();
+  const std::uint64_t i0 = index(t);
+  if (test(i0)) return;
+  set(i0);
+  stack_.assign(t.begin(), t.end());
+  stack_index_.assign(1, i0);
+  Transformation y = t;
+  while (!stack_index_.empty()) {
+    const std::uint64_t i = stack_index_.back();
+    stack_index_.pop_back();
+    const auto top = stack_.end() - static_cast<std::ptrdiff_t>(m);
+    std::copy(top, stack_.end(), y.begin());
+    stack_.erase(top, stack_.end());
+    for (std::size_t q = 0; q < m; ++q) {
+      if (y[q] == lo_[q]) continue;
+      const std::uint64_t j = i - stride_[q];
+      if (test(j)) continue;  // marked, and so is everything below it
+      set(j);
+      --y[q];
+      stack_.insert(stack_.end(), y.begin(), y.end());
+      ++y[q];
+      stack_index_.push_back(j);
+    }
+  }
+}
+
+PredictiveProperties::PredictiveProperties(Evaluator& evaluator, bool reexamine, bool level_bounds)
     : ev_(evaluator),
       lattice_(evaluator.problem().lattice()),
       monotonic_(evaluator.problem().monotonic()),
       reexamine_(reexamine),
       quality_(lattice_, Inheritance::generalizations),
       protection_(lattice_, Inheritance::specializations),
-      solutions_(lattice_, Inheritance::generalizations) {}
+      solutions_(lattice_, Inheritance::generalizations),
+      below_(lattice_, monotonic_) {
+  if (level_bounds) bound_ = ev_.problem().quality->level_bound(ev_.problem());
+}
 
 bool PredictiveProperties::not_better_than_best(double bound, const Transformation& t) {
   const auto& best = ev_.best();
@@ -23,7 +75,7 @@ bool PredictiveProperties::not_better_than_best(double bound, const Transformati
 
 bool PredictiveProperties::prune_by_bound(double bound, const Transformation& t) {
   if (!not_better_than_best(bound, t)) return false;
-  quality_.insert(t);
+  if (!bound_) quality_.insert(t);
   return true;
 }
 
@@ -38,10 +90,14 @@ const CheckResult& PredictiveProperties::check(const Transformation& t) {
   if (monotonic_) {
     if (r.solution)
       solutions_.insert(t);
-    else
+    else {
       protection_.insert(t);
+      if (below_.enabled()) below_.insert(t);
+    }
   }
-  if (not_better_than_best(r.lower_bound, t))
+  if (bound_) {
+    // The bound answers for t and its generalizations from now on.
+  } else if (not_better_than_best(r.lower_bound, t))
     quality_.insert(t);
   else if (reexamine_)
     pending_.push_back({r.lower_bound, lattice_.index(t)});
@@ -68,9 +124,10 @@ bool PredictiveProperties::pruned(const Transformation& t, bool count) {
 }
 
 bool PredictiveProperties::unresolved_ahead(const Transformation& t, bool known_solution) {
-  if (checked(t) || quality_.peek(t)) return false;
+  if (checked(t) || (bound_ ? not_better_than_best((*bound_)(t), t) : quality_.peek(t))) return false;
   if (!monotonic_) return true;
-  return !protection_.peek(t) && (!known_solution || solutions_.peek(t));
+  const bool below = below_.enabled() ? below_.contains(t) : protection_.peek(t);
+  return !below && (!known_solution || solutions_.peek(t));
 }
 
 // The best improved: checked transformations whose bound was fine before may
@@ -98,9 +155,22 @@ nlohmann::json PredictiveProperties::statistics() const {
                           {"nodes", s.nodes()}};
   };
   nlohmann::json stores = nlohmann::json::object();
-  stores["insufficient_quality"] = store(quality_);
+  if (bound_) {
+    // Answered by the bound: queries and hits, no store.
+    stores["insufficient_quality"] = {{"inserts", 0}, {"queries", bound_queries_}, {"hits", bound_hits_},
+                                      {"largest_antichain", 0}, {"antichain", 0}, {"nodes", 0},
+                                      {"by_bound", true}};
+  } else {
+    stores["insufficient_quality"] = store(quality_);
+  }
   if (monotonic_) {
     stores["insufficient_protection"] = store(protection_);
+    if (below_.enabled()) {
+      // Queries answered by the down-set's bits.
+      stores["insufficient_protection"]["queries"] = below_queries_;
+      stores["insufficient_protection"]["hits"] = below_hits_;
+      stores["insufficient_protection"]["by_bits"] = true;
+    }
     stores["sufficient_protection"] = store(solutions_);
   }
   nlohmann::json out = nlohmann::json::object();
@@ -150,7 +220,7 @@ bool greedy_ascent(PredictiveProperties& props, Evaluator& ev) {
 }
 
 bool probe_path(PredictiveProperties& props, Evaluator& ev, const Transformation& start,
-                std::vector<Transformation>& path) {
+                std::vector<Transformation>& path, bool past_quality) {
   const Lattice& lattice = props.lattice();
   const std::size_t m = start.size();
   path.clear();
@@ -175,7 +245,7 @@ bool probe_path(PredictiveProperties& props, Evaluator& ev, const Transformation
       s = path.back();
       ++s[i];
       if (props.checked(s)) continue;
-      if (props.insufficient_quality(s)) {
+      if (!past_quality && props.insufficient_quality(s)) {
         closed[i] = 1;
         continue;
       }
@@ -191,10 +261,22 @@ bool probe_path(PredictiveProperties& props, Evaluator& ev, const Transformation
     if (!extended) break;
   }
   int lo = 0, hi = static_cast<int>(path.size()) - 1;
+  if (past_quality && hi > 0) {
+    // The last transformation still of sufficient quality first: below the
+    // boundary (as nearly always there), it resolves the path up to itself
+    // at once.
+    int inside = 0;
+    while (inside < hi && !props.insufficient_quality(path[static_cast<std::size_t>(inside + 1)])) ++inside;
+    if (ev.exhausted()) return false;
+    if (props.check(path[static_cast<std::size_t>(inside)]).solution)
+      hi = inside - 1;
+    else
+      lo = inside + 1;
+  }
   while (lo <= hi) {
     const int mid = lo + (hi - lo) / 2;
     const Transformation& n = path[static_cast<std::size_t>(mid)];
-    if (props.insufficient_quality(n) || props.sufficient_protection(n)) {
+    if ((!past_quality && props.insufficient_quality(n)) || props.sufficient_protection(n)) {
       hi = mid - 1;  // so is everything above it on the path
       continue;
     }

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "deid/property_store.h"
+#include "search/predictive.h"
 
 namespace deid {
 namespace {
@@ -232,6 +233,58 @@ TEST(PropertyStore, EmptyStoreContainsNothing) {
   PropertyStore single(Lattice({1}), Inheritance::generalizations);
   EXPECT_TRUE(single.insert({0}));
   EXPECT_TRUE(single.contains({0}));
+}
+
+// The down-set's bits (search/predictive.h), which answer the
+// insufficient-protection store's queries on small lattices: every query
+// as the plain list of inserted non-solutions answers it, also on lattices
+// whose levels are bounded (min and max levels), where indices count from
+// the lowest level.
+TEST(DownSet, AnswersEveryQueryAsAPlainListOfSpecializations) {
+  std::mt19937_64 rng(7);
+  int hits = 0, queries = 0;
+  for (int trial = 0; trial < 80; ++trial) {
+    const std::size_t m = 1 + rng() % 5;
+    std::vector<int> heights(m), lo(m), hi(m);
+    for (std::size_t q = 0; q < m; ++q) {
+      heights[q] = 1 + static_cast<int>(rng() % 5);
+      lo[q] = trial % 2 ? static_cast<int>(rng() % heights[q]) : 0;
+      hi[q] = trial % 2 ? lo[q] + static_cast<int>(rng() % (heights[q] - lo[q])) : heights[q] - 1;
+    }
+    const Lattice lattice(heights, lo, hi);
+    search_internal::DownSet bits(lattice, true);
+    ASSERT_TRUE(bits.enabled());
+    PlainList list{Inheritance::specializations, {}};
+    const auto random_member = [&] {
+      Transformation t(m);
+      for (std::size_t q = 0; q < m; ++q) t[q] = static_cast<std::uint8_t>(lo[q] + static_cast<int>(rng() % (hi[q] - lo[q] + 1)));
+      return t;
+    };
+    for (int op = 0; op < 60; ++op) {
+      const Transformation x = random_member();
+      if (op % 4 == 0) {
+        bits.insert(x);
+        list.items.push_back(x);
+      }
+      // Every transformation of the lattice, after each insert.
+      if (op % 4 != 0) continue;
+      for (LatticeIndex i = 0; i < lattice.size(); ++i) {
+        const Transformation t = lattice.at(i);
+        const bool expected = list.contains(t);
+        ASSERT_EQ(bits.contains(t), expected) << "trial " << trial << " t " << to_string(t);
+        hits += expected;
+        ++queries;
+      }
+    }
+  }
+  EXPECT_GT(hits, 1000);
+  EXPECT_GT(queries - hits, 1000);
+}
+
+TEST(DownSet, IsOffForLatticesAboveItsLimitOrWhenNotWanted) {
+  EXPECT_FALSE(search_internal::DownSet(Lattice(std::vector<int>(15, 5)), true).enabled());  // 5^15 > 2^28
+  EXPECT_FALSE(search_internal::DownSet(Lattice({3, 3}), false).enabled());
+  EXPECT_TRUE(search_internal::DownSet(Lattice({3, 3}), true).enabled());
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // on a table of 8 records with 2 quasi-identifiers, Loss's gs-factor as ARX's
 // MetricMDNMLoss defines it, the factory's defaults and rejections, and a
 // randomized check of every lower bound: lower_bound(t) <= evaluate(t) and
-// lower_bound(t) <= lower_bound(successor of t).
+// lower_bound(t) <= lower_bound(successor of t), and level_bound(t) ==
+// lower_bound(t) bit for bit where a model has a level bound.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -407,7 +408,7 @@ TEST(QualityLowerBound, IsBelowTheValueAndMonotonicOnRandomTables) {
   specs.push_back(spec("aecs"));
 
   std::mt19937 rng(20240611);
-  int comparisons = 0;
+  int comparisons = 0, level_bounds = 0;
   for (int trial = 0; trial < 100; ++trial) {
     const int width = 3;
     std::vector<int> values(width), levels(width);
@@ -434,6 +435,24 @@ TEST(QualityLowerBound, IsBelowTheValueAndMonotonicOnRandomTables) {
       auto sp = small_problem(csv, hierarchies, s);
       const Problem& p = sp->problem;
       const deid::Lattice lattice = p.lattice();
+      // The bound from the levels alone, where the model has one: the same
+      // number, bit for bit, without and with attribute weights.
+      if (const auto level_bound = p.quality->level_bound(p)) {
+        for (int weighted = 0; weighted < 2; ++weighted) {
+          std::vector<double> weights;
+          for (int q = 0; weighted && q < width; ++q)
+            weights.push_back(std::uniform_real_distribution<double>(0.1, 2.0)(rng));
+          sp->problem.weights = weights;
+          const auto lb = p.quality->level_bound(p);
+          for (deid::LatticeIndex i = 0; i < lattice.size(); ++i) {
+            const Transformation t = lattice.at(i);
+            EXPECT_EQ((*lb)(t), p.quality->lower_bound(p, t, classes_of(p, t, 1)))
+                << describe(s) << " weighted " << weighted << " t " << deid::to_string(t) << " (trial " << trial << ")";
+            ++level_bounds;
+          }
+        }
+        sp->problem.weights.clear();
+      }
       for (deid::LatticeIndex i = 0; i < lattice.size(); ++i) {
         const Transformation t = lattice.at(i);
         const double bound = p.quality->lower_bound(p, t, classes_of(p, t, 1));
@@ -450,6 +469,7 @@ TEST(QualityLowerBound, IsBelowTheValueAndMonotonicOnRandomTables) {
     }
   }
   EXPECT_GT(comparisons, 1000);
+  EXPECT_GT(level_bounds, 1000);
 }
 
 }  // namespace
