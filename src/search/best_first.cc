@@ -297,7 +297,7 @@ class BestFirstSearch final : public SearchAlgorithm {
     // queries: on larger lattices (20 attributes and more) a walk below one
     // non-solution found by the greedy ascent ran for the whole of a 60 s
     // limit (362 M transformations, 67 M queued, 2.6 GB) without a check.
-    const bool level_bounds = ev.problem().lattice().size() <= search_internal::DownSet::kDownSetMaxBits;
+    const bool level_bounds = search_internal::DownSet::fits(ev.problem().lattice());
     PredictiveProperties props(ev, /*reexamine=*/true, level_bounds);
     const Lattice& lattice = props.lattice();
     SearchOutcome out;
@@ -347,7 +347,7 @@ class BestFirstSearch final : public SearchAlgorithm {
     if (own) queue.bucket_keys(props.bound(lattice.bottom()), props.bound(lattice.top()));
     std::vector<Transformation> path;
     queue.push({0, own ? props.bound(lattice.bottom()) : 0.0, 0, 0});
-    Transformation t, witness;
+    Transformation t;
     while (!queue.empty()) {
       // The clock also between checks: entries pruned without a check can
       // follow each other by the million on wide lattices (a 60 s limit ran
@@ -365,12 +365,13 @@ class BestFirstSearch final : public SearchAlgorithm {
         continue;
       }
       double key = e.key;
-      if (own && props.insufficient_protection(t, witness)) {
+      const bool below = props.insufficient_protection(t);
+      if (below && own) {
         ++props.pruned_protection;
-        if (!expand_below(props, ev, queue, t, e, witness, largest_queue)) return false;
+        if (!expand_below(props, ev, queue, t, e, largest_queue)) return false;
         continue;
       }
-      if (!own && props.insufficient_protection(t)) {
+      if (below) {
         ++props.pruned_protection;  // its generalizations may still be solutions
       } else {
         const std::uint64_t checked_before = ev.checked();
@@ -383,10 +384,10 @@ class BestFirstSearch final : public SearchAlgorithm {
           ++props.pruned_quality;
           continue;
         }
-        if (changed && props.insufficient_protection(t, witness)) {
+        if (changed && props.insufficient_protection(t)) {
           ++props.pruned_protection;
           if (own) {
-            if (!expand_below(props, ev, queue, t, e, witness, largest_queue)) return false;
+            if (!expand_below(props, ev, queue, t, e, largest_queue)) return false;
             continue;
           }
         } else {
@@ -431,27 +432,24 @@ class BestFirstSearch final : public SearchAlgorithm {
     dropped_key_ = std::min(dropped_key_, queue.trim(keep));
   }
 
-  // With level bounds: `t` (entry `e`) lies below `witness`, a known
-  // non-solution, and so does every transformation between them. Its
-  // canonical subtree is walked depth first as far as it stays below known
-  // non-solutions, with no check: the bound of each transformation prunes
-  // it, `leq` against its parent's witness tells a non-solution, and where
-  // the walk leaves that witness the store is asked for another (which the
-  // walk then follows). The transformations for which the store knows none
-  // are queued with their bounds. The walk checks nothing, so its order does
-  // not matter: the queue orders what needs checks. Memory: the stack holds
-  // at most the lattice's height times its dimensions, plus the witnesses
-  // found in this walk. Returns false when time ran out.
+  // With level bounds (so on lattices the down-set's bits cover): `t`
+  // (entry `e`) lies below a known non-solution. Its canonical subtree is
+  // walked depth first as far as it stays below known non-solutions, with
+  // no check: the bound of each transformation prunes it, the bits tell a
+  // non-solution, and the transformations not known to be one are queued
+  // with their bounds. The walk checks nothing, so its order does not
+  // matter: the queue orders what needs checks. Memory: the stack holds at
+  // most the lattice's height times its dimensions. Returns false when time
+  // ran out.
   template <class Codec>
   bool expand_below(PredictiveProperties& props, Evaluator& ev, Queue<Codec>& queue, const Transformation& t,
-                    const Entry& e, const Transformation& witness, std::uint64_t& largest_queue) {
+                    const Entry& e, std::uint64_t& largest_queue) {
     const Lattice& lattice = props.lattice();
     const std::size_t m = lattice.dimensions();
-    // The levels of the frames and of the witnesses, m per frame or witness.
+    // The levels of the frames, m per frame.
     stack_levels_.assign(t.begin(), t.end());
-    witnesses_.assign(witness.begin(), witness.end());
-    stack_.assign(1, Frame{e.rank, e.first_free, 0});
-    Transformation x(m), found;
+    stack_.assign(1, Frame{e.rank, e.first_free});
+    Transformation x(m);
     std::uint64_t walked = 0;
     while (!stack_.empty()) {
       if ((++walked & 4095) == 0 && ev.out_of_time()) return false;
@@ -463,21 +461,14 @@ class BestFirstSearch final : public SearchAlgorithm {
         if (x[i] >= lattice.max_level(i)) continue;
         ++x[i];
         const double b = props.bound(x);
-        std::uint32_t below = kNoWitness;
         if (props.not_better_than_best(b, x)) {
           ++props.pruned_quality;
-        } else if (x[i] <= witnesses_[std::size_t{f.witness} * m + i]) {
-          below = f.witness;
-        } else if (props.insufficient_protection(x, found)) {
-          below = static_cast<std::uint32_t>(witnesses_.size() / m);
-          witnesses_.insert(witnesses_.end(), found.begin(), found.end());
-        } else {
-          queue.push({lattice.index(x), b, static_cast<std::uint16_t>(f.rank + 1), static_cast<std::uint16_t>(i)});
-        }
-        if (below != kNoWitness) {
+        } else if (props.insufficient_protection(x)) {
           ++props.pruned_protection;  // below a known non-solution
           stack_levels_.insert(stack_levels_.end(), x.begin(), x.end());
-          stack_.push_back(Frame{static_cast<std::uint16_t>(f.rank + 1), static_cast<std::uint16_t>(i), below});
+          stack_.push_back(Frame{static_cast<std::uint16_t>(f.rank + 1), static_cast<std::uint16_t>(i)});
+        } else {
+          queue.push({lattice.index(x), b, static_cast<std::uint16_t>(f.rank + 1), static_cast<std::uint16_t>(i)});
         }
         --x[i];
       }
@@ -516,13 +507,11 @@ class BestFirstSearch final : public SearchAlgorithm {
   double dropped_key_ = std::numeric_limits<double>::infinity();  // the smallest key dropped
   std::vector<Transformation> ahead_;
   std::vector<Entry> heads_;
-  // expand_below()'s stack, and what it walked and queued.
-  static constexpr std::uint32_t kNoWitness = UINT32_MAX;
+  // expand_below()'s stack.
   struct Frame {
     std::uint16_t rank, first_free;
-    std::uint32_t witness;  // in witnesses_
   };
-  std::vector<std::uint8_t> stack_levels_, witnesses_;
+  std::vector<std::uint8_t> stack_levels_;
   std::vector<Frame> stack_;
 };
 

@@ -9,7 +9,7 @@ namespace deid::search_internal {
 void DownSet::Free::operator()(std::uint64_t* p) const { std::free(p); }
 
 DownSet::DownSet(const Lattice& lattice, bool wanted) {
-  if (!wanted || lattice.size() > kDownSetMaxBits) return;
+  if (!wanted || !fits(lattice)) return;
   const std::size_t m = lattice.dimensions();
   // Lattice::index's mixed radix, the first attribute most significant.
   std::uint64_t stride = 1;

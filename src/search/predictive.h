@@ -62,7 +62,9 @@ struct LatticeIndexHash {
 class DownSet {
  public:
   static constexpr std::uint64_t kDownSetMaxBits = std::uint64_t{1} << 28;
-  // Disabled unless `wanted` and the lattice is small enough.
+  // Whether `lattice` is small enough for the bits.
+  static bool fits(const Lattice& lattice) { return lattice.size() <= kDownSetMaxBits; }
+  // Disabled unless `wanted` and the lattice fits.
   DownSet(const Lattice& lattice, bool wanted);
   bool enabled() const { return bits_ != nullptr; }
   // REQUIRES: enabled().
