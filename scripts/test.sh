@@ -52,4 +52,22 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 # A leak glibc leaves in threads that outlive the run (tests/lsan.supp).
 export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-step ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" ${exclude:+-E "$exclude"}
+# A failing test's output is printed when it ends, in the middle of the
+# log; on failure the failing tests' own lines are printed again last, where
+# the tail of a CI log shows them: every line that says it failed, then the
+# test's last lines.
+if ! step ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" ${exclude:+-E "$exclude"}; then
+  awk '/^[0-9]+\/[0-9]+ Test: /    { name = $3; n = 0; out = 0; next }
+       /^Output:$/                  { out = 1; getline; next }
+       /^<end of output>$/          { out = 0; next }
+       out                          { line[n++] = $0; next }
+       /^Test Failed\.$/ {
+         print "test.sh " mode ": " name " failed; its lines that say so, then its last 20:"
+         shown = 0
+         for (i = 0; i < n && shown < 30; i++)
+           if (line[i] ~ /FAIL|Failure|[Ee]rror|Timeout|Assertion/) { print "  | " line[i]; shown++ }
+         print "  ..."
+         for (i = (n > 20 ? n - 20 : 0); i < n; i++) print "  | " line[i]
+       }' mode="$mode" "$dir/Testing/Temporary/LastTest.log" >&2
+  exit 1
+fi

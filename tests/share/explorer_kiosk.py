@@ -154,11 +154,17 @@ def explorer_desktop(t, python):
     explorer = next((a.decode() for a in cmdline if a.startswith(b"http://127.0.0.1:")), "http://127.0.0.1:1/")
     explorer = explorer.split("/?", 1)[0] + "/"
 
-    def hand_to_kiosk(url, name):
+    def hand_to_kiosk(url, name, shown):
+        """The screen once it shows what `shown` looks for, or after 10 s
+        (a loaded machine may take seconds to draw the page)."""
         args = ["chromium", f"--user-data-dir={profile}", url] + (["--no-sandbox"] if os.geteuid() == 0 else [])
         subprocess.run(args, env=dict(os.environ, DISPLAY=display), capture_output=True, timeout=20)
-        time.sleep(1)
-        return capture(name)
+        until = time.monotonic() + 10
+        while True:
+            time.sleep(0.5)
+            image = capture(name)
+            if shown(image) or time.monotonic() > until:
+                return image
 
     def blocked_page(image):
         points = [(x, y) for x in (50, 400, 790) for y in (150, 400, 590)]
@@ -166,11 +172,11 @@ def explorer_desktop(t, python):
     for url, what, name in (("file:///etc/hostname", "a file:// page", "file"),
                             ("chrome://downloads", "chrome://downloads", "downloads"),
                             (f"http://127.0.0.1:{other_port}/data.csv", "a download from another origin", "download")):
-        t.check(blocked_page(hand_to_kiosk(url, f"kiosk-asked-{name}.png")),
+        t.check(blocked_page(hand_to_kiosk(url, f"kiosk-asked-{name}.png", blocked_page)),
                 f"the kiosk asked to open {what} shows Chromium's blocked page (kiosk-asked-{name}.png)")
     # The control: the explorer's own address, handed the same way, opens
     # (with the browser's cookie; its token is spent).
-    t.check(shows_explorer(hand_to_kiosk(explorer, "kiosk-asked-explorer.png")),
+    t.check(shows_explorer(hand_to_kiosk(explorer, "kiosk-asked-explorer.png", shows_explorer)),
             "(control: the explorer's own address handed to the kiosk the same way shows the explorer)")
     t.check(b"GET" not in (work / "attachment-site.log").read_bytes(),
             "the other origin's download was never requested")
