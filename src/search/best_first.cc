@@ -35,8 +35,9 @@
 // known non-solution starts a depth-first walk of its canonical subtree as
 // far as it stays below known non-solutions (expand_below): none of those
 // needs a check, so they bypass the queue, which then holds only what may
-// need one. Flash paths then climb past the region of low bounds and check
-// their last transformation inside it first (probe_path's past_quality).
+// need one. Flash paths then climb past the region of low bounds, raising
+// the attribute of least bound, and their binary search starts from their
+// last transformation inside it (probe_path's past_quality).
 //
 // Run to the end it is optimal. As a heuristic it stops when the evaluator
 // is exhausted (search.time-limit, search.max-checks) and returns the best
