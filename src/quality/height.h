@@ -10,6 +10,8 @@
 // with each of them, so it is monotonic and equal to evaluate().
 #pragma once
 
+#include <optional>
+
 #include "deid/quality.h"
 
 namespace deid {
@@ -21,6 +23,7 @@ class HeightModel final : public QualityModel {
   std::string describe() const override { return "Height"; }
   QualityValue evaluate(const Problem& problem, const Transformation& t, const Classes& classes) const override;
   double lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const override;
+  std::optional<LevelBound> level_bound(const Problem& problem) const override;
   bool bound_reads_classes() const override { return false; }
   // ARX (MetricMDHeight): the class's size per attribute, aggregated.
   double class_loss(const Problem& problem, const Transformation& t, const Classes& classes,

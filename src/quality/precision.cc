@@ -46,6 +46,19 @@ double PrecisionModel::lower_bound(const Problem& problem, const Transformation&
   return deid::aggregate(aggregate_, per, problem.weights);
 }
 
+std::optional<LevelBound> PrecisionModel::level_bound(const Problem& problem) const {
+  // lower_bound()'s l / L per (quasi-identifier, level), and its zeros for
+  // microaggregated dimensions.
+  std::vector<std::vector<double>> values(problem.hierarchies.size());
+  Transformation t(problem.hierarchies.size(), 0);
+  for (std::size_t q = 0; q < values.size(); ++q)
+    for (int level = 0; level < problem.hierarchies[q].height(); ++level) {
+      t[q] = static_cast<std::uint8_t>(level);
+      values[q].push_back(level_share(problem, t, q));
+    }
+  return LevelBound(aggregate_, values, std::vector<double>(problem.aggregated_dimensions(), 0.0), problem.weights);
+}
+
 double PrecisionModel::class_loss(const Problem& problem, const Transformation&, const Classes& classes,
                                std::size_t c) const {
   return deid::aggregate(aggregate_,

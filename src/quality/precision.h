@@ -15,6 +15,8 @@
 // suppressed term can only raise the value, so it never exceeds evaluate().
 #pragma once
 
+#include <optional>
+
 #include "deid/quality.h"
 
 namespace deid {
@@ -26,6 +28,7 @@ class PrecisionModel final : public QualityModel {
   std::string describe() const override { return "Non-monotonic precision"; }
   QualityValue evaluate(const Problem& problem, const Transformation& t, const Classes& classes) const override;
   double lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const override;
+  std::optional<LevelBound> level_bound(const Problem& problem) const override;
   bool bound_reads_classes() const override { return false; }
   // ARX (MetricMDNMPrecision): the class's size per attribute, aggregated.
   double class_loss(const Problem& problem, const Transformation& t, const Classes& classes,
