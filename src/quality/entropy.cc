@@ -21,9 +21,13 @@ std::string EntropyModel::describe() const {
   return "Non-monotonic non-uniform entropy";
 }
 
+double EntropyModel::normalized(const Table& tab, std::size_t q, double value) const {
+  if (variant_ != Variant::normalized) return value;
+  return tab.upper[q] > 0 ? value / tab.upper[q] : 0.0;
+}
+
 void EntropyModel::normalize(const Table& tab, std::vector<double>& per) const {
-  if (variant_ != Variant::normalized) return;
-  for (std::size_t q = 0; q < per.size(); ++q) per[q] = tab.upper[q] > 0 ? per[q] / tab.upper[q] : 0.0;
+  for (std::size_t q = 0; q < per.size(); ++q) per[q] = normalized(tab, q, per[q]);
 }
 
 std::shared_ptr<const EntropyModel::Table> EntropyModel::table(const Problem& problem) const {
@@ -115,6 +119,16 @@ double EntropyModel::lower_bound(const Problem& problem, const Transformation& t
   for (std::uint32_t q = 0; q < classes.width; ++q) per[q] = quality::truncate_10_digits(tab->levels[q][t[q]]);
   normalize(*tab, per);
   return deid::aggregate(aggregate_, per, problem.weights);
+}
+
+std::optional<LevelBound> EntropyModel::level_bound(const Problem& problem) const {
+  // lower_bound()'s per-attribute terms: each level's entropy, truncated and
+  // normalized as there.
+  const auto tab = table(problem);
+  std::vector<std::vector<double>> values(tab->levels.size());
+  for (std::size_t q = 0; q < values.size(); ++q)
+    for (double entropy : tab->levels[q]) values[q].push_back(normalized(*tab, q, quality::truncate_10_digits(entropy)));
+  return LevelBound(aggregate_, values, {}, problem.weights);
 }
 
 }  // namespace deid

@@ -32,6 +32,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "deid/quality.h"
@@ -57,6 +58,7 @@ class EntropyModel final : public QualityModel {
   std::string describe() const override;
   QualityValue evaluate(const Problem& problem, const Transformation& t, const Classes& classes) const override;
   double lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const override;
+  std::optional<LevelBound> level_bound(const Problem& problem) const override;
   bool bound_reads_classes() const override { return false; }
   // ARX (MetricMDNUEntropyPrecomputed): the class's size per attribute.
   double class_loss(const Problem& problem, const Transformation& t, const Classes& classes,
@@ -76,6 +78,8 @@ class EntropyModel final : public QualityModel {
   std::shared_ptr<const Table> table(const Problem& problem) const;
   // Divides the values of the normalized variant by their attribute's divisor.
   void normalize(const Table& tab, std::vector<double>& per) const;
+  // normalize() of quasi-identifier q's value alone.
+  double normalized(const Table& tab, std::size_t q, double value) const;
 
   Aggregate aggregate_;
   Variant variant_;

@@ -404,6 +404,7 @@ TEST(QualityLowerBound, IsBelowTheValueAndMonotonicOnRandomTables) {
     for (Aggregate a : {Aggregate::geometric_mean, Aggregate::arithmetic_mean, Aggregate::sum, Aggregate::max})
       specs.push_back(spec(m, a));
   for (double gs : {0.0, 0.25, 0.75, 1.0}) specs.push_back(spec("loss", std::nullopt, gs));
+  specs.push_back(spec("normalized-entropy"));
   specs.push_back(spec("discernability"));
   specs.push_back(spec("aecs"));
 
