@@ -75,6 +75,8 @@ class LossModel final : public QualityModel {
   // [quasi-identifier][level] -> L(q, level).
   using Table = std::vector<std::vector<std::uint64_t>>;
   std::shared_ptr<const Table> table(const Problem& problem) const;
+  // The records L counts (those of value_frequencies()).
+  std::uint64_t all_records(const Problem& problem) const;
   // v_q from the integer sums: every record's leaves (L), and those of the
   // suppressed records with their number.
   double attribute_loss(const Problem& problem, std::size_t q, std::uint64_t all_leaves,
@@ -84,6 +86,7 @@ class LossModel final : public QualityModel {
   double gs_factor_;
   quality::GsWeights weights_;
   quality::ProblemCache<Table> cache_;
+  quality::ProblemCache<std::uint64_t> records_;
 };
 
 }  // namespace deid
