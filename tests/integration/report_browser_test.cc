@@ -2,8 +2,9 @@
 // of `deid anonymize` (with its utility figures), that of `deid risk`, the
 // page of `deid utility --report` and that of `deid inspect --report`. Every chart must have drawn
 // data, the file must load nothing from the network, and a screenshot is
-// saved (report-screenshot.png and risk-report-screenshot.png in the test's
-// working directory) for a person to look at.
+// saved (report-screenshot.png, risk-report-screenshot.png and the others
+// named *-screenshot.png, in the test's working directory) for a person to
+// look at.
 #include <gtest/gtest.h>
 
 #include <array>
