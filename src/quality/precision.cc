@@ -7,10 +7,10 @@
 namespace deid {
 namespace {
 
-// l / L of quasi-identifier q; 0 for a hierarchy with level 0 only.
-double level_share(const Problem& problem, const Transformation& t, std::size_t q) {
+// l / L of quasi-identifier q at `level`; 0 for a hierarchy with level 0 only.
+double level_share(const Problem& problem, std::size_t q, int level) {
   const int top = problem.hierarchies[q].height() - 1;
-  return top == 0 ? 0.0 : static_cast<double>(t[q]) / static_cast<double>(top);
+  return top == 0 ? 0.0 : static_cast<double>(level) / static_cast<double>(top);
 }
 
 }  // namespace
@@ -28,7 +28,7 @@ QualityValue PrecisionModel::evaluate(const Problem& problem, const Transformati
   for (std::size_t q = 0; q < classes.width; ++q) {
     // ARX: ((n - S) * l/L + S) / n, written as l/L + S (1 - l/L) / n so
     // that the value is never below the bound l/L, even by rounding.
-    const double v = level_share(problem, t, q);
+    const double v = level_share(problem, q, t[q]);
     out.per_attribute[q] = n > 0 ? v + s * (1.0 - v) / n : v;
   }
   // Microaggregated attributes (not generalized): ARX's sum over classes,
@@ -41,7 +41,7 @@ QualityValue PrecisionModel::evaluate(const Problem& problem, const Transformati
 
 double PrecisionModel::lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const {
   std::vector<double> per(classes.width);
-  for (std::size_t q = 0; q < classes.width; ++q) per[q] = level_share(problem, t, q);
+  for (std::size_t q = 0; q < classes.width; ++q) per[q] = level_share(problem, q, t[q]);
   per.resize(per.size() + problem.aggregated_dimensions(), 0.0);  // no bound for microaggregation (ARX)
   return deid::aggregate(aggregate_, per, problem.weights);
 }
@@ -50,12 +50,8 @@ std::optional<LevelBound> PrecisionModel::level_bound(const Problem& problem) co
   // lower_bound()'s l / L per (quasi-identifier, level), and its zeros for
   // microaggregated dimensions.
   std::vector<std::vector<double>> values(problem.hierarchies.size());
-  Transformation t(problem.hierarchies.size(), 0);
   for (std::size_t q = 0; q < values.size(); ++q)
-    for (int level = 0; level < problem.hierarchies[q].height(); ++level) {
-      t[q] = static_cast<std::uint8_t>(level);
-      values[q].push_back(level_share(problem, t, q));
-    }
+    for (int level = 0; level < problem.hierarchies[q].height(); ++level) values[q].push_back(level_share(problem, q, level));
   return LevelBound(aggregate_, values, std::vector<double>(problem.aggregated_dimensions(), 0.0), problem.weights);
 }
 

@@ -243,9 +243,9 @@ bool probe_path(PredictiveProperties& props, Evaluator& ev, const Transformation
     // successor has the least bound (the first of equal ones). That path
     // stays in the region of low bounds as long as it can, and the
     // non-solution it finds covers more of the region: on the census-like
-    // 15-attribute job the proof took 111,477 checks and 49 s of CPU
+    // 15-attribute job the proof took 111,477 checks and 53 s of CPU
     // instead of 339,872 and 115 s with the first attribute, on the
-    // synthetic one 17,784 checks and 15 s instead of 46,863 and 26 s.
+    // synthetic one 17,784 checks and 12.5 s instead of 46,863 and 26 s.
     int next = -1;
     double next_bound = 0.0;
     for (std::size_t i = 0; i < m; ++i) {
