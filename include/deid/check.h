@@ -116,6 +116,7 @@ struct CheckStatistics {
   std::uint64_t grouped = 0;        // source classes or entries grouped, over all checks
   std::uint64_t ranged = 0;         // checks grouped range by range from the histogram (of from_histogram)
   std::uint64_t stopped_early = 0;  // of those, stopped once they could not be a solution
+  std::uint64_t refined = 0;        // of from_histogram: grouped from the classes of a generalization (prefetch's `around`)
   std::uint64_t cached_snapshots = 0;      // snapshots held now
   std::uint64_t largest_cache_words = 0;   // peak size of the cache, in 32-bit key words
   std::uint64_t speculative = 0;       // checks computed ahead of time (Checker::prefetch)
@@ -181,7 +182,21 @@ class Checker {
   // keeps their results for check(); results prefetched before and not in
   // `ts` are dropped, those in `ts` kept. Sources are chosen in the order
   // of `ts`. Nothing is counted.
-  void prefetch(std::span<const Transformation> ts);
+  //
+  // `around`: a transformation most of `ts` differ from in one attribute
+  // (the neighbours of a Lightning expansion). With privacy models that
+  // judge classes by size alone, where at least kMinRefined of `ts` are
+  // specializations of it in one attribute (top-down's predecessors), the
+  // histogram is grouped by `around` once (members kept) and each of them
+  // is grouped from that: a class of t is a class of `around` and t's
+  // value of the one attribute, so a member costs one code instead of one
+  // per attribute. Where at least kMinRefined are generalizations of it in
+  // one attribute (bottom-up's successors) whose checks group by the
+  // ranges of around's lead, around's slots are computed once by position
+  // of that lead's copy and each of them adds the change of its
+  // attribute's digit. The results are the same.
+  void prefetch(std::span<const Transformation> ts, const Transformation* around = nullptr);
+  static constexpr std::size_t kMinRefined = 3;
   // Whether check(t) would take a prefetched result.
   bool prefetched(const Transformation& t) const;
 
@@ -218,8 +233,10 @@ class Checker {
   // Computes the check of `t` from `from` (nullptr: the histogram) in
   // `lane` into `out` (counts nothing, changes no cache). Safe to run for
   // several transformations at once in different lanes.
+  // With refine_q, grouped around prefetch's `around`, which t specializes
+  // (generalizes, with `raise`) in attribute refine_q alone.
   void compute(HashState& lane, const Transformation& t, const check_internal::Snapshot* from, Classes* classes_out,
-               Pending& out) const;
+               Pending& out, int refine_q = -1, bool raise = false) const;
   // Counts `p` and caches its snapshot.
   void commit(Pending& p);
 

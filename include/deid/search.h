@@ -76,7 +76,8 @@ class Evaluator {
   // the others cost time only: counts, statistics and the best solution
   // change only through check(), in the algorithm's order, so they are the
   // same for any number of threads. Replaces the previous speculation.
-  void prefetch(std::span<const Transformation> ts);
+  // `around`: see Checker::prefetch.
+  void prefetch(std::span<const Transformation> ts, const Transformation* around = nullptr);
   bool prefetched(const Transformation& t) const { return checker_.prefetched(t); }
   // True once the time limit or the budget of checks is used up (the
   // search's, or the phase's: set_phase_limits()).

@@ -132,7 +132,7 @@ void Checker::group(const Transformation& t, Classes& out) {
 }
 
 void Checker::compute(HashState& hs, const Transformation& t, const Snapshot* from, Classes* classes_out,
-                      Pending& p) const {
+                      Pending& p, int refine_q, bool raise) const {
   Classes& cls = classes_out ? *classes_out : hs.classes;
   const Histogram& hist = problem_.histogram;
   std::uint64_t min_size = 1;
@@ -146,9 +146,10 @@ void Checker::compute(HashState& hs, const Transformation& t, const Snapshot* fr
   p.grouped = from ? from->counts.size() : hist.size();
   p.keep = false;
   p.ranged = false;
+  p.refined = refine_q >= 0;
   bool complete = true;
   const check_internal::LeadOrder* lead =
-      from || classes_out || !shared_->ranged_models ? nullptr : best_lead(shared_->leads, t);
+      from || classes_out || p.refined || !shared_->ranged_models ? nullptr : best_lead(shared_->leads, t);
   if (lead) {
     // Range by range; classes that violate the models are those a class of
     // their size violates (no model here reads distributions).
@@ -168,6 +169,14 @@ void Checker::compute(HashState& hs, const Transformation& t, const Snapshot* fr
   }
   if (p.ranged) {
     // Grouped above.
+  } else if (p.refined && raise) {
+    check_internal::group_ranges_from_base(problem_, hs, shared_->range_base, t, static_cast<std::uint32_t>(refine_q),
+                                           cls, p.grouped);
+    p.ranged = true;
+  } else if (p.refined) {
+    const auto q = static_cast<std::uint32_t>(refine_q);
+    check_internal::group_refined(problem_, hs, shared_->around_member.data(), shared_->around_classes,
+                                  shared_->columns[q].data(), q, t, cls);
   } else if (from) {
     group_source(problem_, hs, Source{from->keys.data(), from->counts.data(), from->counts.size(), &from->levels}, t,
                  cls, need_dist, false);
@@ -281,6 +290,7 @@ void Checker::compute(HashState& hs, const Transformation& t, const Snapshot* fr
   // in memset and page faults), and not at all for a bound that does not
   // read the classes.
   if (problem_.quality->bound_reads_classes()) {
+    materialize_keys(hs.partitions, cls);  // some bounds read keys (ambiguity)
     std::vector<std::uint8_t>& flags = hs.flags;
     flags.swap(cls.suppressed);
     cls.suppressed.assign(cls.size(), 0);
@@ -320,6 +330,7 @@ void Checker::commit(Pending& p) {
   ++stats_.checks;
   ++(p.rolled_up ? stats_.rolled_up : stats_.from_histogram);
   stats_.ranged += p.ranged;
+  stats_.refined += p.refined;
   stats_.stopped_early += p.ranged && !p.result.complete;
   stats_.grouped += p.grouped;
   if (p.keep) insert_snapshot(*shared_, p.snapshot, stats_);
@@ -355,7 +366,24 @@ bool Checker::prefetched(const Transformation& t) const {
                      [&](const Pending& p) { return p.result.transformation == t; });
 }
 
-void Checker::prefetch(std::span<const Transformation> ts) {
+namespace {
+
+// The one attribute in which `t` differs from `around`, or -1; `up`: t's
+// level is the higher one there.
+int changed_attribute(const Transformation& t, const Transformation& around, bool& up) {
+  int q = -1;
+  for (std::size_t a = 0; a < t.size(); ++a) {
+    if (t[a] == around[a]) continue;
+    if (q >= 0) return -1;
+    q = static_cast<int>(a);
+    up = t[a] > around[a];
+  }
+  return q;
+}
+
+}  // namespace
+
+void Checker::prefetch(std::span<const Transformation> ts, const Transformation* around) {
   Shared& sh = *shared_;
   sh.build_leads(problem_);
   const std::size_t entries = problem_.histogram.size();
@@ -364,9 +392,64 @@ void Checker::prefetch(std::span<const Transformation> ts) {
   struct Todo {
     std::size_t pending;
     const Snapshot* from;
+    int refine_q;
+    bool raise;
   };
+  // Checks around a transformation (see check.h): with models that judge
+  // classes by size alone (no distributions, no dataset-level model, no
+  // research subset), checks that run to the end, and the histogram in
+  // memory. Specializations in one attribute are grouped from the classes
+  // of `around`; generalizations in one attribute, whose checks would
+  // group by the ranges of the lead `around` groups by, from around's slots
+  // by position of that lead's copy.
+  std::vector<int> refine_q(ts.size(), -1);
+  std::vector<std::uint8_t> raise(ts.size(), 0);
+  if (around && sh.ranged_models && !stop_early_ && !problem_.bounded_memory && !problem_.has_subset()) {
+    std::size_t refinable = 0, raisable = 0;
+    const check_internal::LeadOrder* lead = best_lead(sh.leads, *around);
+    for (std::size_t i = 0; i < ts.size(); ++i) {
+      const auto same = [&](const Pending& p) { return p.result.transformation == ts[i]; };
+      if (std::any_of(sh.pending.begin(), sh.pending.end(), same)) continue;
+      bool up = false;
+      const int q = changed_attribute(ts[i], *around, up);
+      if (q < 0 || (up && (!lead || best_lead(sh.leads, ts[i]) != lead))) continue;
+      refine_q[i] = q;
+      raise[i] = up;
+      ++(up ? raisable : refinable);
+    }
+    const bool down_ok = refinable >= kMinRefined;
+    const bool up_ok = raisable >= kMinRefined &&
+                       check_internal::build_range_base(problem_, sh.lane0(), *lead, *around, sh.range_base);
+    for (std::size_t i = 0; i < ts.size(); ++i) {
+      if (refine_q[i] < 0) continue;
+      if (!(raise[i] ? up_ok : down_ok))
+        refine_q[i] = -1;
+      else if (raise[i])
+        check_internal::build_range_column(problem_, sh.range_base, static_cast<std::uint32_t>(refine_q[i]));
+    }
+    if (down_ok) {
+      // The classes of `around`, each entry's class kept.
+      HashState& hs = sh.lane0();
+      Classes base;
+      check_internal::group_source(problem_, hs, Source{problem_.histogram.keys.data(), problem_.histogram.counts.data(),
+                                                        entries, nullptr},
+                                   *around, base, true, true);
+      sh.around_member.swap(hs.member);
+      sh.around_classes = static_cast<std::uint32_t>(base.size());
+      const std::uint32_t w = problem_.histogram.width;
+      sh.columns.resize(w);
+      for (std::size_t i = 0; i < ts.size(); ++i) {
+        const int q = refine_q[i];
+        if (q < 0 || raise[i] || !sh.columns[static_cast<std::size_t>(q)].empty() || entries == 0) continue;
+        auto& column = sh.columns[static_cast<std::size_t>(q)];
+        column.resize(entries);
+        for (std::size_t e = 0; e < entries; ++e) column[e] = problem_.histogram.keys[e * w + static_cast<std::size_t>(q)];
+      }
+    }
+  }
   std::vector<Todo> small, large;
-  for (const Transformation& t : ts) {
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    const Transformation& t = ts[i];
     const auto same = [&](const Pending& p) { return p.result.transformation == t; };
     if (std::any_of(next.begin(), next.end(), same)) continue;
     const auto it = std::find_if(sh.pending.begin(), sh.pending.end(), same);
@@ -382,7 +465,11 @@ void Checker::prefetch(std::span<const Transformation> ts) {
       sh.spare.pop_back();
     }
     // Sources are chosen here, in the order of `ts`, while the cache holds
-    // still.
+    // still. (With ranged models nothing is cached.)
+    if (refine_q[i] >= 0) {
+      small.push_back({next.size() - 1, nullptr, refine_q[i], raise[i] != 0});
+      continue;
+    }
     const Snapshot* from = cached_source(sh, t, entries);
     const std::size_t size = from ? from->counts.size() : entries;
     // Ranged checks group sequentially.
@@ -390,7 +477,7 @@ void Checker::prefetch(std::span<const Transformation> ts) {
     // With bounded memory all in lane 0: a second lane's tables and classes
     // cost a third of the survey table's peak, and bought it little time.
     const bool concurrent = (size < check_internal::kPartitionMinSource || ranged) && !problem_.bounded_memory;
-    (concurrent ? small : large).push_back({next.size() - 1, from});
+    (concurrent ? small : large).push_back({next.size() - 1, from, -1, false});
   }
   for (Pending& p : sh.pending) recycle(sh, p.snapshot);
   sh.pending = std::move(next);
@@ -403,7 +490,7 @@ void Checker::prefetch(std::span<const Transformation> ts) {
     HashState* lane = sh.acquire_lane();
     for (std::size_t i = r.begin(); i != r.end(); ++i) {
       Pending& p = sh.pending[small[i].pending];
-      compute(*lane, p.result.transformation, small[i].from, nullptr, p);
+      compute(*lane, p.result.transformation, small[i].from, nullptr, p, small[i].refine_q, small[i].raise);
     }
     sh.release_lane(lane);
   });

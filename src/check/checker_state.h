@@ -38,8 +38,10 @@ struct Checker::HashState {
   const check_internal::LevelMaps* up = nullptr;  // the Checker's, read-only
   check_internal::SlotTable slot_table;  // grouping by slot
   check_internal::PartitionScratch partitions;  // partitioned grouping of large sources
-  // Grouping of keys whose mixed-radix slot does not fit 63 bits: cell →
-  // class (kMissing: empty), and each class's hash.
+  // Grouping of keys whose mixed-radix slot does not fit 63 bits: in parts
+  // (WideTable); beyond kMaxParts parts, cell → class (kMissing: empty) and
+  // each class's hash.
+  check_internal::WideTable wide_table;
   std::vector<std::uint32_t> wide_cells;
   std::vector<std::uint64_t> wide_hashes;
   std::vector<std::uint32_t> member;  // source class → class of the check
@@ -49,6 +51,7 @@ struct Checker::HashState {
   std::unique_ptr<check_internal::SlotTable::Cell[]> used;  // room for used_size, uninitialized
   std::size_t used_size = 0;
   std::vector<std::vector<std::uint64_t>> scaled;  // per attribute: code → slot contribution
+  std::vector<std::uint64_t> delta;                // group_ranges_from_base: code → change of the slot
   std::vector<std::vector<std::uint32_t>> codes;   // per attribute: the identity on codes
   std::size_t last_classes = 0;  // classes of the last hashed grouping
   Classes classes;  // the classes of the lane's current check
@@ -75,6 +78,7 @@ struct Checker::Pending {
   std::uint64_t grouped = 0;  // source members grouped
   bool rolled_up = false;     // from a snapshot, else from the histogram
   bool ranged = false;        // from the histogram, range by range (ranges.h)
+  bool refined = false;       // from the classes of prefetch's `around`
   bool keep = false;          // `snapshot` goes into the cache
   check_internal::Snapshot snapshot;
 };
@@ -95,6 +99,15 @@ struct Checker::Shared {
   std::vector<check_internal::Snapshot> spare;  // evicted snapshots, their buffers reused
   std::uint64_t cache_words = 0, budget_words = 0, tick = 0;
   std::vector<Pending> pending;  // prefetched, in prefetch order
+  // The classes of prefetch's `around` (refinement): each histogram
+  // entry's class, and the histogram's codes attribute by attribute (built
+  // for an attribute when first refined).
+  std::vector<std::uint32_t> around_member;
+  std::uint32_t around_classes = 0;
+  std::vector<std::vector<std::uint32_t>> columns;
+  // And its slots by position of a lead's copy, for its generalizations in
+  // one attribute (bottom-up's successors).
+  check_internal::RangeBase range_base;
   // The lanes (lanes[0] runs every check computed on the spot) and those
   // not running a check; a concurrent check takes an idle one or a new one.
   std::mutex lanes_mutex;

@@ -108,7 +108,7 @@ std::uint32_t group_slots(const GroupArgs& a) {
           for (std::uint32_t q = 0; q < width; ++q) out_key[q] = codes[q][key[q]];
           out_key += width;
         } else {
-          out_rep[classes] = static_cast<std::uint32_t>(e);
+          out_rep[classes] = a.rep_first + static_cast<std::uint32_t>(e);
         }
         ++classes;
       }
@@ -225,13 +225,94 @@ std::uint32_t group_slots_any(const GroupArgs& a) {
     DEID_GROUP_CASE(14)
     DEID_GROUP_CASE(15)
     DEID_GROUP_CASE(16)
+    DEID_GROUP_CASE(17)
+    DEID_GROUP_CASE(18)
+    DEID_GROUP_CASE(19)
+    DEID_GROUP_CASE(20)
     default:
       return group_slots<0, Dense, Key, Indexed>(a);
   }
 #undef DEID_GROUP_CASE
 }
 
+// The grouping loop of wide slots (group_wide): P parts (0: a.parts).
+template <std::uint32_t P, class Key>
+std::uint32_t group_wide_loop(const GroupArgs& a) {
+  const std::uint32_t parts = P > 0 ? P : a.parts;
+  const std::uint32_t width = a.w;
+  const Key* const keys = [&] {
+    if constexpr (sizeof(Key) == 2) {
+      return a.keys16;
+    } else {
+      return a.keys;
+    }
+  }();
+  const std::uint64_t* const* tab = a.tab;
+  const std::uint32_t* const* codes = a.codes;
+  const std::uint32_t* const part_end = a.part_end;
+  WideTable& table = *a.wide;
+  std::uint32_t* const member = a.member;
+  std::uint64_t* const sums = a.out_counts;
+  std::uint32_t* const out_rep = a.out_rep;
+  std::uint32_t* out_key = a.out_keys;
+  std::uint32_t classes = 0;
+  std::uint64_t tuple[kBlock * kMaxParts];
+  std::size_t cell[kBlock];
+  for (std::size_t first = 0; first < a.n; first += kBlock) {
+    const std::size_t m = std::min(kBlock, a.n - first);
+    for (std::size_t j = 0; j < m; ++j) {
+      const Key* key = keys + (first + j) * width;
+      std::uint64_t* s = tuple + j * parts;
+      std::uint32_t q = 0;
+      for (std::uint32_t p = 0; p < parts; ++p) {
+        std::uint64_t x = 0;
+        for (; q < part_end[p]; ++q) x += tab[q][key[q]];
+        s[p] = x;
+      }
+      cell[j] = table.cell_of(s);
+      table.prefetch(cell[j]);
+    }
+    // Keep the load at most 1/2 for the whole block.
+    if (2 * (std::size_t{classes} + m) > table.cells()) {
+      table.grow(classes);
+      for (std::size_t j = 0; j < m; ++j) cell[j] = table.cell_of(tuple + j * parts);
+    }
+    for (std::size_t j = 0; j < m; ++j) {
+      const std::size_t e = first + j;
+      bool inserted = false;
+      const std::uint32_t cls = table.find_or_insert(tuple + j * parts, cell[j], classes, inserted);
+      if (inserted) {
+        sums[classes] = 0;
+        if (out_key) {
+          const Key* key = keys + e * width;
+          for (std::uint32_t q = 0; q < width; ++q) out_key[q] = codes[q][key[q]];
+          out_key += width;
+        } else {
+          out_rep[classes] = a.rep_first + static_cast<std::uint32_t>(e);
+        }
+        ++classes;
+      }
+      sums[cls] += a.counts[e];
+      if (member) member[e] = cls;
+    }
+  }
+  return classes;
+}
+
+template <class Key>
+std::uint32_t group_wide_any(const GroupArgs& a) {
+  switch (a.parts) {
+    case 2: return group_wide_loop<2, Key>(a);
+    case 3: return group_wide_loop<3, Key>(a);
+    default: return group_wide_loop<0, Key>(a);
+  }
+}
+
 }  // namespace
+
+std::uint32_t group_wide(const GroupArgs& a) {
+  return a.keys16 ? group_wide_any<std::uint16_t>(a) : group_wide_any<std::uint32_t>(a);
+}
 
 bool PackedKeys::layout(const Problem& problem) {
   const Histogram& hist = problem.histogram;
@@ -259,6 +340,62 @@ std::uint32_t group_sequential(const GroupArgs& a, bool dense) {
   return dense ? group_slots_any<true>(a) : group_slots_any<false>(a);
 }
 
+namespace {
+
+// Same level: the identity on attribute q's `domain` codes.
+const std::uint32_t* identity_codes(Checker::HashState& hs, std::uint32_t q, std::size_t domain) {
+  if (hs.codes.size() <= q) hs.codes.resize(q + 1);
+  auto& identity = hs.codes[q];
+  if (identity.size() < domain) {
+    const std::size_t old = identity.size();
+    identity.resize(domain);
+    for (std::size_t c = old; c < domain; ++c) identity[c] = static_cast<std::uint32_t>(c);
+  }
+  return identity.data();
+}
+
+}  // namespace
+
+void group_refined(const Problem& problem, Checker::HashState& hs, const std::uint32_t* member,
+                   std::uint32_t base_classes, const std::uint32_t* column, std::uint32_t q,
+                   const Transformation& t, Classes& out) {
+  const Histogram& hist = problem.histogram;
+  const std::uint32_t w = hist.width;
+  const std::size_t n = hist.size();
+  reset_classes(out, w);
+  const Generalization& g = problem.hierarchies[q];
+  const std::uint64_t d = t[q] == 0 ? g.map(0).size() : g.domain_size(t[q]);
+  const std::uint32_t* map = t[q] == 0 ? nullptr : g.map(t[q]).data();
+  const std::uint64_t slots = std::uint64_t{base_classes} * std::max<std::uint64_t>(d, 1);
+  hs.reserve(n);
+  out.counts.resize(n);  // uninitialized room, trimmed below
+  hs.partitions.rep_room(n);
+  // A member's slot: its class of g × d + its code of q at t.
+  const auto slot_of = [&](std::size_t e) {
+    return std::uint64_t{member[e]} * d + (map ? map[column[e]] : column[e]);
+  };
+  std::uint32_t classes;
+  if (slots <= kDenseSlots) {
+    ensure_dense(hs.dense, slots);
+    classes = group_one_word<true>(0, n, slot_of, hist.counts.data(), hs.dense.data(), hs.slot_table, hs.used.get(),
+                                   out.counts.data(), hs.partitions.rep.data());
+    for (std::uint32_t c = 0; c < classes; ++c) hs.dense[hs.used[c]] = kMissing;
+  } else {
+    hs.slot_table.prepare(std::min<std::size_t>(n, std::max<std::size_t>(base_classes, hs.last_classes)));
+    classes = group_one_word<false>(0, n, slot_of, hist.counts.data(), nullptr, hs.slot_table, hs.used.get(),
+                                    out.counts.data(), hs.partitions.rep.data());
+    hs.slot_table.reset(hs.used.get(), classes);
+    hs.last_classes = classes;
+  }
+  out.counts.resize(classes);
+  out.suppressed.assign(classes, 0);
+  std::vector<const std::uint32_t*> codes(w);
+  for (std::uint32_t a = 0; a < w; ++a)
+    codes[a] = t[a] == 0 ? identity_codes(hs, a, problem.hierarchies[a].map(0).size())
+                         : problem.hierarchies[a].map(t[a]).data();
+  keys_from_representatives(hs.partitions, hist.keys.data(), w, codes);
+}
+
 bool slot_tables(const Problem& problem, Checker::HashState& hs, const Transformation* levels,
                  const Transformation& t, std::vector<const std::uint32_t*>& maps, SlotTables& out) {
   const std::uint32_t w = problem.histogram.width;
@@ -272,17 +409,29 @@ bool slot_tables(const Problem& problem, Checker::HashState& hs, const Transform
   }
 
   // Mixed-radix slot of a generalized key, when the domains at t's levels
-  // multiply to less than 2^63 (always, unless the domains are huge).
+  // multiply to less than 2^63; else the attributes in parts, each a run
+  // whose domains do (from the last attribute back, each part as long as
+  // it fits).
   std::vector<std::uint64_t> stride(w);
+  std::vector<std::uint32_t> starts;  // each part's first attribute, last part first
   std::uint64_t slots = 1;
   for (std::uint32_t q = w; q-- > 0;) {
+    const std::uint64_t d = std::max<std::uint64_t>(
+        1, t[q] == 0 ? problem.hierarchies[q].map(0).size() : problem.hierarchies[q].domain_size(t[q]));
+    if (slots > (std::uint64_t{1} << 63) / d) {
+      if (d > (std::uint64_t{1} << 63)) return false;
+      starts.push_back(q + 1);
+      slots = 1;
+    }
     stride[q] = slots;
-    const std::uint64_t d =
-        t[q] == 0 ? problem.hierarchies[q].map(0).size() : problem.hierarchies[q].domain_size(t[q]);
-    if (d != 0 && slots > (std::uint64_t{1} << 63) / d) return false;
     slots *= d;
   }
-  out.slots = slots;
+  if (starts.size() + 1 > kMaxParts) return false;
+  out.part_end.clear();
+  for (auto it = starts.rbegin(); it != starts.rend(); ++it) out.part_end.push_back(*it);
+  out.part_end.push_back(w);
+  out.slots = starts.empty() ? slots : 0;
+  out.stride = stride;
   // Hand-written hot path: per attribute a table code → generalized code ×
   // stride, built once per check (domains are small), so a class's slot
   // is a sum of one load per attribute. The slot is then looked up
@@ -304,18 +453,7 @@ bool slot_tables(const Problem& problem, Checker::HashState& hs, const Transform
     table.resize(domain);
     for (std::size_t c = 0; c < domain; ++c) table[c] = (maps[q] ? maps[q][c] : c) * stride[q];
     out.tab[q] = table.data();
-    if (maps[q]) {
-      out.codes[q] = maps[q];
-    } else {
-      // Same level: the identity on the source's codes.
-      auto& identity = hs.codes[q];
-      if (identity.size() < domain) {
-        const std::size_t old = identity.size();
-        identity.resize(domain);
-        for (std::size_t c = old; c < domain; ++c) identity[c] = static_cast<std::uint32_t>(c);
-      }
-      out.codes[q] = identity.data();
-    }
+    out.codes[q] = maps[q] ? maps[q] : identity_codes(hs, q, domain);
   }
   return true;
 }
@@ -328,7 +466,8 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
 
   std::vector<const std::uint32_t*> maps;
   SlotTables st;
-  const bool fits = slot_tables(problem, hs, src.levels, t, maps, st);
+  const bool tabled = slot_tables(problem, hs, src.levels, t, maps, st);
+  const bool fits = tabled && st.parts() == 1;
   const std::uint64_t slots = st.slots;
   std::vector<const std::uint64_t*>& tables = st.tab;
   std::vector<const std::uint32_t*>& codes = st.codes;
@@ -410,9 +549,26 @@ void group_source(const Problem& problem, Checker::HashState& hs, const Source& 
     if (lean) keys_from_representatives(hs.partitions, src.keys, w, codes);
     if (!partitioned && !passes && !lean) out.keys.resize(std::size_t{classes} * w);
     if (!passes) out.counts.resize(classes);
+  } else if (tabled) {
+    // Slots wider than 63 bits, in parts (WideTable).
+    util::reserve_huge(out.keys, src.size * w);
+    out.keys.resize(src.size * w);
+    out.counts.resize(src.size);
+    hs.wide_table.prepare(std::min<std::size_t>(src.size, std::max(hs.last_classes, src.size / 4)), src.size,
+                          st.parts());
+    GroupArgs args{src.keys, nullptr, src.counts, src.size, w, st.tab.data(), st.codes.data(), nullptr, nullptr,
+                   nullptr, want_members ? hs.member.data() : nullptr, out.keys.data(), out.counts.data()};
+    args.wide = &hs.wide_table;
+    args.part_end = st.part_end.data();
+    args.parts = st.parts();
+    const std::uint32_t classes = group_wide(args);
+    hs.wide_table.reset(classes);
+    hs.last_classes = classes;
+    out.keys.resize(std::size_t{classes} * w);
+    out.counts.resize(classes);
   } else {
-    // Keys too wide for a slot (the product of the generalized domains
-    // reaches 2^63: 30 quasi-identifiers near the bottom of the lattice).
+    // Keys too wide even for kMaxParts parts (the product of the generalized
+    // domains reaches 2^504).
     // Hand-written open addressing on a 64-bit hash of the generalized
     // codes, each hit verified against the class's key: a member's codes
     // are written straight into the next class's room in out.keys and kept

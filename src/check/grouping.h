@@ -113,6 +113,84 @@ class SlotTable {
   int shift_ = 60;
 };
 
+// Keys whose mixed-radix slot does not fit 63 bits (wide tables near the
+// bottom of the lattice: 84 bits at the bottom of the synthetic table's 15
+// attributes, 122 at 20) are split into at most kMaxParts runs of
+// attributes, each run's slot below 2^63, and a class is the tuple of its
+// parts' slots.
+constexpr std::uint32_t kMaxParts = 8;
+
+// Open addressing on such tuples for one sequential grouping: cell → class,
+// each class's tuple beside it (compared on a hit, so the hash may collide),
+// only the used cells reset after a grouping. Hand-written like SlotTable:
+// the former fallback hashed and compared every member's codes (a chain of
+// one multiply per attribute, and each member's key written out), which made
+// checks near the bottom of the census-like table's 20 attributes a fifth of
+// bottom-up's time.
+class WideTable {
+ public:
+  // Starts a grouping of at most `most` classes of `parts`-word tuples,
+  // expected to make about `classes`.
+  void prepare(std::size_t classes, std::size_t most, std::uint32_t parts) {
+    parts_ = parts;
+    if (tuples_.size() < most * parts) tuples_.resize(most * parts);
+    if (where_.size() < most) where_.resize(most);
+    resize_to(std::bit_ceil(std::max<std::size_t>(64, 2 * classes)));
+  }
+  std::size_t cells() const { return mask_ + 1; }
+  std::size_t cell_of(const std::uint64_t* tuple) const {
+    std::uint64_t x = 0;
+    for (std::uint32_t p = 0; p < parts_; ++p) x = (x + tuple[p]) * 0x9E3779B97F4A7C15ull;
+    return static_cast<std::size_t>(((x ^ (x >> 32)) * 0xD6E8FEB86659FD93ull) >> shift_);
+  }
+  void prefetch(std::size_t h) const { __builtin_prefetch(cls_.data() + h); }
+  // The class of `tuple`, probing from cell `h` (= cell_of(tuple)), or
+  // `fresh` after inserting it (`inserted` set).
+  std::uint32_t find_or_insert(const std::uint64_t* tuple, std::size_t h, std::uint32_t fresh, bool& inserted) {
+    while (true) {
+      const std::uint32_t c = cls_[h];
+      if (c == kMissing) {
+        cls_[h] = fresh;
+        where_[fresh] = static_cast<std::uint32_t>(h);
+        std::copy_n(tuple, parts_, tuples_.data() + std::size_t{fresh} * parts_);
+        inserted = true;
+        return fresh;
+      }
+      if (std::equal(tuple, tuple + parts_, tuples_.data() + std::size_t{c} * parts_)) return c;
+      h = (h + 1) & mask_;
+    }
+  }
+  // Doubles the table, moving classes 0..classes-1.
+  void grow(std::uint32_t classes) {
+    reset(classes);
+    resize_to(2 * cells());
+    for (std::uint32_t c = 0; c < classes; ++c) {
+      std::size_t h = cell_of(tuples_.data() + std::size_t{c} * parts_);
+      while (cls_[h] != kMissing) h = (h + 1) & mask_;
+      cls_[h] = c;
+      where_[c] = static_cast<std::uint32_t>(h);
+    }
+  }
+  // Empties the cells of classes 0..classes-1.
+  void reset(std::uint32_t classes) {
+    for (std::uint32_t c = 0; c < classes; ++c) cls_[where_[c]] = kMissing;
+  }
+
+ private:
+  void resize_to(std::size_t cap) {
+    if (cap > cls_.size()) cls_.resize(cap, kMissing);
+    mask_ = cap - 1;
+    shift_ = 64 - std::countr_zero(cap);
+  }
+
+  std::vector<std::uint32_t> cls_;
+  std::vector<std::uint64_t> tuples_;
+  std::vector<std::uint32_t> where_;
+  std::uint32_t parts_ = 1;
+  std::size_t mask_ = 63;
+  int shift_ = 58;
+};
+
 // Bounded memory (Problem::bounded_memory): a copy of the histogram's keys
 // in one 64-bit word per entry, each attribute's level-0 code in the bits
 // its domain needs, and the count in the word's remaining bits when it fits
@@ -164,6 +242,15 @@ struct GroupArgs {
   // copy (keys, keys16, counts and index unused); out_rep receives positions.
   const PackedKeys* packed = nullptr;
   std::size_t packed_first = 0;
+  // Added to the representatives (out_rep) of an unindexed source: the
+  // position of its first member in a larger array (a range of a lead's
+  // sorted copy, ranges.h).
+  std::uint32_t rep_first = 0;
+  // Slots wider than 63 bits (group_wide): the table, and per part the end
+  // of its run of attributes (`parts` of them).
+  WideTable* wide = nullptr;
+  const std::uint32_t* part_end = nullptr;
+  std::uint32_t parts = 1;
 };
 
 // Entries are taken in blocks: the slots (and hash cells) of a block are
@@ -172,6 +259,62 @@ struct GroupArgs {
 // (without the blocks, the lookup's load is 36 % of the check's samples on
 // the synthetic 10-attribute search).
 constexpr std::size_t kBlock = 16;
+
+// The block loop of the groupings whose members have one-word slots and
+// whose new classes record their first member (group_refined,
+// group_ranges_from_base): members [first, last), member i's slot
+// slot_of(i) and count counts[i], looked up directly in `dense` (Dense)
+// or in `table`; class c's cell (for the reset) goes to used[c], its count
+// to sums[c], its first member to rep[c]. Returns the classes.
+template <bool Dense, class SlotOf>
+std::uint32_t group_one_word(std::size_t first, std::size_t last, const SlotOf& slot_of, const std::uint64_t* counts,
+                             std::uint32_t* dense, SlotTable& table, SlotTable::Cell* used, std::uint64_t* sums,
+                             std::uint32_t* rep) {
+  std::uint32_t classes = 0;
+  std::uint64_t slot[kBlock];
+  std::size_t cell[kBlock];
+  for (std::size_t at = first; at < last; at += kBlock) {
+    const std::size_t m = std::min(kBlock, last - at);
+    for (std::size_t j = 0; j < m; ++j) {
+      const std::uint64_t x = slot_of(at + j);
+      slot[j] = x;
+      if constexpr (Dense) {
+        __builtin_prefetch(dense + x);
+      } else {
+        cell[j] = table.cell_of(x);
+        table.prefetch(cell[j]);
+      }
+    }
+    if constexpr (!Dense) {
+      // Keep the load at most 1/2 for the whole block.
+      if (2 * (std::size_t{classes} + m) > table.cells()) {
+        table.grow(used, classes);
+        for (std::size_t j = 0; j < m; ++j) cell[j] = table.cell_of(slot[j]);
+      }
+    }
+    for (std::size_t j = 0; j < m; ++j) {
+      std::uint32_t cls;
+      bool inserted;
+      SlotTable::Cell where = static_cast<SlotTable::Cell>(slot[j]);  // below kDenseSlots when dense
+      if constexpr (Dense) {
+        cls = dense[where];
+        inserted = cls == kMissing;
+        if (inserted) cls = dense[where] = classes;
+      } else {
+        inserted = false;
+        cls = table.find_or_insert(slot[j], cell[j], classes, inserted, where);
+      }
+      if (inserted) {
+        used[classes] = where;
+        sums[classes] = 0;
+        rep[classes] = static_cast<std::uint32_t>(at + j);
+        ++classes;
+      }
+      sums[cls] += counts[at + j];
+    }
+  }
+  return classes;
+}
 
 // Direct addressing is used when the generalized domains at t's levels
 // multiply to at most this many slots (1 MiB of uint32, so that the table
@@ -189,16 +332,42 @@ inline void ensure_dense(std::vector<std::uint32_t>& dense, std::uint64_t slots)
 // (nullptr: the histogram, all levels 0): per attribute the source code's
 // slot contribution (generalized code × stride) and its generalized code,
 // and the number of slots.
+// When the slots do not fit 63 bits, the attributes are split into parts
+// (see WideTable): part_end lists where each part's run of attributes ends,
+// the strides start over in each, and `slots` is 0. One part otherwise.
 struct SlotTables {
   std::vector<const std::uint64_t*> tab;
   std::vector<const std::uint32_t*> codes;
   std::uint64_t slots = 0;
+  std::vector<std::uint32_t> part_end;
+  std::vector<std::uint64_t> stride;  // per attribute, within its part
+  std::uint32_t parts() const { return static_cast<std::uint32_t>(part_end.size()); }
 };
 // Fills `out` (the tables live in hs) and `maps` (per attribute, source
 // code → t's code, null when the levels are equal). Returns false, leaving
-// `out` unfilled, when the slots do not fit 63 bits.
+// `out` unfilled, when the slots need more than kMaxParts parts.
 bool slot_tables(const Problem& problem, Checker::HashState& hs, const Transformation* levels,
                  const Transformation& t, std::vector<const std::uint32_t*>& maps, SlotTables& out);
+
+// Groups the histogram by `t` from the classes of a generalization g of t
+// that differs from t in attribute q alone (g_q > t_q): `member` gives each
+// histogram entry's class of g (`base_classes` of them), `column` each
+// entry's level-0 code of q. A class of t is a class of g and t's value of
+// q (that value determines g's), so a member's slot is its class of g times
+// q's domain at t_q plus that value: one code per member instead of one per
+// attribute. Classes in order of first appearance, counts in out.counts,
+// each class's first entry in hs.partitions.rep, keys left to
+// materialize_keys.
+void group_refined(const Problem& problem, Checker::HashState& hs, const std::uint32_t* member,
+                   std::uint32_t base_classes, const std::uint32_t* column, std::uint32_t q,
+                   const Transformation& t, Classes& out);
+
+// The grouping loop of slots wider than 63 bits (a.wide, a.parts > 1, keys
+// or keys16, neither indexed nor packed): as group_sequential, classes in
+// order of first appearance, new classes' keys to a.out_keys or their first
+// members to a.out_rep. Returns the classes; a.wide is left with them (reset
+// it after reading).
+std::uint32_t group_wide(const GroupArgs& a);
 
 // The sequential grouping loop over a.n members (see grouping.cc): with
 // direct addressing (a.dense) or the slot table (a.table). Returns the

@@ -174,6 +174,7 @@ std::uint32_t group_partitioned(const GroupArgs& a, PartitionScratch& ps) {
   ps.linear = false;
   ps.packed = nullptr;
   ps.source_keys = a.keys;
+  ps.source_keys16 = nullptr;
   ps.width = w;
   ps.codes.assign(a.codes, a.codes + w);
   return total;
@@ -182,16 +183,20 @@ std::uint32_t group_partitioned(const GroupArgs& a, PartitionScratch& ps) {
 namespace {
 
 // Class c's key after a linear grouping (ps.linear): its first member's,
-// rep[c], generalized by `codes`; the member is a position of `packed` when
-// given, else an entry of `keys`.
-inline void linear_key(const PackedKeys* packed, const std::uint32_t* keys, const std::uint32_t* const* codes,
-                       std::uint32_t w, std::uint32_t rep, std::uint32_t* out) {
-  if (packed) {
-    for (std::uint32_t q = 0; q < w; ++q) out[q] = codes[q][packed->code(rep, q)];
-    return;
+// rep[c], generalized by `codes`; the member is a position of `ps.packed`
+// or of `ps.source_keys16` when given, else an entry of `ps.source_keys`.
+inline void linear_key(const PartitionScratch& ps, const std::uint32_t* const* codes, std::uint32_t rep,
+                       std::uint32_t* out) {
+  const std::uint32_t w = ps.width;
+  if (ps.packed) {
+    for (std::uint32_t q = 0; q < w; ++q) out[q] = codes[q][ps.packed->code(rep, q)];
+  } else if (ps.source_keys16) {
+    const std::uint16_t* key = ps.source_keys16 + std::size_t{rep} * w;
+    for (std::uint32_t q = 0; q < w; ++q) out[q] = codes[q][key[q]];
+  } else {
+    const std::uint32_t* key = ps.source_keys + std::size_t{rep} * w;
+    for (std::uint32_t q = 0; q < w; ++q) out[q] = codes[q][key[q]];
   }
-  const std::uint32_t* key = keys + std::size_t{rep} * w;
-  for (std::uint32_t q = 0; q < w; ++q) out[q] = codes[q][key[q]];
 }
 
 // Writes the keys of the last partitioned grouping into `out` (room for
@@ -206,10 +211,9 @@ void partitioned_keys(PartitionScratch& ps, std::uint32_t* out, std::size_t clas
   const std::uint32_t* const* codes = ps.codes.data();
   constexpr std::uint32_t kAhead = 16;
   if (ps.linear) {
-    const PackedKeys* const packed = ps.packed;
     for (std::size_t c = 0; c < classes; ++c) {
-      if (!packed && c + kAhead < classes) __builtin_prefetch(keys + std::size_t{ps.rep[c + kAhead]} * w);
-      linear_key(packed, keys, codes, w, ps.rep[c], out);
+      if (keys && c + kAhead < classes) __builtin_prefetch(keys + std::size_t{ps.rep[c + kAhead]} * w);
+      linear_key(ps, codes, ps.rep[c], out);
       out += w;
     }
     ps.keys_pending = false;
@@ -244,7 +248,7 @@ void materialize_keys(PartitionScratch& ps, Classes& cls) {
 }
 
 void PendingKeys::read(std::size_t c, std::uint32_t* out) const {
-  linear_key(ps_.packed, ps_.source_keys, ps_.codes.data(), ps_.width, ps_.rep[c], out);
+  linear_key(ps_, ps_.codes.data(), ps_.rep[c], out);
 }
 
 void keys_from_representatives(PartitionScratch& ps, const std::uint32_t* keys, std::uint32_t width,
@@ -253,13 +257,20 @@ void keys_from_representatives(PartitionScratch& ps, const std::uint32_t* keys, 
   ps.linear = true;
   ps.packed = nullptr;
   ps.source_keys = keys;
+  ps.source_keys16 = nullptr;
   ps.width = width;
   ps.codes = codes;
 }
 
+void keys_from_representatives(PartitionScratch& ps, const std::uint16_t* keys16, std::uint32_t width,
+                               const std::vector<const std::uint32_t*>& codes) {
+  keys_from_representatives(ps, static_cast<const std::uint32_t*>(nullptr), width, codes);
+  ps.source_keys16 = keys16;
+}
+
 void keys_from_representatives(PartitionScratch& ps, const PackedKeys& packed,
                                const std::vector<const std::uint32_t*>& codes) {
-  keys_from_representatives(ps, nullptr, static_cast<std::uint32_t>(codes.size()), codes);
+  keys_from_representatives(ps, static_cast<const std::uint32_t*>(nullptr), static_cast<std::uint32_t>(codes.size()), codes);
   ps.packed = &packed;
 }
 

@@ -66,6 +66,7 @@ struct PartitionScratch {
   bool linear = false;
   const PackedKeys* packed = nullptr;  // linear: rep[c] is a position of this copy, not a source member
   const std::uint32_t* source_keys = nullptr;
+  const std::uint16_t* source_keys16 = nullptr;  // linear: the source's keys in two bytes per code instead
   std::uint32_t width = 0;
   std::vector<const std::uint32_t*> codes;
 };
@@ -98,6 +99,9 @@ void keys_from_representatives(PartitionScratch& ps, const std::uint32_t* keys, 
                                const std::vector<const std::uint32_t*>& codes);
 // The same for a grouping of a packed copy: ps.rep[c] is a position in `packed`.
 void keys_from_representatives(PartitionScratch& ps, const PackedKeys& packed,
+                               const std::vector<const std::uint32_t*>& codes);
+// The same for keys in two bytes per code (a lead's sorted copy, ranges.h).
+void keys_from_representatives(PartitionScratch& ps, const std::uint16_t* keys16, std::uint32_t width,
                                const std::vector<const std::uint32_t*>& codes);
 
 // Writes the keys of `cls` when its grouping (the last one that used `ps`)

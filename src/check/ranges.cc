@@ -197,11 +197,16 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
   std::vector<const std::uint32_t*> maps;
   SlotTables st;
   if (!slot_tables(problem, hs, nullptr, t, maps, st)) return std::nullopt;
+  // Slots wider than 63 bits are grouped in parts (group_wide) from a
+  // sorted copy; a permutation or packed copy (bounded memory) leaves them
+  // to group_source.
+  const bool wide = st.parts() > 1;
+  if (wide && (indexed || packed)) return std::nullopt;
   reset_classes(out, w);
   hs.partitions.keys_pending = false;
   hs.reserve(n);
   out.counts.resize(n);  // uninitialized (CountVector): only the classes written are touched
-  const bool dense = st.slots <= kDenseSlots;
+  const bool dense = !wide && st.slots <= kDenseSlots;
   if (dense) ensure_dense(hs.dense, st.slots);
   // Bounded memory: the cells of a range's classes (for the table's reset)
   // start over at each range, and the buffers of the counts and
@@ -209,8 +214,14 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
   // which only the classes written are touched (resizing `out.counts` and
   // `rep` by each range zero-filled them: 0.3 of the histogram's size).
   const bool lean = indexed || packed;
+  // Each class's first member (a position of the source), not its key: the
+  // keys are written when read (materialize_keys), and a quality model that
+  // reads them class by class (Loss) reads only the kept ones. Near the
+  // bottom of a wide lattice nearly every entry is a class of its own and
+  // almost all are suppressed; writing every class's key was a quarter of
+  // bottom-up's time on the census-like table with 15 attributes.
   CodeVector& rep = hs.partitions.rep;
-  if (lean) hs.partitions.rep_room(n);
+  hs.partitions.rep_room(n);
 
   const std::vector<std::uint32_t>& starts = order.starts[static_cast<std::size_t>(t[order.lead])];
   std::uint32_t classes = 0;
@@ -220,16 +231,6 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
   const std::vector<std::uint32_t>& sequence = order.visit[static_cast<std::size_t>(t[order.lead])];
   for (std::size_t i = 0; i < sequence.size(); ++i) {
     const std::uint32_t first = starts[sequence[i]], last = starts[sequence[i] + 1];
-    // Room for every member of the range its own class (uninitialized, see
-    // Classes::keys); the classes of all ranges are often far fewer than
-    // the entries, so the room grows with them (a table of 925 k entries
-    // would take 30 MB of keys at once). With bounded memory each class's
-    // first entry instead, in `rep` (its key is written only when read,
-    // materialize_keys).
-    if (!lean) {
-      const std::size_t room = (std::size_t{classes} + (last - first)) * w;
-      if (out.keys.size() < room) out.keys.resize(std::max(room, std::min(n * w, 2 * out.keys.size())));
-    }
     // An empty table (bounded memory keeps no sorted keys) gives no pointer:
     // an offset from its null data() would be undefined.
     auto at = [](auto& v, std::size_t offset) { return v.empty() ? nullptr : v.data() + offset; };
@@ -246,19 +247,28 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
                    &hs.slot_table,
                    hs.used.get() + (lean ? 0 : classes),
                    nullptr,
-                   lean ? nullptr : out.keys.data() + std::size_t{classes} * w,
+                   nullptr,
                    out.counts.data() + classes,
                    indexed ? order.entry.data() + first : nullptr,
-                   lean ? rep.data() + classes : nullptr,
+                   rep.data() + classes,
                    packed ? &order.packed : nullptr,
-                   first};
+                   first,
+                   indexed || packed ? 0 : first};
+    if (wide) {
+      args.wide = &hs.wide_table;
+      args.part_end = st.part_end.data();
+      args.parts = st.parts();
+      hs.wide_table.prepare(last - first, last - first, st.parts());
+    }
     // With bounded memory the table starts at a sixteenth of the range and
     // grows with its classes (a table for every entry of a large range its
     // own class was a tenth of the survey table's peak).
-    if (!dense) hs.slot_table.prepare(lean ? (last - first) / 16 : last - first, 64);
-    const std::uint32_t k = group_sequential(args, dense);
+    if (!dense && !wide) hs.slot_table.prepare(lean ? (last - first) / 16 : last - first, 64);
+    const std::uint32_t k = wide ? group_wide(args) : group_sequential(args, dense);
     SlotTable::Cell* const cells = args.used;
-    if (dense) {
+    if (wide) {
+      hs.wide_table.reset(k);
+    } else if (dense) {
       for (std::uint32_t c = 0; c < k; ++c) hs.dense[cells[c]] = kMissing;
     } else {
       hs.slot_table.reset(cells, k);
@@ -278,11 +288,169 @@ std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs,
     keys_from_representatives(hs.partitions, hist.keys.data(), w, st.codes);
   else if (packed)
     keys_from_representatives(hs.partitions, order.packed, st.codes);
+  else if (!order.keys16.empty())
+    keys_from_representatives(hs.partitions, order.keys16.data(), w, st.codes);
   else
-    out.keys.resize(std::size_t{classes} * w);
+    keys_from_representatives(hs.partitions, order.keys.data(), w, st.codes);
   out.counts.resize(classes);
   out.suppressed.assign(classes, 0);
   return complete;
+}
+
+namespace {
+
+// The same with `parts` words per slot, q's in word pq.
+std::uint32_t base_loop_wide(const std::uint64_t* base, std::uint32_t parts, std::uint32_t pq,
+                             const std::uint32_t* column, const std::uint64_t* delta, const std::uint64_t* counts,
+                             std::size_t first, std::size_t last, WideTable& table, std::uint64_t* sums,
+                             std::uint32_t* rep) {
+  std::uint32_t classes = 0;
+  std::uint64_t tuple[kBlock * kMaxParts];
+  std::size_t cell[kBlock];
+  for (std::size_t at = first; at < last; at += kBlock) {
+    const std::size_t m = std::min(kBlock, last - at);
+    for (std::size_t j = 0; j < m; ++j) {
+      std::uint64_t* x = tuple + j * parts;
+      std::copy_n(base + (at + j) * parts, parts, x);
+      x[pq] += delta[column[at + j]];
+      cell[j] = table.cell_of(x);
+      table.prefetch(cell[j]);
+    }
+    if (2 * (std::size_t{classes} + m) > table.cells()) {
+      table.grow(classes);
+      for (std::size_t j = 0; j < m; ++j) cell[j] = table.cell_of(tuple + j * parts);
+    }
+    for (std::size_t j = 0; j < m; ++j) {
+      bool inserted = false;
+      const std::uint32_t cls = table.find_or_insert(tuple + j * parts, cell[j], classes, inserted);
+      if (inserted) {
+        sums[classes] = 0;
+        rep[classes] = static_cast<std::uint32_t>(at + j);
+        ++classes;
+      }
+      sums[cls] += counts[at + j];
+    }
+  }
+  return classes;
+}
+
+}  // namespace
+
+bool build_range_base(const Problem& problem, Checker::HashState& hs, const LeadOrder& order,
+                      const Transformation& around, RangeBase& out) {
+  const std::uint32_t w = problem.histogram.width;
+  std::vector<const std::uint32_t*> maps;
+  SlotTables st;
+  if (!slot_tables(problem, hs, nullptr, around, maps, st)) return false;
+  out.order = &order;
+  out.around = around;
+  out.parts = st.parts();
+  out.slots = st.slots;
+  out.stride = st.stride;
+  out.part_of.assign(w, 0);
+  for (std::uint32_t p = 0, q = 0; p < out.parts; ++p)
+    for (; q < st.part_end[p]; ++q) out.part_of[q] = p;
+  const std::size_t n = order.counts.size();
+  const std::uint32_t parts = out.parts;
+  out.base.resize(n * parts);
+  const auto fill = [&](const auto* keys) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto* key = keys + i * w;
+      std::uint32_t q = 0;
+      for (std::uint32_t p = 0; p < parts; ++p) {
+        std::uint64_t x = 0;
+        for (; q < st.part_end[p]; ++q) x += st.tab[q][key[q]];
+        out.base[i * parts + p] = x;
+      }
+    }
+  };
+  if (!order.keys16.empty())
+    fill(order.keys16.data());
+  else
+    fill(order.keys.data());
+  if (out.columns_of != &order) {
+    out.columns.assign(w, {});
+    out.columns_of = &order;
+  }
+  return true;
+}
+
+void build_range_column(const Problem& problem, RangeBase& out, std::uint32_t q) {
+  auto& column = out.columns[q];
+  if (!column.empty()) return;
+  const LeadOrder& order = *out.order;
+  const std::uint32_t w = problem.histogram.width;
+  const std::size_t n = order.counts.size();
+  column.resize(n);
+  for (std::size_t i = 0; i < n; ++i)
+    column[i] = order.keys16.empty() ? order.keys[i * w + q] : order.keys16[i * w + q];
+}
+
+void group_ranges_from_base(const Problem& problem, Checker::HashState& hs, const RangeBase& base,
+                            const Transformation& t, std::uint32_t q, Classes& out, std::uint64_t& grouped) {
+  const LeadOrder& order = *base.order;
+  const std::uint32_t w = problem.histogram.width;
+  const std::size_t n = order.counts.size();
+  reset_classes(out, w);
+  hs.partitions.keys_pending = false;
+  hs.reserve(n);
+  out.counts.resize(n);  // uninitialized room, trimmed below
+  hs.partitions.rep_room(n);
+  // q's digit moves from its value at around's level to its value at t's.
+  const Generalization& g = problem.hierarchies[q];
+  const std::size_t domain = g.map(0).size();
+  const std::uint32_t* from = base.around[q] == 0 ? nullptr : g.map(base.around[q]).data();
+  const std::uint32_t* to = g.map(t[q]).data();
+  hs.delta.resize(domain);
+  for (std::size_t c = 0; c < domain; ++c)
+    hs.delta[c] = (std::uint64_t{to[c]} - (from ? std::uint64_t{from[c]} : std::uint64_t{c})) * base.stride[q];
+  const std::uint32_t parts = base.parts;
+  const bool dense = parts == 1 && base.slots <= kDenseSlots;
+  if (dense) ensure_dense(hs.dense, base.slots);
+  const std::uint32_t* column = base.columns[q].data();
+  const std::uint64_t* counts = order.counts.data();
+  // A position's slot: around's, plus the change of q's digit.
+  const std::uint64_t* const slots = base.base.data();
+  const std::uint64_t* const delta = hs.delta.data();
+  const auto slot_of = [&](std::size_t i) { return slots[i] + delta[column[i]]; };
+  std::uint32_t* rep = hs.partitions.rep.data();
+  const std::size_t level = static_cast<std::size_t>(t[order.lead]);
+  const std::vector<std::uint32_t>& starts = order.starts[level];
+  std::uint32_t classes = 0;
+  grouped = 0;
+  for (const std::uint32_t r : order.visit[level]) {
+    const std::uint32_t first = starts[r], last = starts[r + 1];
+    std::uint64_t* sums = out.counts.data() + classes;
+    std::uint32_t k;
+    if (parts > 1) {
+      hs.wide_table.prepare(last - first, last - first, parts);
+      k = base_loop_wide(base.base.data(), parts, base.part_of[q], column, hs.delta.data(), counts, first, last,
+                         hs.wide_table, sums, rep + classes);
+      hs.wide_table.reset(k);
+    } else if (dense) {
+      k = group_one_word<true>(first, last, slot_of, counts, hs.dense.data(), hs.slot_table, hs.used.get() + classes,
+                               sums, rep + classes);
+      for (std::uint32_t c = 0; c < k; ++c) hs.dense[hs.used[classes + c]] = kMissing;
+    } else {
+      hs.slot_table.prepare(last - first, 64);
+      k = group_one_word<false>(first, last, slot_of, counts, nullptr, hs.slot_table, hs.used.get() + classes, sums,
+                                rep + classes);
+      hs.slot_table.reset(hs.used.get() + classes, k);
+    }
+    grouped += last - first;
+    classes += k;
+  }
+  out.counts.resize(classes);
+  out.suppressed.assign(classes, 0);
+  // t's keys, from each class's first position (t's slots fit wherever
+  // around's do: its domains are no larger).
+  std::vector<const std::uint32_t*> maps;
+  SlotTables st;
+  slot_tables(problem, hs, nullptr, t, maps, st);
+  if (!order.keys16.empty())
+    keys_from_representatives(hs.partitions, order.keys16.data(), w, st.codes);
+  else
+    keys_from_representatives(hs.partitions, order.keys.data(), w, st.codes);
 }
 
 }  // namespace deid::check_internal

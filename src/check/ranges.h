@@ -94,14 +94,46 @@ struct EarlyStop {
 };
 
 // Groups the histogram by `t` range by range (REQUIRES: order.usable(t))
-// into `out`
-// (keys and counts, range after range in the order of `visit`, within each in first
-// appearance; no members). With `stop`, may stop after a range once the
+// into `out` (counts, range after range in the order of `visit`, within
+// each in first appearance; no members; the keys left to materialize_keys,
+// each class's first member in hs.partitions.rep). With `stop`, may stop after a range once the
 // violating records exceed the limit: returns false and `out` holds the
 // classes of the ranges grouped so far; `grouped` receives the entries
 // grouped. Returns nullopt, having done nothing, when the slots of t's
 // domains do not fit 63 bits (see slot_tables).
 std::optional<bool> group_ranges(const Problem& problem, Checker::HashState& hs, const LeadOrder& order, const Transformation& t,
                   Classes& out, const EarlyStop* stop, std::uint64_t& grouped);
+
+// The slots of a transformation `around` at every position of a lead's
+// sorted copy (keys or keys16; not bounded memory), in around's mixed radix
+// (parts words each, see SlotTables), for grouping transformations that
+// generalize `around` in one attribute (group_ranges_from_base).
+struct RangeBase {
+  const LeadOrder* order = nullptr;
+  Transformation around;
+  std::uint32_t parts = 1;
+  std::uint64_t slots = 0;                // parts == 1: around's slots
+  std::vector<std::uint32_t> part_of;     // per attribute
+  std::vector<std::uint64_t> stride;      // per attribute, within its part
+  std::vector<std::uint64_t> base;        // per position, parts words
+  std::vector<std::vector<std::uint32_t>> columns;  // per attribute, its codes by position (built when first used)
+  const LeadOrder* columns_of = nullptr;
+};
+
+// Fills `out` for `around` and `order` (REQUIRES: the order is a sorted
+// copy). Returns false when around's slots need more than kMaxParts parts.
+bool build_range_base(const Problem& problem, Checker::HashState& hs, const LeadOrder& order,
+                      const Transformation& around, RangeBase& out);
+// Makes out.columns[q] hold attribute q's codes by position.
+void build_range_column(const Problem& problem, RangeBase& out, std::uint32_t q);
+
+// Groups the histogram by `t`, which generalizes base.around in attribute
+// q alone (REQUIRES: base.order->usable(t), base.columns[q] built), range
+// by range like group_ranges without an early stop: the same classes in the
+// same order. A position's slot is its slot under `around` plus the change
+// of q's digit (q's level is higher, so its values stay below around's
+// radix): one code per position instead of one per attribute.
+void group_ranges_from_base(const Problem& problem, Checker::HashState& hs, const RangeBase& base,
+                            const Transformation& t, std::uint32_t q, Classes& out, std::uint64_t& grouped);
 
 }  // namespace deid::check_internal

@@ -383,6 +383,7 @@ Anonymization run_search(PreparedJob& p, const RunOptions& options) {
                 {"from_histogram", cs.from_histogram},
                 {"ranged", cs.ranged},
                 {"stopped_early", cs.stopped_early},
+                {"refined", cs.refined},
                 {"grouped", cs.grouped},
                 {"cached_snapshots", cs.cached_snapshots},
                 {"largest_cache_bytes", cs.largest_cache_words * sizeof(std::uint32_t)},

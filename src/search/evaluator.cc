@@ -73,12 +73,12 @@ void Evaluator::add_to_frontier(const CheckResult& r) {
   frontier_.insert(at, std::move(p));
 }
 
-void Evaluator::prefetch(std::span<const Transformation> ts) {
+void Evaluator::prefetch(std::span<const Transformation> ts, const Transformation* around) {
   if (limits_.max_checks) {
     const std::uint64_t left = *limits_.max_checks > checked_ ? *limits_.max_checks - checked_ : 0;
     if (ts.size() > left) ts = ts.first(static_cast<std::size_t>(left));
   }
-  checker_.prefetch(ts);
+  checker_.prefetch(ts, around);
 }
 
 const CheckResult& Evaluator::check(const Transformation& t) {

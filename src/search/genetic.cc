@@ -95,22 +95,24 @@ class GeneticSearch final : public SearchAlgorithm {
       return out;
     };
 
-    Population z1, z2;
-    for (std::size_t i = 0; i < k; ++i) {
+    // Both initial subpopulations are drawn first (the run ends where the
+    // limit stops it, so no later draw depends on where that is), checked
+    // ahead of time, then taken in order.
+    std::vector<Transformation> initial;
+    for (std::size_t i = 0; i < 2 * k; ++i) {
       Transformation t(m);
       if (i < m) {
         for (std::size_t j = 0; j < m; ++j) t[j] = j <= i ? max_[j] : min_[j];
       } else {
         for (std::size_t j = 0; j < m; ++j) t[j] = random_level(j);
       }
-      if (hc.must_stop()) return finish(true);
-      z1.push_back(individual(std::move(t)));
+      initial.push_back(std::move(t));
     }
-    for (std::size_t i = 0; i < k; ++i) {
-      Transformation t(m);
-      for (std::size_t j = 0; j < m; ++j) t[j] = random_level(j);
+    prefetch(initial);
+    Population z1, z2;
+    for (std::size_t i = 0; i < 2 * k; ++i) {
       if (hc.must_stop()) return finish(true);
-      z2.push_back(individual(std::move(t)));
+      (i < k ? z1 : z2).push_back(individual(std::move(initial[i])));
     }
     for (std::uint64_t g = 0; g < spec_.iterations; ++g) {
       sort(z1);
@@ -205,22 +207,44 @@ class GeneticSearch final : public SearchAlgorithm {
       first_levels.push_back(p[first[c]].levels);
       second_levels.push_back(p[second[c]].levels);
     }
+    // The children and mutants are drawn first, each with the generator's
+    // state after its draws, and checked ahead of time (prefetch); then
+    // taken in ARX's order. Where the limit stops the generation, the
+    // generator goes back to the state ARX's run has there (the second
+    // subpopulation still draws from it).
+    std::vector<Transformation> drawn;
+    std::vector<JavaRandom> after;
     for (std::size_t c = 0; c < crossovers; ++c) {
       Transformation child(m);
       for (std::size_t i = 0; i < m; ++i)
         child[i] = (random_.next_double() < 0.5 ? first_levels[c] : second_levels[c])[i];
-      if (hc_->must_stop()) return;
-      p[k - c - 1] = individual(std::move(child));
+      drawn.push_back(std::move(child));
+      after.push_back(random_);
     }
     for (std::size_t i = elite; i + crossovers < k; ++i) {
       const Individual& parent = old[static_cast<std::size_t>(random_.next_int(static_cast<std::int32_t>(k)))];
-      p[i] = mutant(parent.levels);
-      if (hc_->must_stop()) return;
+      drawn.push_back(mutant(parent.levels));
+      after.push_back(random_);
+    }
+    prefetch(drawn);
+    for (std::size_t c = 0; c < crossovers; ++c) {
+      if (hc_->must_stop()) {
+        random_ = after[c];
+        return;
+      }
+      p[k - c - 1] = individual(std::move(drawn[c]));
+    }
+    for (std::size_t i = elite, d = crossovers; i + crossovers < k; ++i, ++d) {
+      p[i] = individual(std::move(drawn[d]));
+      if (hc_->must_stop()) {
+        random_ = after[d];
+        return;
+      }
     }
   }
 
-  // GeneticAlgorithm.getMutatedIndividual.
-  Individual mutant(Transformation t) {
+  // GeneticAlgorithm.getMutatedIndividual's levels.
+  Transformation mutant(Transformation t) {
     const std::size_t m = t.size();
     const auto most = static_cast<std::int32_t>(std::ceil(spec_.mutation_probability * static_cast<double>(m)));
     const auto mutations = static_cast<std::size_t>(random_.next_int(most + 1));
@@ -230,7 +254,17 @@ class GeneticSearch final : public SearchAlgorithm {
     for (std::size_t i = m; i > 1; --i)
       std::swap(order[i - 1], order[static_cast<std::size_t>(random_.next_int(static_cast<std::int32_t>(i)))]);
     for (std::size_t i = 0; i < mutations; ++i) t[order[i]] = random_level(order[i]);
-    return individual(std::move(t));
+    return t;
+  }
+
+  // Computes the checks of the unknown ones among `ts` ahead of time,
+  // concurrently (Evaluator::prefetch): results and counts are those of the
+  // checks one by one, which take them.
+  void prefetch(const std::vector<Transformation>& ts) {
+    std::vector<Transformation> unknown;
+    for (const Transformation& t : ts)
+      if (!hc_->find(hc_->lattice().index(t))) unknown.push_back(t);
+    if (unknown.size() > 1) hc_->evaluator().prefetch(unknown);
   }
 
   GeneticSpec spec_;

@@ -55,11 +55,23 @@ class LightningSearch final : public SearchAlgorithm {
     // in the search's direction and returns the one with the least loss
     // (none when there is none or the limit stopped it; `t` is then not
     // marked expanded).
-    std::vector<Transformation> neighbours;
+    std::vector<Transformation> neighbours, ahead;
     const auto expand = [&](const Transformation& t, LatticeIndex ti) -> std::optional<LatticeIndex> {
       neighbours = top_down_ ? lattice.predecessors(t) : lattice.successors(t);
       // ARX lists successors by attribute, predecessors by attribute reversed.
       if (top_down_) std::reverse(neighbours.begin(), neighbours.end());
+      // The neighbours this expansion will check, computed ahead of time
+      // and concurrently (Evaluator::prefetch; the loop below takes them in
+      // order, so counts and results are those of checks one by one).
+      // Neither store changes during the loop, so the list is exact.
+      // Top-down's predecessors are grouped from the classes of `t`
+      // (Checker::prefetch's `around`).
+      ahead.clear();
+      for (const Transformation& n : neighbours) {
+        const LatticeIndex ni = lattice.index(n);
+        if (!expanded.contains(ni) && !hc.find(ni) && !insufficient.peek(n)) ahead.push_back(n);
+      }
+      if (ahead.size() > 1) hc.evaluator().prefetch(ahead, &t);
       std::optional<LatticeIndex> result;
       double result_loss = 0;
       for (const Transformation& n : neighbours) {
