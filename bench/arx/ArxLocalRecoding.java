@@ -3,7 +3,8 @@
 // Produces tests/testdata/reference/arx-local-recoding.json and the released tables
 // tests/testdata/reference/local-recoding/NAME.csv: ARX 3.9.2's local recoding (ARXResult.optimize,
 // optimizeIterative, optimizeIterativeFast) on examples/adult with examples/adult/hierarchies, after the
-// global optimum (optimal search, ARX's Loss with the geometric mean). Each run: the privacy model, the
+// global optimum (optimal search, ARX's Loss with the geometric mean, or classification accuracy for the runs
+// named *_cls_*). Each run: the privacy model, the
 // suppression limit, the mode and its settings; ARX's steps (the global optimum, then every pass that found
 // one: its transformation, records recoded and information loss), the suppressed records before and after,
 // and the SHA-256 of the released table as ARX's DataHandle.save writes it (';'). Prints one JSON document.
@@ -70,6 +71,15 @@ public class ArxLocalRecoding {
         int maxIterations;
         double adaptionFactor;
         double records;
+        String response;         // classification's response variable (null: Loss)
+        boolean responseQi = true;  // false: salary-class insensitive, not a quasi-identifier
+    }
+
+    /** `r` with the classification metric (gs-factor 0.5 globally) and `response`. */
+    static Run classification(Run r, String response, boolean qi) {
+        r.response = response;
+        r.responseQi = qi;
+        return r;
     }
 
     static Run run(String model, int k, double suppression, String mode, double gs) {
@@ -146,6 +156,16 @@ public class ArxLocalRecoding {
             r.subset = true;
             out.add(r);
         }
+        // adult, classification accuracy: salary-class a quasi-identifier and the response variable (ARX's
+        // MetaHashGroupify), or insensitive (the classes' own distributions); education as response.
+        out.add(classification(run("k", 5, 0.05, "single", 0.5), "salary-class", true));
+        out.add(classification(run("k", 5, 0.05, "single", 1.0), "salary-class", true));
+        out.add(classification(run("k", 5, 0.05, "iterative", 0.5), "education", true));
+        out.add(classification(run("k", 5, 0.05, "single", 0.5), "salary-class", false));
+        out.add(classification(run("k", 5, 0.05, "single", 0.0), "salary-class", false));
+        out.add(classification(run("k", 5, 0.05, "single", 1.0), "salary-class", false));
+        out.add(classification(run("k", 10, 0.05, "iterative", 0.0), "salary-class", false));
+        out.add(classification(run("k", 5, 0.2, "single", 0.2), "salary-class", false));
         for (Run r : out) {
             String m;
             switch (r.model) {
@@ -157,6 +177,7 @@ public class ArxLocalRecoding {
             String extra = "";
             if (r.mode.equals("iterative")) extra = "_it" + r.maxIterations + "_a" + fmt(r.adaptionFactor);
             if (r.mode.equals("fast")) extra = "_r" + fmt(r.records);
+            if (r.response != null) extra += "_cls_" + r.response + (r.responseQi ? "" : "_insensitive");
             r.name = String.format(Locale.ROOT, "%s_%s_s%s_%s_gs%s%s", r.dataset + (r.subset ? "_subset" : ""), m,
                                    fmt(r.suppression), r.mode,
                                    fmt(r.gsFactor), extra);
@@ -239,6 +260,10 @@ public class ArxLocalRecoding {
             }
             List<String> qiList = new ArrayList<>();
             for (String q : adult ? ALL : CUP) {
+                if (r.response != null && !r.responseQi && q.equals("salary-class")) {
+                    data.getDefinition().setAttributeType(q, AttributeType.INSENSITIVE_ATTRIBUTE);
+                    continue;
+                }
                 if (!r.model.equals("k") && q.equals(SENSITIVE)) {
                     data.getDefinition().setAttributeType(q, AttributeType.SENSITIVE_ATTRIBUTE);
                     continue;
@@ -257,7 +282,12 @@ public class ArxLocalRecoding {
             }
             if (subset != null) config.addPrivacyModel(new Inclusion(subset));
             config.setSuppressionLimit(r.suppression);
-            config.setQualityModel(Metric.createLossMetric(0.5));
+            if (r.response != null) {
+                data.getDefinition().setResponseVariable(r.response, true);
+                config.setQualityModel(Metric.createClassificationMetric(0.5));
+            } else {
+                config.setQualityModel(Metric.createLossMetric(0.5));
+            }
             ARXResult result = new ARXAnonymizer().anonymize(data, config);
             StringBuilder e = new StringBuilder();
             e.append("  {\"name\": \"").append(r.name).append("\", \"dataset\": \"").append(r.dataset)
@@ -276,6 +306,10 @@ public class ArxLocalRecoding {
                  .append(r.adaptionFactor);
             }
             if (r.mode.equals("fast")) e.append(", \"records\": ").append(r.records);
+            if (r.response != null) {
+                e.append(", \"quality\": {\"model\": \"classification\", \"response-variables\": [\"")
+                 .append(r.response).append("\"]}, \"response_quasi_identifying\": ").append(r.responseQi);
+            }
             if (result.getGlobalOptimum() == null) {
                 e.append(", \"global\": null}");
                 entries.add(e.toString());
@@ -310,7 +344,9 @@ public class ArxLocalRecoding {
                            + "quasi-identifying; adult_subset_*: adult with the research subset of every tenth record "
                            + "from the fourth (record i with i % 10 == 3; ARX's Inclusion), suppressed_before and "
                            + "suppressed_after counting its records, suppressed_outside the records outside it\",");
-        System.out.println(" \"note\": \"global optimum: optimal search, Loss (gs-factor 0.5, geometric mean); then "
+        System.out.println(" \"note\": \"global optimum: optimal search, Loss (gs-factor 0.5, geometric mean), or "
+                           + "classification accuracy (gs-factor 0.5) for runs with quality (response_quasi_identifying "
+                           + "false: salary-class insensitive, not a quasi-identifier); then "
                            + "single = optimize(handle, gs), iterative = optimizeIterative(handle, gs, max_iterations, "
                            + "adaption_factor), fast = optimizeIterativeFast(handle, records, gs). passes: ARX's steps of "
                            + "the local recoding (passes that found an optimum). release_sha256: the table "

@@ -1,6 +1,7 @@
 #include "quality/classification.h"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include "deid/check.h"
@@ -198,6 +199,73 @@ QualityValue ClassificationModel::evaluate(const Problem& problem, const Transfo
   QualityValue out;
   out.value = penalty;
   return out;
+}
+
+double ClassificationModel::arx_order_value(const Problem& problem, const Transformation& t,
+                                            const Classes& classes) const {
+  if (problem.responses.empty()) throw std::logic_error("classification: the problem has no response variables");
+  const double penalty_max = max_ * static_cast<double>(problem.rows);
+  const std::size_t n = classes.size();
+  // getPenaltyDistribution: the penalty of a distribution at scale s.
+  const auto distribution_penalty = [&](const Statistics& st, double scale) {
+    if (scale == 1.0) return static_cast<double>(st.count) * (max_ / penalty_max);
+    if (st.top1 != st.top2) {
+      const double penalty = infrequent_ * (1.0 - scale) + max_ * scale;
+      return static_cast<double>(static_cast<std::int64_t>(st.count) - st.top1) * (penalty / penalty_max);
+    }
+    const double penalty = no_majority_ * (1.0 - scale) + max_ * scale;
+    return static_cast<double>(st.count) * (penalty / penalty_max);
+  };
+  double penalty = 0;
+  const std::vector<std::size_t> others = other_distributions(problem);
+  std::vector<std::vector<Statistics>> stats;
+  if (!others.empty()) {
+    std::vector<Histogram::Sensitive> own;
+    if (!classes.distributions) own = rolled_up(problem, t, classes);
+    const std::vector<Histogram::Sensitive>& dists = classes.distributions ? *classes.distributions : own;
+    for (const std::size_t d : others) stats.push_back(rolled_up_statistics(dists[d], n));
+  }
+  for (std::size_t c = 0; c < n; ++c) {
+    if (classes.counts[c] == 0) continue;
+    if (classes.suppressed[c]) {
+      penalty += static_cast<double>(classes.counts[c] * others.size()) * (suppressed_ / penalty_max);
+    } else {
+      for (const std::vector<Statistics>& st : stats) penalty += distribution_penalty(st[c], 0.0);
+    }
+  }
+  const std::uint32_t w = classes.width;
+  std::shared_ptr<const ScaleFactors> scales;
+  for (std::size_t r = 0; r < problem.responses.size(); ++r) {
+    const int qi = problem.responses[r].qi;
+    if (qi < 0) continue;
+    if (!scales) scales = scale_factors(problem);
+    const auto q = static_cast<std::uint32_t>(qi);
+    const double scale = (*scales)[r][static_cast<std::size_t>(t[q])];
+    // MetaHashGroupify: the kept classes by their other quasi-identifiers,
+    // groups in order of first appearance, each with r's values' records.
+    std::map<std::vector<std::uint32_t>, std::size_t> group_of;
+    std::vector<std::map<std::uint32_t, std::uint64_t>> groups;
+    std::vector<std::uint32_t> others_key(w);
+    for (std::size_t c = 0; c < n; ++c) {
+      if (classes.counts[c] == 0) continue;
+      if (classes.suppressed[c]) {
+        penalty += static_cast<double>(classes.counts[c]) * (suppressed_ / penalty_max);
+        continue;
+      }
+      const std::uint32_t* key = classes.keys.data() + c * w;
+      std::copy_n(key, w, others_key.begin());
+      others_key[q] = 0;
+      const auto [at, fresh] = group_of.emplace(others_key, groups.size());
+      if (fresh) groups.emplace_back();
+      groups[at->second][key[q]] += classes.counts[c];
+    }
+    for (const auto& g : groups) {
+      Statistics st;
+      for (const auto& [value, frequency] : g) st.add(frequency);
+      penalty += distribution_penalty(st, scale);
+    }
+  }
+  return penalty;
 }
 
 double ClassificationModel::class_loss(const Problem& problem, const Transformation& t, const Classes& classes,

@@ -69,6 +69,17 @@ class ClassificationModel final : public QualityModel {
   void class_losses(const Problem& problem, const Transformation& t, const Classes& classes,
                     std::span<const std::uint32_t> which, std::span<double> out) const override;
 
+  // evaluate()'s loss summed term by term as ARX sums it
+  // (getInformationLossInternal(node, groupify)): per class, then per
+  // quasi-identifying response variable its suppressed classes and its
+  // groups, in order of first appearance. `classes` must come in order of
+  // first appearance of their records, as ARX's HashGroupify lists them
+  // (Checker::check with classes: grouped from the histogram, whose entries
+  // come in that order). It differs from evaluate() in the last bits, as
+  // ARX's does; replaying ARX's comparisons of equal losses needs it
+  // (search/arx_flash.h).
+  double arx_order_value(const Problem& problem, const Transformation& t, const Classes& classes) const;
+
  private:
   // Per response variable (Problem::responses), per level of its hierarchy:
   // s, for the quasi-identifiers (empty for the others).

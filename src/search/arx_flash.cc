@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <array>
 #include <list>
+#include <string>
 
 #include "deid/lattice.h"
+#include "quality/classification.h"
 #include "search/java_priority_queue.h"
 
 namespace deid {
@@ -44,9 +46,10 @@ class Flash {
   // `minimal`: ARX's getMinimalGroupSize, 0 when no model declares one or
   // the configuration does not read the k-anonymity property.
   Flash(const Problem& problem, const std::vector<std::vector<std::uint32_t>>& distinct, Kind kind,
-        std::uint64_t minimal)
-      : checker_(problem), kind_(kind), distinct_(&distinct), minimal_(minimal),
-        max_suppressed_(problem.max_suppressed) {
+        std::uint64_t minimal, bool bounded)
+      : problem_(problem), checker_(problem), kind_(kind), distinct_(&distinct), minimal_(minimal),
+        max_suppressed_(problem.max_suppressed), bounded_(bounded),
+        classification_(dynamic_cast<const ClassificationModel*>(problem.quality.get())) {
     const Lattice lattice = problem.lattice();
     n_ = lattice.dimensions();
     for (std::size_t i = 0; i < n_; ++i) {
@@ -230,7 +233,18 @@ class Flash {
   const CheckResult& check(std::uint32_t id) {
     if (result_[id] < 0) {
       result_[id] = static_cast<std::int64_t>(results_.size());
-      if (minimal_ == 0) {
+      if (classification_) {
+        // ARX's classification loss, summed in its order of the classes.
+        Classes classes;
+        results_.push_back(checker_.check(transformation(id), &classes));
+        arx_loss_.resize(results_.size(), 0.0);
+        if (results_.back().solution)
+          arx_loss_.back() = classification_->arx_order_value(problem_, transformation(id), classes);
+        std::uint64_t small = 0;
+        for (std::size_t c = 0; c < classes.size(); ++c)
+          if (classes.counts[c] < minimal_) small += classes.counts[c];
+        k_anonymous_.push_back(minimal_ == 0 || small <= max_suppressed_);
+      } else if (minimal_ == 0) {
         results_.push_back(checker_.check(transformation(id)));
         k_anonymous_.push_back(0);
       } else {
@@ -250,8 +264,8 @@ class Flash {
     put(id, kChecked);
     put(id, r.solution ? kAnonymous : kNotAnonymous);
     if (minimal_ != 0) put(id, k_anonymous_[static_cast<std::size_t>(result_[id])] ? kKAnonymous : kNotKAnonymous);
-    loss_[id] = r.solution ? r.quality.value : 0.0;
-    has_bound_[id] = 1;
+    loss_[id] = !r.solution ? 0.0 : classification_ ? arx_loss_[static_cast<std::size_t>(result_[id])] : r.quality.value;
+    has_bound_[id] = bounded_;
     bound_[id] = r.lower_bound;
   }
 
@@ -447,11 +461,15 @@ class Flash {
     put(t.id, kSuccessorsPruned);
   }
 
+  const Problem& problem_;
   Checker checker_;
   Kind kind_;
   const std::vector<std::vector<std::uint32_t>>* distinct_;
   std::uint64_t minimal_;
   std::uint64_t max_suppressed_;
+  bool bounded_ = true;  // checks give lower bounds (the quality model has them)
+  const ClassificationModel* classification_ = nullptr;
+  std::vector<double> arx_loss_;  // per result: classification's loss in ARX's order
   std::size_t n_ = 0;
   std::vector<int> lo_, hi_;
   std::vector<std::uint64_t> mult_;
@@ -484,7 +502,17 @@ class Flash {
 ArxFlashOutcome arx_flash_optimum(const Problem& problem, const std::vector<std::vector<std::uint32_t>>& distinct,
                                   double suppression_limit) {
   ArxFlashOutcome out;
-  if (!problem.quality || problem.quality->name() != "loss") return out;
+  // The quality models simulated, with ARX's flags (Metric's constructor:
+  // monotonic under generalization, under suppression) and whether a
+  // check gives a lower bound (getLowerBoundInternal with a groupify):
+  // Loss (MetricMDNMLoss: true, false; a bound), classification
+  // (MetricSDClassification: false, false; no bound, so nothing is
+  // pruned; its loss compared as ARX sums it, arx_order_value).
+  if (!problem.quality) return out;
+  const std::string model = problem.quality->name();
+  if (model != "loss" && model != "classification") return out;
+  const bool monotonic_generalization = model == "loss", monotonic_suppression = false;
+  const bool bounded = model == "loss";
   if (problem.lattice().size() > kArxFlashMaxNodes) return out;
   // ARXConfiguration.getMonotonicityOfPrivacy: FULL when every model is
   // monotonic (deid's monotonic() already weighs suppression), PARTIAL when
@@ -495,9 +523,10 @@ ArxFlashOutcome arx_flash_optimum(const Problem& problem, const std::vector<std:
     full = full && m->monotonic();
     if (m->declares_minimal_class_size()) minimal = std::max(minimal, m->minimal_class_size());
   }
-  // getMonotonicityOfUtility: Loss (MetricMDNMLoss) is monotonic under
-  // generalization only, so only without suppression.
-  const bool utility_full = suppression_limit == 0.0;
+  // getMonotonicityOfUtility: Metric.isMonotonic(suppression limit), the
+  // flag under generalization without suppression, else the one under
+  // suppression.
+  const bool utility_full = suppression_limit == 0.0 ? monotonic_generalization : monotonic_suppression;
   const Kind kind = full           ? (utility_full ? Kind::full_full : Kind::full_none)
                    : minimal != 0 ? (utility_full ? Kind::partial_full : Kind::partial_none)
                                   : (utility_full ? Kind::none_full : Kind::none_none);
@@ -505,7 +534,7 @@ ArxFlashOutcome arx_flash_optimum(const Problem& problem, const std::vector<std:
   // property (TransformationChecker records it whenever a minimal class
   // size is declared).
   const bool partial = kind == Kind::partial_full || kind == Kind::partial_none;
-  Flash flash(problem, distinct, kind, partial ? minimal : 0);
+  Flash flash(problem, distinct, kind, partial ? minimal : 0, bounded);
   return flash.run();
 }
 

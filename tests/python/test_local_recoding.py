@@ -14,7 +14,7 @@ from conftest import ADULT, REFERENCE, run_cli, write_yaml_job
 QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation",
        "salary-class"]
 REFERENCE_RUNS = {r["name"]: r for r in json.loads((REFERENCE / "arx-local-recoding.json").read_text())["runs"]}
-# Three of the runs (tests/unit/local_recoding_test.cc runs all 24, ties among a pass's optima included).
+# Three of the runs (tests/unit/local_recoding_test.cc runs all 44, ties among a pass's optima included).
 NAMES = ["adult_k2_s0.05_single_gs0", "adult_k5_s0.05_iterative_gs0.5_it100_a0.05",
          "adult_distinct_l3_s0.05_iterative_gs0.5_it100_a0.05"]
 
