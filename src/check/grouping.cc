@@ -389,11 +389,15 @@ void group_refined(const Problem& problem, Checker::HashState& hs, const std::ui
   }
   out.counts.resize(classes);
   out.suppressed.assign(classes, 0);
-  std::vector<const std::uint32_t*> codes(w);
-  for (std::uint32_t a = 0; a < w; ++a)
+  keys_from_representatives(hs.partitions, hist.keys.data(), w, level_codes(problem, hs, t));
+}
+
+std::vector<const std::uint32_t*> level_codes(const Problem& problem, Checker::HashState& hs, const Transformation& t) {
+  std::vector<const std::uint32_t*> codes(t.size());
+  for (std::uint32_t a = 0; a < t.size(); ++a)
     codes[a] = t[a] == 0 ? identity_codes(hs, a, problem.hierarchies[a].map(0).size())
                          : problem.hierarchies[a].map(t[a]).data();
-  keys_from_representatives(hs.partitions, hist.keys.data(), w, codes);
+  return codes;
 }
 
 bool slot_tables(const Problem& problem, Checker::HashState& hs, const Transformation* levels,

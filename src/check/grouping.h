@@ -362,6 +362,11 @@ void group_refined(const Problem& problem, Checker::HashState& hs, const std::ui
                    std::uint32_t base_classes, const std::uint32_t* column, std::uint32_t q,
                    const Transformation& t, Classes& out);
 
+// Per attribute, the map from its level-0 codes to its codes at t's level
+// (the identity at level 0, kept in hs): how the keys of classes whose
+// first members are histogram entries are written.
+std::vector<const std::uint32_t*> level_codes(const Problem& problem, Checker::HashState& hs, const Transformation& t);
+
 // The grouping loop of slots wider than 63 bits (a.wide, a.parts > 1, keys
 // or keys16, neither indexed nor packed): as group_sequential, classes in
 // order of first appearance, new classes' keys to a.out_keys or their first

@@ -442,15 +442,11 @@ void group_ranges_from_base(const Problem& problem, Checker::HashState& hs, cons
   }
   out.counts.resize(classes);
   out.suppressed.assign(classes, 0);
-  // t's keys, from each class's first position (t's slots fit wherever
-  // around's do: its domains are no larger).
-  std::vector<const std::uint32_t*> maps;
-  SlotTables st;
-  slot_tables(problem, hs, nullptr, t, maps, st);
+  // t's keys, from each class's first position.
   if (!order.keys16.empty())
-    keys_from_representatives(hs.partitions, order.keys16.data(), w, st.codes);
+    keys_from_representatives(hs.partitions, order.keys16.data(), w, level_codes(problem, hs, t));
   else
-    keys_from_representatives(hs.partitions, order.keys.data(), w, st.codes);
+    keys_from_representatives(hs.partitions, order.keys.data(), w, level_codes(problem, hs, t));
 }
 
 }  // namespace deid::check_internal
