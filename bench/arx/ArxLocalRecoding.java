@@ -3,8 +3,11 @@
 // Produces tests/testdata/reference/arx-local-recoding.json and the released tables
 // tests/testdata/reference/local-recoding/NAME.csv: ARX 3.9.2's local recoding (ARXResult.optimize,
 // optimizeIterative, optimizeIterativeFast) on examples/adult with examples/adult/hierarchies, after the
-// global optimum (optimal search, ARX's Loss with the geometric mean, or classification accuracy for the runs
-// named *_cls_*). Each run: the privacy model, the
+// global optimum (optimal search, ARX's Loss with the geometric mean, classification accuracy for the runs
+// named *_cls_*, or for the runs named *_q_MODEL the factory default of that quality model: precision, height,
+// discernability (and its monotonic variant), AECS, normalized entropy, ambiguity, KL divergence,
+// non-uniform entropy or the publisher's payout with ARX's default costs and benefits, gs-factor 0.5). Each
+// run: the privacy model, the
 // suppression limit, the mode and its settings; ARX's steps (the global optimum, then every pass that found
 // one: its transformation, records recoded and information loss), the suppressed records before and after,
 // and the SHA-256 of the released table as ARX's DataHandle.save writes it (';'). Prints one JSON document.
@@ -72,6 +75,7 @@ public class ArxLocalRecoding {
         double adaptionFactor;
         double records;
         String response;         // classification's response variable (null: Loss)
+        String quality;          // another quality model (deid's name; null: Loss or classification)
         boolean responseQi = true;  // false: salary-class insensitive, not a quasi-identifier
     }
 
@@ -79,6 +83,12 @@ public class ArxLocalRecoding {
     static Run classification(Run r, String response, boolean qi) {
         r.response = response;
         r.responseQi = qi;
+        return r;
+    }
+
+    /** `r` with quality model `quality` (deid's name; ARX's factory default, gs-factor 0.5 globally). */
+    static Run quality(Run r, String quality) {
+        r.quality = quality;
         return r;
     }
 
@@ -166,6 +176,35 @@ public class ArxLocalRecoding {
         out.add(classification(run("k", 5, 0.05, "single", 1.0), "salary-class", false));
         out.add(classification(run("k", 10, 0.05, "iterative", 0.0), "salary-class", false));
         out.add(classification(run("k", 5, 0.2, "single", 0.2), "salary-class", false));
+        // adult, the other quality models ARX recodes locally under (every model; the gs-factor applies to
+        // those that have one: precision and AECS of these).
+        out.add(quality(run("k", 5, 0.05, "single", 0.5), "precision"));
+        out.add(quality(run("k", 5, 0.05, "single", 0.0), "precision"));
+        out.add(quality(run("k", 5, 0.05, "single", 1.0), "precision"));
+        out.add(quality(run("k", 10, 0.05, "single", 0.2), "precision"));
+        out.add(quality(run("k", 5, 0.05, "iterative", 0.05), "precision"));
+        out.add(quality(run("k", 5, 0.05, "single", 0.5), "height"));
+        out.add(quality(run("k", 5, 0.05, "iterative", 0.05), "height"));
+        out.add(quality(run("k", 5, 0.05, "single", 0.5), "discernability"));
+        out.add(quality(run("k", 10, 0.05, "iterative", 0.05), "discernability"));
+        out.add(quality(run("k", 5, 0.05, "single", 0.5), "discernability-monotonic"));
+        out.add(quality(run("k", 5, 0.05, "single", 0.5), "aecs"));
+        out.add(quality(run("k", 5, 0.05, "single", 0.0), "aecs"));
+        out.add(quality(run("k", 5, 0.05, "single", 1.0), "aecs"));
+        out.add(quality(run("k", 10, 0.05, "single", 0.2), "aecs"));
+        out.add(quality(run("k", 5, 0.05, "iterative", 0.05), "aecs"));
+        out.add(quality(run("k", 5, 0.05, "single", 0.5), "normalized-entropy"));
+        out.add(quality(run("k", 5, 0.05, "iterative", 0.05), "normalized-entropy"));
+        out.add(quality(run("k", 5, 0.05, "single", 0.5), "ambiguity"));
+        out.add(quality(run("k", 5, 0.05, "single", 0.5), "kl-divergence"));
+        out.add(quality(run("k", 5, 0.05, "single", 0.5), "entropy"));
+        out.add(quality(run("k", 5, 0.05, "single", 0.0), "entropy"));
+        out.add(quality(run("k", 5, 0.05, "iterative", 0.05), "entropy"));
+        out.add(quality(run("k", 5, 0.05, "single", 0.5), "publisher-payout"));
+        out.add(quality(run("k", 5, 0.05, "single", 0.0), "publisher-payout"));
+        out.add(quality(run("k", 5, 0.05, "single", 1.0), "publisher-payout"));
+        out.add(quality(run("k", 10, 0.05, "single", 0.2), "publisher-payout"));
+        out.add(quality(run("k", 5, 0.05, "iterative", 0.05), "publisher-payout"));
         for (Run r : out) {
             String m;
             switch (r.model) {
@@ -178,6 +217,7 @@ public class ArxLocalRecoding {
             if (r.mode.equals("iterative")) extra = "_it" + r.maxIterations + "_a" + fmt(r.adaptionFactor);
             if (r.mode.equals("fast")) extra = "_r" + fmt(r.records);
             if (r.response != null) extra += "_cls_" + r.response + (r.responseQi ? "" : "_insensitive");
+            if (r.quality != null) extra += "_q_" + r.quality.replace('-', '_');
             r.name = String.format(Locale.ROOT, "%s_%s_s%s_%s_gs%s%s", r.dataset + (r.subset ? "_subset" : ""), m,
                                    fmt(r.suppression), r.mode,
                                    fmt(r.gsFactor), extra);
@@ -285,6 +325,20 @@ public class ArxLocalRecoding {
             if (r.response != null) {
                 data.getDefinition().setResponseVariable(r.response, true);
                 config.setQualityModel(Metric.createClassificationMetric(0.5));
+            } else if (r.quality != null) {
+                switch (r.quality) {
+                case "precision": config.setQualityModel(Metric.createPrecisionMetric()); break;
+                case "height": config.setQualityModel(Metric.createHeightMetric()); break;
+                case "discernability": config.setQualityModel(Metric.createDiscernabilityMetric()); break;
+                case "discernability-monotonic": config.setQualityModel(Metric.createDiscernabilityMetric(true)); break;
+                case "aecs": config.setQualityModel(Metric.createAECSMetric()); break;
+                case "normalized-entropy": config.setQualityModel(Metric.createNormalizedEntropyMetric()); break;
+                case "ambiguity": config.setQualityModel(Metric.createAmbiguityMetric()); break;
+                case "kl-divergence": config.setQualityModel(Metric.createKLDivergenceMetric()); break;
+                case "entropy": config.setQualityModel(Metric.createEntropyMetric()); break;
+                case "publisher-payout": config.setQualityModel(Metric.createPublisherPayoutMetric(false, 0.5)); break;
+                default: throw new IllegalArgumentException(r.quality);
+                }
             } else {
                 config.setQualityModel(Metric.createLossMetric(0.5));
             }
@@ -309,6 +363,11 @@ public class ArxLocalRecoding {
             if (r.response != null) {
                 e.append(", \"quality\": {\"model\": \"classification\", \"response-variables\": [\"")
                  .append(r.response).append("\"]}, \"response_quasi_identifying\": ").append(r.responseQi);
+            }
+            if (r.quality != null) {
+                String q = r.quality.equals("discernability-monotonic") ? "\"discernability\", \"monotonic\": true"
+                                                                        : "\"" + r.quality + "\"";
+                e.append(", \"quality\": {\"model\": ").append(q).append("}");
             }
             if (result.getGlobalOptimum() == null) {
                 e.append(", \"global\": null}");
@@ -345,8 +404,10 @@ public class ArxLocalRecoding {
                            + "from the fourth (record i with i % 10 == 3; ARX's Inclusion), suppressed_before and "
                            + "suppressed_after counting its records, suppressed_outside the records outside it\",");
         System.out.println(" \"note\": \"global optimum: optimal search, Loss (gs-factor 0.5, geometric mean), or "
-                           + "classification accuracy (gs-factor 0.5) for runs with quality (response_quasi_identifying "
-                           + "false: salary-class insensitive, not a quasi-identifier); then "
+                           + "classification accuracy (gs-factor 0.5) for runs with quality classification "
+                           + "(response_quasi_identifying false: salary-class insensitive, not a quasi-identifier), or "
+                           + "the factory default (Metric.create*Metric(), gs-factor 0.5) of the quality model the run "
+                           + "names in quality; then "
                            + "single = optimize(handle, gs), iterative = optimizeIterative(handle, gs, max_iterations, "
                            + "adaption_factor), fast = optimizeIterativeFast(handle, records, gs). passes: ARX's steps of "
                            + "the local recoding (passes that found an optimum). release_sha256: the table "

@@ -25,13 +25,22 @@ namespace deid {
 enum class Aggregate { geometric_mean, arithmetic_mean, sum, max };
 const char* to_string(Aggregate a);
 
+// Whether quality model `model` weighs generalization against suppression
+// with a gs-factor (ARX's Metric.isGSFactorSupported, for the models deid
+// has): loss, entropy, precision, aecs, classification, publisher-payout. The others
+// ignore it, in local recoding's passes too.
+inline bool has_gs_factor(const std::string& model) {
+  return model == "loss" || model == "entropy" || model == "precision" || model == "aecs" ||
+         model == "classification" || model == "publisher-payout";
+}
+
 struct QualitySpec {
   // loss | entropy | precision | height | discernability | aecs |
   // normalized-entropy | ambiguity | kl-divergence | classification |
   // publisher-payout
   std::string model = "loss";
   std::optional<Aggregate> aggregate;  // default depends on the model (ARX's defaults)
-  double gs_factor = 0.5;              // loss and classification
+  double gs_factor = 0.5;              // the models with one: has_gs_factor()
   // classification: the response variables (ARX's
   // DataDefinition.setResponseVariable), in the order given, and the job
   // file's line of the list (0: not from a file).

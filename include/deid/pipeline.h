@@ -146,6 +146,12 @@ struct LocalRecodingPass {
   // its records, and the pass recodes none).
   std::optional<CheckResult> best;
   std::uint64_t recoded = 0;                  // records released by this pass
+  // The optimum ARX 3.9.2's Flash keeps on the pass's records, replayed
+  // (search/arx_flash.h; nullopt: not replayed, or no solution). `best` is
+  // this one when its loss is the pass's optimal loss; ARX's bounds of
+  // precision and AECS below gs-factor 0.5 can prune the optimum, and
+  // then ARX's loss here is higher.
+  std::optional<CheckResult> arx_flash;
 };
 
 // What local recoding released: the passes after the global one, and the

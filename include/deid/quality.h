@@ -53,6 +53,24 @@ struct QualityValue {
   std::vector<double> per_attribute; // per quasi-identifier, where the model has it (else empty)
 };
 
+// How ARX 3.9.2's Flash sees a quality model (search/arx_flash.h replays it
+// to break a local-recoding pass's ties as ARX does): Metric's flags, and
+// where its lower bounds come from.
+struct ArxFlashTraits {
+  bool monotonic_generalization = false;  // Metric's monotonicWithGeneralization
+  bool monotonic_suppression = false;     // Metric's monotonicWithSuppression
+  bool bound_from_solution = false;       // a check that finds a solution gives a lower bound
+  bool bound_from_other_check = false;    // so does one that does not
+  bool bound_from_levels = false;         // getLowerBound(transformation), without a check
+};
+// What most of ARX's metrics are: monotonic under generalization only, a
+// bound from every check, none from the levels alone.
+inline constexpr ArxFlashTraits kArxMonotonicUnderGeneralization{.monotonic_generalization = true,
+                                                                 .monotonic_suppression = false,
+                                                                 .bound_from_solution = true,
+                                                                 .bound_from_other_check = true,
+                                                                 .bound_from_levels = false};
+
 class QualityModel {
  public:
   virtual ~QualityModel() = default;
@@ -100,6 +118,27 @@ class QualityModel {
   virtual void class_losses(const Problem& problem, const Transformation& t, const Classes& classes,
                             std::span<const std::uint32_t> which, std::span<double> out) const {
     for (std::size_t i = 0; i < which.size(); ++i) out[i] = class_loss(problem, t, classes, which[i]);
+  }
+
+  // ARX 3.9.2's view of the model for the Flash replay; nullopt: the
+  // replay does not know it, and deid's order breaks the ties.
+  virtual std::optional<ArxFlashTraits> arx_flash_traits() const { return std::nullopt; }
+  // The loss as ARX computes it, to the last bit (ARX compares losses
+  // exactly): evaluate()'s value where deid computes it as ARX does.
+  // `classes`: a check's classes of `t`, in order of first appearance.
+  virtual double arx_value(const Problem& problem, const Transformation& t, const Classes& classes) const {
+    return evaluate(problem, t, classes).value;
+  }
+  // ARX's lower bound of `t`: from a check of `t` that found no solution
+  // (Metric.getLowerBound(transformation, groupify)), or from the levels
+  // alone when `classes` is null (only with bound_from_levels).
+  virtual double arx_bound(const Problem& problem, const Transformation& t, const Classes* classes) const {
+    return classes ? lower_bound(problem, t, *classes) : 0.0;
+  }
+  // ARX's lower bound from a check of `t` that found a solution: the bound
+  // its getInformationLoss gives with the loss.
+  virtual double arx_solution_bound(const Problem& problem, const Transformation& t, const Classes& classes) const {
+    return arx_bound(problem, t, &classes);
   }
 };
 

@@ -60,9 +60,10 @@ void parse_quality(const Ctx& ctx, const YAML::Node& root, Job& job) {
                                            "not one per attribute); remove it",
                                            job.quality.model));
     if (q["gs-factor"]) {
-      if (job.quality.model != "loss" && job.quality.model != "classification" &&
-          job.quality.model != "publisher-payout")
-        ctx.fail(q["gs-factor"], "gs-factor applies only to model: loss, classification and publisher-payout");
+      if (!has_gs_factor(job.quality.model))
+        ctx.fail(q["gs-factor"], fmt::format("gs-factor applies only to model: loss, entropy, precision, aecs, classification "
+                                             "and publisher-payout (model is '{}')",
+                                             job.quality.model));
       job.quality.gs_factor = ctx.fraction(q["gs-factor"], "gs-factor");
     }
     if (q["attacker"]) {

@@ -131,8 +131,10 @@ Problem pass_problem(PreparedJob& p, const std::vector<std::uint64_t>& rows, dou
   sub.rows = rows.size();
   sub.population_rows = rows.size();
   sub.max_suppressed = static_cast<std::uint64_t>(suppression_limit * static_cast<double>(sub.rows) + 1e-9);
+  // ARX's getInstanceForLocalRecoding: the model again with the pass's
+  // gs-factor, which models without one ignore.
   QualitySpec quality = p.job.quality;
-  quality.gs_factor = gs_factor;
+  if (has_gs_factor(quality.model)) quality.gs_factor = gs_factor;
   sub.quality = make_quality_model(quality);
   // The models of the whole table: their reference distributions and
   // k-map's derived k are the whole table's, as in ARX's pass (its models
@@ -235,6 +237,7 @@ std::optional<LocalRecodingPass> recode(PreparedJob& p, const std::vector<std::v
   // on the loss.
   if (optimal) {
     const ArxFlashOutcome flash = arx_flash_optimum(sub, distinct, limit);
+    pass.arx_flash = flash.optimum;
     if (flash.simulated && flash.optimum && same_loss(flash.optimum->quality.value, pass.best->quality.value))
       pass.best = flash.optimum;
   }
@@ -261,11 +264,6 @@ void check_local_recoding(const Job& job) {
                      fmt::format("local-recoding: ARX does not recode locally under {} (its "
                                  "isLocalRecodingSupported() is false): remove local-recoding or the model",
                                  model_name(job.privacy[i])));
-  if (job.quality.model != "loss" && job.quality.model != "classification" && job.quality.model != "publisher-payout")
-    throw JobError(at, fmt::format("local-recoding weighs generalization against suppression with the quality "
-                                   "model's gs-factor, which model '{}' does not have: use quality model loss, "
-                                   "classification or publisher-payout",
-                                   job.quality.model));
   const auto refuse = [&](const std::string& what) {
     throw JobError(at, fmt::format("local-recoding cannot be combined yet with {}", what));
   };

@@ -31,6 +31,9 @@ class AmbiguityModel final : public QualityModel {
   double class_loss(const Problem& problem, const Transformation& t, const Classes& classes,
                     std::size_t c) const override;
   bool class_loss_depends_on_values() const override { return true; }
+  // MetricSDNMAmbiguity: monotonic under generalization only; a bound from
+  // a check.
+  std::optional<ArxFlashTraits> arx_flash_traits() const override { return kArxMonotonicUnderGeneralization; }
 
  private:
   // The sum over classes, with suppressed classes charged H_q when `charge_suppressed`.

@@ -201,7 +201,7 @@ QualityValue ClassificationModel::evaluate(const Problem& problem, const Transfo
   return out;
 }
 
-double ClassificationModel::arx_order_value(const Problem& problem, const Transformation& t,
+double ClassificationModel::arx_value(const Problem& problem, const Transformation& t,
                                             const Classes& classes) const {
   if (problem.responses.empty()) throw std::logic_error("classification: the problem has no response variables");
   const double penalty_max = max_ * static_cast<double>(problem.rows);

@@ -78,7 +78,10 @@ class ClassificationModel final : public QualityModel {
   // come in that order). It differs from evaluate() in the last bits, as
   // ARX's does; replaying ARX's comparisons of equal losses needs it
   // (search/arx_flash.h).
-  double arx_order_value(const Problem& problem, const Transformation& t, const Classes& classes) const;
+  double arx_value(const Problem& problem, const Transformation& t, const Classes& classes) const override;
+  // MetricSDClassification: monotonic under neither, no bound, so Flash
+  // prunes nothing by loss.
+  std::optional<ArxFlashTraits> arx_flash_traits() const override { return ArxFlashTraits{}; }
 
  private:
   // Per response variable (Problem::responses), per level of its hierarchy:

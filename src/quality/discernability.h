@@ -33,6 +33,15 @@ class DiscernabilityModel final : public QualityModel {
   // ARX (MetricSDNMDiscernability): the class's size.
   double class_loss(const Problem& problem, const Transformation& t, const Classes& classes,
                     std::size_t c) const override;
+  // MetricSDNMDiscernability: monotonic under generalization only;
+  // MetricSDDiscernability (DM*): under both. A bound (DM*) from a check.
+  std::optional<ArxFlashTraits> arx_flash_traits() const override {
+    return ArxFlashTraits{.monotonic_generalization = true,
+                          .monotonic_suppression = monotonic_,
+                          .bound_from_solution = true,
+                          .bound_from_other_check = true,
+                          .bound_from_levels = false};
+  }
 
  private:
   bool monotonic_;

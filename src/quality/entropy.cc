@@ -10,7 +10,13 @@
 
 namespace deid {
 
-EntropyModel::EntropyModel(Aggregate aggregate, Variant variant) : aggregate_(aggregate), variant_(variant) {}
+EntropyModel::EntropyModel(Aggregate aggregate, Variant variant, double gs_factor)
+    : aggregate_(aggregate), variant_(variant) {
+  if (variant == Variant::normalized) return;  // ARX: always 0.5
+  const quality::GsWeights w = quality::gs_weights(gs_factor);
+  g_ = w.generalization;
+  s_ = w.suppression;
+}
 
 std::string EntropyModel::describe() const {
   switch (variant_) {
@@ -79,7 +85,8 @@ QualityValue EntropyModel::evaluate(const Problem& problem, const Transformation
   QualityValue out;
   if (variant_ == Variant::monotonic) {
     // Suppressed records are charged like kept ones: the bound is the value.
-    for (std::uint32_t q = 0; q < w; ++q) out.per_attribute.push_back(quality::truncate_10_digits(tab->levels[q][t[q]]));
+    for (std::uint32_t q = 0; q < w; ++q)
+      out.per_attribute.push_back(quality::truncate_10_digits(tab->levels[q][t[q]] * g_));
     out.value = deid::aggregate(aggregate_, out.per_attribute, problem.weights);
     return out;
   }
@@ -91,7 +98,7 @@ QualityValue EntropyModel::evaluate(const Problem& problem, const Transformation
 
   std::vector<std::pair<std::uint32_t, std::uint64_t>> values;  // (generalized code, records), suppressed only
   for (std::uint32_t q = 0; q < w; ++q) {
-    double loss = -tab->levels[q][t[q]];  // in ARX's sign convention until the end
+    double loss = -tab->levels[q][t[q]] * g_;  // in ARX's sign convention until the end
     if (suppressed > 0) {
       values.clear();
       for (std::size_t c = 0; c < classes.size(); ++c)
@@ -103,7 +110,7 @@ QualityValue EntropyModel::evaluate(const Problem& problem, const Transformation
         const std::uint32_t code = values[i].first;
         for (; i < values.size() && values[i].first == code; ++i) count += values[i].second;
         const double sg = static_cast<double>(count);
-        loss += sg * quality::log2_arx(sg / total);
+        loss += sg * quality::log2_arx(sg / total) * s_;
       }
     }
     out.per_attribute[q] = quality::truncate_10_digits(loss == 0.0 ? 0.0 : -loss);
@@ -116,7 +123,7 @@ QualityValue EntropyModel::evaluate(const Problem& problem, const Transformation
 double EntropyModel::lower_bound(const Problem& problem, const Transformation& t, const Classes& classes) const {
   const auto tab = table(problem);
   std::vector<double> per(classes.width);
-  for (std::uint32_t q = 0; q < classes.width; ++q) per[q] = quality::truncate_10_digits(tab->levels[q][t[q]]);
+  for (std::uint32_t q = 0; q < classes.width; ++q) per[q] = quality::truncate_10_digits(tab->levels[q][t[q]] * g_);
   normalize(*tab, per);
   return deid::aggregate(aggregate_, per, problem.weights);
 }
@@ -127,7 +134,8 @@ std::optional<LevelBound> EntropyModel::level_bound(const Problem& problem) cons
   const auto tab = table(problem);
   std::vector<std::vector<double>> values(tab->levels.size());
   for (std::size_t q = 0; q < values.size(); ++q)
-    for (double entropy : tab->levels[q]) values[q].push_back(normalized(*tab, q, quality::truncate_10_digits(entropy)));
+    for (double entropy : tab->levels[q])
+      values[q].push_back(normalized(*tab, q, quality::truncate_10_digits(entropy * g_)));
   return LevelBound(aggregate_, values, {}, problem.weights);
 }
 
@@ -138,6 +146,19 @@ namespace deid {
 double EntropyModel::class_loss(const Problem& problem, const Transformation&, const Classes& classes,
                                std::size_t c) const {
   return deid::aggregate(aggregate_, std::vector<double>(classes.width, static_cast<double>(classes.counts[c])), problem.weights);
+}
+
+double EntropyModel::arx_solution_bound(const Problem& problem, const Transformation& t, const Classes& classes) const {
+  if (variant_ == Variant::monotonic) return evaluate(problem, t, classes).value;
+  const auto tab = table(problem);
+  std::vector<double> per(classes.width);
+  for (std::uint32_t q = 0; q < classes.width; ++q) {
+    const double entropy = tab->levels[q][t[q]];
+    per[q] = (entropy == 0.0 ? 0.0 : -entropy) * g_;
+    // Java's double division: 0 / 0 is NaN, x / 0 infinite.
+    if (variant_ == Variant::normalized) per[q] /= tab->upper[q];
+  }
+  return deid::aggregate(aggregate_, per, problem.weights);
 }
 
 }  // namespace deid

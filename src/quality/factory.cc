@@ -55,10 +55,9 @@ std::unique_ptr<QualityModel> make_quality_model(const QualitySpec& spec) {
                                to_string(*spec.aggregate), spec.model));
   if (!(spec.gs_factor >= 0.0 && spec.gs_factor <= 1.0))
     throw JobError(Location{}, fmt::format("quality.gs-factor {} is outside [0, 1]", spec.gs_factor));
-  if (spec.model != "loss" && spec.model != "classification" && spec.model != "publisher-payout" &&
-      spec.gs_factor != 0.5)
-    throw JobError(Location{}, fmt::format("quality.gs-factor {} applies only to model: loss, classification and "
-                                           "publisher-payout (model is '{}')",
+  if (!has_gs_factor(spec.model) && spec.gs_factor != 0.5)
+    throw JobError(Location{}, fmt::format("quality.gs-factor {} applies only to model: loss, entropy, precision, aecs, "
+                                           "classification and publisher-payout (model is '{}')",
                                            spec.gs_factor, spec.model));
   if ((spec.model == "classification") == spec.responses.empty())
     throw JobError(Location{}, spec.responses.empty()
@@ -70,8 +69,9 @@ std::unique_ptr<QualityModel> make_quality_model(const QualitySpec& spec) {
   const Aggregate aggregate = spec.aggregate.value_or(info->default_aggregate);
   if (spec.model == "loss") return std::make_unique<LossModel>(aggregate, spec.gs_factor);
   if (spec.model == "entropy")
-    return std::make_unique<EntropyModel>(aggregate, spec.monotonic ? EntropyModel::Variant::monotonic
-                                                                    : EntropyModel::Variant::non_monotonic);
+    return std::make_unique<EntropyModel>(
+        aggregate, spec.monotonic ? EntropyModel::Variant::monotonic : EntropyModel::Variant::non_monotonic,
+        spec.gs_factor);
   if (spec.model == "normalized-entropy")
     return std::make_unique<EntropyModel>(aggregate, EntropyModel::Variant::normalized);
   if (spec.model == "ambiguity") return std::make_unique<AmbiguityModel>();
@@ -79,10 +79,10 @@ std::unique_ptr<QualityModel> make_quality_model(const QualitySpec& spec) {
   if (spec.model == "classification") return std::make_unique<ClassificationModel>(spec.gs_factor);
   if (spec.model == "publisher-payout")
     return std::make_unique<PublisherPayoutModel>(spec.gs_factor, spec.cost_benefit, spec.journalist);
-  if (spec.model == "precision") return std::make_unique<PrecisionModel>(aggregate);
+  if (spec.model == "precision") return std::make_unique<PrecisionModel>(aggregate, spec.gs_factor);
   if (spec.model == "height") return std::make_unique<HeightModel>(aggregate);
   if (spec.model == "discernability") return std::make_unique<DiscernabilityModel>(spec.monotonic);
-  return std::make_unique<AecsModel>();
+  return std::make_unique<AecsModel>(spec.gs_factor);
 }
 
 }  // namespace deid

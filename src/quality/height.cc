@@ -29,4 +29,8 @@ double HeightModel::class_loss(const Problem& problem, const Transformation&, co
   return deid::aggregate(aggregate_, std::vector<double>(classes.width, static_cast<double>(classes.counts[c])), problem.weights);
 }
 
+double HeightModel::arx_bound(const Problem& problem, const Transformation& t, const Classes*) const {
+  return lower_bound(problem, t, Classes{});  // the levels alone
+}
+
 }  // namespace deid

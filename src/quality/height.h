@@ -28,6 +28,16 @@ class HeightModel final : public QualityModel {
   // ARX (MetricMDHeight): the class's size per attribute, aggregated.
   double class_loss(const Problem& problem, const Transformation& t, const Classes& classes,
                     std::size_t c) const override;
+  // MetricMDHeight: monotonic under both; the bound is the value, from the
+  // levels alone.
+  std::optional<ArxFlashTraits> arx_flash_traits() const override {
+    return ArxFlashTraits{.monotonic_generalization = true,
+                          .monotonic_suppression = true,
+                          .bound_from_solution = true,
+                          .bound_from_other_check = true,
+                          .bound_from_levels = true};
+  }
+  double arx_bound(const Problem& problem, const Transformation& t, const Classes* classes) const override;
 
  private:
   Aggregate aggregate_;

@@ -32,6 +32,15 @@ class KlDivergenceModel final : public QualityModel {
   // ARX (MetricSDNMKLDivergence for one entry): the class's size.
   double class_loss(const Problem& problem, const Transformation& t, const Classes& classes,
                     std::size_t c) const override;
+  // MetricSDNMKLDivergence: monotonic under generalization only; no bound,
+  // so Flash prunes nothing by loss.
+  std::optional<ArxFlashTraits> arx_flash_traits() const override {
+    return ArxFlashTraits{.monotonic_generalization = true,
+                          .monotonic_suppression = false,
+                          .bound_from_solution = false,
+                          .bound_from_other_check = false,
+                          .bound_from_levels = false};
+  }
 };
 
 }  // namespace deid

@@ -61,6 +61,10 @@ class LossModel final : public QualityModel {
   double class_loss(const Problem& problem, const Transformation& t, const Classes& classes,
                     std::size_t c) const override;
   bool class_loss_depends_on_values() const override { return true; }
+  // MetricMDNMLoss: monotonic under generalization only; a bound from a
+  // check (none from the levels alone: getLowerBoundInternal(transformation)
+  // is null).
+  std::optional<ArxFlashTraits> arx_flash_traits() const override { return kArxMonotonicUnderGeneralization; }
   // With the geometric mean and classes of one size, each factor
   // (count * share + 1)^(1/w) depends on (attribute, value) alone and is
   // computed once (measured: the block of uniques of adult has thousands of

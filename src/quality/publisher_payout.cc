@@ -95,4 +95,26 @@ double PublisherPayoutModel::class_loss(const Problem& problem, const Transforma
   return term(problem, t, classes, c, quality::max_entropy_based_loss(problem));
 }
 
+double PublisherPayoutModel::arx_value(const Problem& problem, const Transformation& t, const Classes& classes) const {
+  const double max_loss = quality::max_entropy_based_loss(problem);
+  double real = 0;
+  for (std::size_t c = 0; c < classes.size(); ++c) real += term(problem, t, classes, c, max_loss);
+  return real;
+}
+
+double PublisherPayoutModel::arx_bound(const Problem& problem, const Transformation& t, const Classes* classes) const {
+  if (!classes) return 0.0;
+  const double max_loss = quality::max_entropy_based_loss(problem);
+  const double benefit = cost_benefit_.publisher_benefit;
+  const std::uint32_t w = classes->width;
+  double bound = 0;
+  for (std::size_t c = 0; c < classes->size(); ++c) {
+    if (classes->counts[c] == 0) continue;
+    const double loss = quality::entropy_based_loss(problem, t, {classes->keys.data() + c * w, w}, max_loss);
+    bound += generalization_ * static_cast<double>(classes->counts[c]) *
+             (benefit - quality::publisher_payout(cost_benefit_, loss, 0.0));
+  }
+  return bound;
+}
+
 }  // namespace deid

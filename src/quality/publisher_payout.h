@@ -54,6 +54,20 @@ class PublisherPayoutModel final : public QualityModel {
   double class_loss(const Problem& problem, const Transformation& t, const Classes& classes,
                     std::size_t c) const override;
   bool class_loss_depends_on_values() const override { return true; }
+  // MetricSDNMPublisherPayout: monotonic under neither; a bound from every
+  // check, none from the levels alone.
+  std::optional<ArxFlashTraits> arx_flash_traits() const override {
+    return ArxFlashTraits{.monotonic_generalization = false,
+                          .monotonic_suppression = false,
+                          .bound_from_solution = true,
+                          .bound_from_other_check = true,
+                          .bound_from_levels = false};
+  }
+  // The classes' terms added as doubles in their order, as ARX adds them.
+  double arx_value(const Problem& problem, const Transformation& t, const Classes& classes) const override;
+  // ARX's bound: g * c * (benefit - payout without attack) summed over
+  // every class, suppressed or not, in their order.
+  double arx_bound(const Problem& problem, const Transformation& t, const Classes* classes) const override;
 
  private:
   bool journalist_ = false;

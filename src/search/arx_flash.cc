@@ -10,7 +10,7 @@
 #include <string>
 
 #include "deid/lattice.h"
-#include "quality/classification.h"
+#include "deid/quality.h"
 #include "search/java_priority_queue.h"
 
 namespace deid {
@@ -46,10 +46,9 @@ class Flash {
   // `minimal`: ARX's getMinimalGroupSize, 0 when no model declares one or
   // the configuration does not read the k-anonymity property.
   Flash(const Problem& problem, const std::vector<std::vector<std::uint32_t>>& distinct, Kind kind,
-        std::uint64_t minimal, bool bounded)
+        std::uint64_t minimal, const ArxFlashTraits& traits)
       : problem_(problem), checker_(problem), kind_(kind), distinct_(&distinct), minimal_(minimal),
-        max_suppressed_(problem.max_suppressed), bounded_(bounded),
-        classification_(dynamic_cast<const ClassificationModel*>(problem.quality.get())) {
+        max_suppressed_(problem.max_suppressed), traits_(traits) {
     const Lattice lattice = problem.lattice();
     n_ = lattice.dimensions();
     for (std::size_t i = 0; i < n_; ++i) {
@@ -227,46 +226,56 @@ class Flash {
     }
   }
 
-  // TransformationChecker.check, its results kept per node; with a minimal
-  // class size, whether the records of smaller classes fit the limit
-  // (HashGroupify's minimalClassSizeFulfilled).
+  // TransformationChecker.check, its results kept per node: the loss and
+  // the bound as ARX computes them, and with a minimal class size whether
+  // the records of smaller classes fit the limit (HashGroupify's
+  // minimalClassSizeFulfilled).
   const CheckResult& check(std::uint32_t id) {
     if (result_[id] < 0) {
       result_[id] = static_cast<std::int64_t>(results_.size());
-      if (classification_) {
-        // ARX's classification loss, summed in its order of the classes.
-        Classes classes;
-        results_.push_back(checker_.check(transformation(id), &classes));
-        arx_loss_.resize(results_.size(), 0.0);
-        if (results_.back().solution)
-          arx_loss_.back() = classification_->arx_order_value(problem_, transformation(id), classes);
-        std::uint64_t small = 0;
-        for (std::size_t c = 0; c < classes.size(); ++c)
-          if (classes.counts[c] < minimal_) small += classes.counts[c];
-        k_anonymous_.push_back(minimal_ == 0 || small <= max_suppressed_);
-      } else if (minimal_ == 0) {
-        results_.push_back(checker_.check(transformation(id)));
-        k_anonymous_.push_back(0);
-      } else {
-        Classes classes;
-        results_.push_back(checker_.check(transformation(id), &classes));
-        std::uint64_t small = 0;
-        for (std::size_t c = 0; c < classes.size(); ++c)
-          if (classes.counts[c] < minimal_) small += classes.counts[c];
-        k_anonymous_.push_back(small <= max_suppressed_);
-      }
+      Classes classes;
+      const Transformation t = transformation(id);
+      results_.push_back(checker_.check(t, &classes));
+      const QualityModel& model = *problem_.quality;
+      arx_loss_.push_back(results_.back().solution ? model.arx_value(problem_, t, classes) : 0.0);
+      const bool solution = results_.back().solution;
+      arx_bound_.push_back(solution ? (traits_.bound_from_solution ? model.arx_solution_bound(problem_, t, classes) : 0.0)
+                                    : (traits_.bound_from_other_check ? model.arx_bound(problem_, t, &classes) : 0.0));
+      std::uint64_t small = 0;
+      for (std::size_t c = 0; c < classes.size(); ++c)
+        if (classes.counts[c] < minimal_) small += classes.counts[c];
+      k_anonymous_.push_back(minimal_ != 0 && small <= max_suppressed_);
     }
     return results_[static_cast<std::size_t>(result_[id])];
   }
-  // Transformation.setChecked.
+  // Transformation.setChecked: the check's loss, and its bound where it
+  // gives one (TransformationChecker: for a solution the bound that comes
+  // with the loss, replacing any; else Metric.getLowerBound(transformation,
+  // groupify), which keeps a bound the transformation already has).
   void set_checked(std::uint32_t id) {
     const CheckResult r = check(id);
+    const auto k = static_cast<std::size_t>(result_[id]);
     put(id, kChecked);
     put(id, r.solution ? kAnonymous : kNotAnonymous);
-    if (minimal_ != 0) put(id, k_anonymous_[static_cast<std::size_t>(result_[id])] ? kKAnonymous : kNotKAnonymous);
-    loss_[id] = !r.solution ? 0.0 : classification_ ? arx_loss_[static_cast<std::size_t>(result_[id])] : r.quality.value;
-    has_bound_[id] = bounded_;
-    bound_[id] = r.lower_bound;
+    if (minimal_ != 0) put(id, k_anonymous_[k] ? kKAnonymous : kNotKAnonymous);
+    loss_[id] = r.solution ? arx_loss_[k] : 0.0;
+    if (r.solution) {
+      has_bound_[id] = traits_.bound_from_solution;  // replaced, by none too
+      bound_[id] = arx_bound_[k];
+    } else if (traits_.bound_from_other_check && !has_bound_[id]) {
+      has_bound_[id] = 1;
+      bound_[id] = arx_bound_[k];
+    }
+  }
+  // Transformation.getLowerBound where FLASHAlgorithmImpl.skip asks for it:
+  // the check's bound, else the one from the levels alone
+  // (Metric.getLowerBound(transformation)), kept.
+  bool lower_bound(std::uint32_t id) {
+    if (!has_bound_[id] && traits_.bound_from_levels) {
+      bound_[id] = problem_.quality->arx_bound(problem_, transformation(id), nullptr);
+      has_bound_[id] = 1;
+    }
+    return has_bound_[id] != 0;
   }
 
   // The phases' triggers (FLASHAlgorithm.create*).
@@ -335,8 +344,9 @@ class Flash {
     if (!prune_ || !optimum_) return false;
     if (has(id, kInsufficientUtility)) return true;
     // Loss has no lower bound without a check (MetricMDNMLoss
-    // .getLowerBoundInternal(Transformation) is null).
-    if (has_bound_[id] && optimal_loss_ <= bound_[id]) {
+    // .getLowerBoundInternal(Transformation) is null); precision and height
+    // have one from the levels.
+    if (lower_bound(id) && optimal_loss_ <= bound_[id]) {
       put(id, kInsufficientUtility);
       put(id, kSuccessorsPruned);
       return true;
@@ -467,9 +477,8 @@ class Flash {
   const std::vector<std::vector<std::uint32_t>>* distinct_;
   std::uint64_t minimal_;
   std::uint64_t max_suppressed_;
-  bool bounded_ = true;  // checks give lower bounds (the quality model has them)
-  const ClassificationModel* classification_ = nullptr;
-  std::vector<double> arx_loss_;  // per result: classification's loss in ARX's order
+  ArxFlashTraits traits_;
+  std::vector<double> arx_loss_, arx_bound_;  // per result: ARX's loss and bound
   std::size_t n_ = 0;
   std::vector<int> lo_, hi_;
   std::vector<std::uint64_t> mult_;
@@ -502,17 +511,13 @@ class Flash {
 ArxFlashOutcome arx_flash_optimum(const Problem& problem, const std::vector<std::vector<std::uint32_t>>& distinct,
                                   double suppression_limit) {
   ArxFlashOutcome out;
-  // The quality models simulated, with ARX's flags (Metric's constructor:
-  // monotonic under generalization, under suppression) and whether a
-  // check gives a lower bound (getLowerBoundInternal with a groupify):
-  // Loss (MetricMDNMLoss: true, false; a bound), classification
-  // (MetricSDClassification: false, false; no bound, so nothing is
-  // pruned; its loss compared as ARX sums it, arx_order_value).
+  // The quality models simulated are those that describe themselves as ARX
+  // sees them (QualityModel::arx_flash_traits: Metric's flags, where the
+  // bounds come from; arx_value and arx_bound: the loss and bound as ARX
+  // computes them).
   if (!problem.quality) return out;
-  const std::string model = problem.quality->name();
-  if (model != "loss" && model != "classification") return out;
-  const bool monotonic_generalization = model == "loss", monotonic_suppression = false;
-  const bool bounded = model == "loss";
+  const std::optional<ArxFlashTraits> traits = problem.quality->arx_flash_traits();
+  if (!traits) return out;
   if (problem.lattice().size() > kArxFlashMaxNodes) return out;
   // ARXConfiguration.getMonotonicityOfPrivacy: FULL when every model is
   // monotonic (deid's monotonic() already weighs suppression), PARTIAL when
@@ -526,7 +531,7 @@ ArxFlashOutcome arx_flash_optimum(const Problem& problem, const std::vector<std:
   // getMonotonicityOfUtility: Metric.isMonotonic(suppression limit), the
   // flag under generalization without suppression, else the one under
   // suppression.
-  const bool utility_full = suppression_limit == 0.0 ? monotonic_generalization : monotonic_suppression;
+  const bool utility_full = suppression_limit == 0.0 ? traits->monotonic_generalization : traits->monotonic_suppression;
   const Kind kind = full           ? (utility_full ? Kind::full_full : Kind::full_none)
                    : minimal != 0 ? (utility_full ? Kind::partial_full : Kind::partial_none)
                                   : (utility_full ? Kind::none_full : Kind::none_none);
@@ -534,7 +539,7 @@ ArxFlashOutcome arx_flash_optimum(const Problem& problem, const std::vector<std:
   // property (TransformationChecker records it whenever a minimal class
   // size is declared).
   const bool partial = kind == Kind::partial_full || kind == Kind::partial_none;
-  Flash flash(problem, distinct, kind, partial ? minimal : 0, bounded);
+  Flash flash(problem, distinct, kind, partial ? minimal : 0, *traits);
   return flash.run();
 }
 

@@ -163,7 +163,9 @@ TEST_F(ClassificationSmallTable, JobErrorsNameTheProblem) {
   fails("{model: classification, response-variables: [y, y]}", "names 'y' twice");
   fails("{model: classification, response-variables: z}", "'z', which is not a column");
   fails("{model: classification, response-variables: y}", "'y', which is identifying", "  y: {role: identifying}");
-  fails("{model: entropy, gs-factor: 0.3}", "gs-factor applies only to model: loss, classification and publisher-payout");
+  fails("{model: height, gs-factor: 0.3}",
+        "gs-factor applies only to model: loss, entropy, precision, aecs, classification and publisher-payout (model "
+        "is 'height')");
 }
 
 }  // namespace

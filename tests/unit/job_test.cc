@@ -499,8 +499,12 @@ TEST(JobErrors, CIsOnlyForRecursiveLDiversity) {
                   "'c' applies only to variant: recursive", 9);
 }
 
-TEST(JobErrors, GsFactorIsOnlyForLoss) {
-  expect_rejected(kHead + "quality: {model: entropy, gs-factor: 0.5}\n", "gs-factor applies only to model: loss", 9);
+TEST(JobErrors, GsFactorIsOnlyForModelsThatHaveOne) {
+  expect_rejected(kHead + "quality: {model: height, gs-factor: 0.5}\n", "gs-factor applies only to model: loss", 9);
+  expect_rejected(kHead + "quality: {model: normalized-entropy, gs-factor: 0.5}\n",
+                  "(model is 'normalized-entropy')", 9);
+  for (const char* model : {"loss", "entropy", "precision", "aecs"})
+    EXPECT_EQ(parse(kHead + "quality: {model: " + model + ", gs-factor: 0.3}\n").quality.gs_factor, 0.3) << model;
 }
 
 TEST(JobErrors, AggregateIsOnlyForPerAttributeModels) {

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -115,9 +116,12 @@ TEST(LocalRecodingKeys, RefusesModelsArxDoesNotRecodeUnder) {
   EXPECT_NE(e2.find("population-uniqueness"), std::string::npos) << e2;
   // k-map estimated from a population size is recoded (as k-anonymity).
   EXPECT_EQ(error_of(head + "privacy: [{k-map: {k: 5, population-size: 100000}}]\n" + lr), "");
-  EXPECT_NE(error_of(head + "privacy: [{k-anonymity: {k: 5}}]\nquality: {model: entropy}\n" + lr)
-                .find("which model 'entropy' does not have"),
-            std::string::npos);
+  // Every quality model (ARX's passes take any): those without a gs-factor
+  // ignore the passes'.
+  for (const char* model : {"entropy", "height", "discernability", "aecs", "ambiguity", "kl-divergence",
+                            "normalized-entropy", "precision"})
+    EXPECT_EQ(error_of(head + "privacy: [{k-anonymity: {k: 5}}]\nquality: {model: " + model + "}\n" + lr), "")
+        << model;
 }
 
 // With a research subset, ARX recodes under every model whose
@@ -180,6 +184,17 @@ std::string job_of(const nlohmann::json& ref, const std::string& subset = "") {
 
 bool equal_loss(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max({std::abs(a), std::abs(b), 1e-300}); }
 
+// The runs in which a pass of deid's (the index into ARX's steps) has a
+// lower loss than ARX's: below gs-factor 0.5 ARX bounds precision with
+// g * l / L and AECS with n / (classes * a), which a transformation that
+// suppresses records falls below (quality/precision.h, aecs.h), and its
+// Flash prunes the optimum. The replay of Flash reaches ARX's
+// transformation; deid releases the optimum.
+const std::map<std::string, std::size_t> kBelowArx = {
+    {"adult_k10_s0.05_single_gs0.2_q_precision", 0},
+    {"adult_k5_s0.05_iterative_gs0.05_it100_a0.05_q_aecs", 1},
+};
+
 class ArxLocalRecoding : public ::testing::TestWithParam<std::size_t> {};
 
 TEST_P(ArxLocalRecoding, SamePassesAndReleaseAsArx) {
@@ -207,18 +222,37 @@ TEST_P(ArxLocalRecoding, SamePassesAndReleaseAsArx) {
   for (const nlohmann::json& p : a.result["local_recoding"]["passes"])
     if (p["solution_found"].get<bool>()) passes.push_back(&p);
   const nlohmann::json& expected = ref["passes"];
+  const auto below = kBelowArx.find(ref["name"].get<std::string>());
   for (std::size_t i = 0; i < expected.size(); ++i) {
     ASSERT_LT(i, passes.size()) << "ARX has more passes";
     const nlohmann::json& p = *passes[i];
     const double loss = p["information_loss"].get<double>(), arx_loss = expected[i]["information_loss"].get<double>();
+    if (below != kBelowArx.end() && below->second == i) {
+      // deid's optimum is below ARX's; the replay keeps ARX's, with its
+      // loss. The passes and the release differ from here on.
+      EXPECT_LT(loss, arx_loss - 1e-9) << "pass " << i + 1;
+      std::size_t found = 0;
+      for (const LocalRecodingPass& pass : a.local->passes)
+        if (pass.best && found++ == i) {
+          ASSERT_TRUE(pass.arx_flash);
+          nlohmann::json levels;
+          for (std::size_t q = 0; q < pass.arx_flash->transformation.size(); ++q)
+            levels[prepared->problem.qi_names[q]] = pass.arx_flash->transformation[q];
+          EXPECT_EQ(levels, expected[i]["transformation"]);
+          EXPECT_NEAR(pass.arx_flash->quality.value, arx_loss, 1e-10);
+        }
+      EXPECT_GT(found, i);
+      return;
+    }
     // Among optima of equal loss, the one ARX's Flash keeps.
     ASSERT_EQ(p["transformation"], expected[i]["transformation"])
         << "pass " << i + 1 << ": loss " << loss << ", ARX's " << arx_loss
         << (equal_loss(loss, arx_loss) ? " (a tie broken differently)" : "");
     // ARX sums doubles class by class before truncating each attribute's
     // loss to 10 digits, deid integers (quality/loss.h): a value near a
-    // truncation step may differ in its 11th digit.
-    EXPECT_NEAR(loss, arx_loss, 1e-10) << "pass " << i + 1;
+    // truncation step may differ in its 11th digit. The publisher's payout
+    // (about 10^6) deid adds in fixed point (quality/publisher_payout.h).
+    EXPECT_NEAR(loss, arx_loss, std::max(1e-10, 1e-12 * std::abs(arx_loss))) << "pass " << i + 1;
     EXPECT_EQ(p["recoded"], expected[i]["recoded"]) << "pass " << i + 1;
   }
   EXPECT_EQ(passes.size(), expected.size());
