@@ -12,6 +12,10 @@
 // one: its transformation, records recoded and information loss), the suppressed records before and after,
 // and the SHA-256 of the released table as ARX's DataHandle.save writes it (';'). Prints one JSON document.
 //
+// The runs named *_micro_age_FUNCTION[_generalized] microaggregate age (an INTEGER column) with that function,
+// generalized before aggregation (ARX's clustering: age keeps its hierarchy) or not (age a quasi-identifier
+// without hierarchy, outside the lattice).
+//
 // The runs named adult_subset_* have a research subset: every tenth record of adult from the fourth (record i
 // with i % 10 == 3, written to OUT_DIR/adult-subset.csv; ARX's DataSubset.create(data, subset) with the
 // Inclusion criterion, as bench/arx/ArxRun.java --subset). ARX's passes take the outliers within the subset
@@ -44,6 +48,7 @@ import org.deidentifier.arx.AttributeType.Hierarchy;
 import org.deidentifier.arx.Data;
 import org.deidentifier.arx.DataHandle;
 import org.deidentifier.arx.DataSubset;
+import org.deidentifier.arx.DataType;
 import org.deidentifier.arx.criteria.DistinctLDiversity;
 import org.deidentifier.arx.criteria.EqualDistanceTCloseness;
 import org.deidentifier.arx.criteria.Inclusion;
@@ -76,6 +81,8 @@ public class ArxLocalRecoding {
         double records;
         String response;         // classification's response variable (null: Loss)
         String quality;          // another quality model (deid's name; null: Loss or classification)
+        String micro;            // age microaggregated with this function (null: generalized only)
+        boolean microGeneralized;  // age generalized before (ARX's clustering) or not
         boolean responseQi = true;  // false: salary-class insensitive, not a quasi-identifier
     }
 
@@ -89,6 +96,13 @@ public class ArxLocalRecoding {
     /** `r` with quality model `quality` (deid's name; ARX's factory default, gs-factor 0.5 globally). */
     static Run quality(Run r, String quality) {
         r.quality = quality;
+        return r;
+    }
+
+    /** `r` with age microaggregated by `function`, generalized before or not. */
+    static Run micro(Run r, String function, boolean generalized) {
+        r.micro = function;
+        r.microGeneralized = generalized;
         return r;
     }
 
@@ -205,6 +219,13 @@ public class ArxLocalRecoding {
         out.add(quality(run("k", 5, 0.05, "single", 1.0), "publisher-payout"));
         out.add(quality(run("k", 10, 0.05, "single", 0.2), "publisher-payout"));
         out.add(quality(run("k", 5, 0.05, "iterative", 0.05), "publisher-payout"));
+        // adult with age microaggregated (ARX's optimizeFast copies each pass's microaggregated values).
+        out.add(micro(run("k", 5, 0.05, "single", 0.5), "mean", false));
+        out.add(micro(run("k", 5, 0.05, "iterative", 0.05), "mean", false));
+        out.add(micro(run("k", 10, 0.05, "single", 0.0), "median", false));
+        out.add(micro(run("k", 5, 0.05, "single", 0.5), "interval", true));
+        out.add(micro(run("k", 5, 0.05, "iterative", 0.5), "mean", true));
+        out.add(quality(micro(run("k", 5, 0.05, "single", 0.2), "mean", false), "precision"));
         for (Run r : out) {
             String m;
             switch (r.model) {
@@ -218,11 +239,21 @@ public class ArxLocalRecoding {
             if (r.mode.equals("fast")) extra = "_r" + fmt(r.records);
             if (r.response != null) extra += "_cls_" + r.response + (r.responseQi ? "" : "_insensitive");
             if (r.quality != null) extra += "_q_" + r.quality.replace('-', '_');
+            if (r.micro != null) extra += "_micro_age_" + r.micro + (r.microGeneralized ? "_generalized" : "");
             r.name = String.format(Locale.ROOT, "%s_%s_s%s_%s_gs%s%s", r.dataset + (r.subset ? "_subset" : ""), m,
                                    fmt(r.suppression), r.mode,
                                    fmt(r.gsFactor), extra);
         }
         return out;
+    }
+
+    static AttributeType.MicroAggregationFunction microFunction(String name) {
+        switch (name) {
+        case "mean": return AttributeType.MicroAggregationFunction.createArithmeticMean();
+        case "median": return AttributeType.MicroAggregationFunction.createMedian();
+        case "interval": return AttributeType.MicroAggregationFunction.createInterval();
+        default: throw new IllegalArgumentException(name);
+        }
     }
 
     static String fmt(double v) {
@@ -308,6 +339,20 @@ public class ArxLocalRecoding {
                     data.getDefinition().setAttributeType(q, AttributeType.SENSITIVE_ATTRIBUTE);
                     continue;
                 }
+                if (r.micro != null && q.equals("age")) {
+                    // INTEGER, as deid reads a column of integers; generalized before: a quasi-identifier
+                    // of the lattice too.
+                    if (r.microGeneralized) {
+                        qiList.add(q);
+                        data.getDefinition().setAttributeType(q, Hierarchy.create(dir + "/hierarchies/" + q + ".csv",
+                                                                                   StandardCharsets.UTF_8, ';'));
+                    } else {
+                        data.getDefinition().setAttributeType(q, AttributeType.QUASI_IDENTIFYING_ATTRIBUTE);
+                    }
+                    data.getDefinition().setMicroAggregationFunction(q, microFunction(r.micro), r.microGeneralized);
+                    data.getDefinition().setDataType(q, DataType.INTEGER);
+                    continue;
+                }
                 qiList.add(q);
                 data.getDefinition().setAttributeType(q, Hierarchy.create(dir + "/hierarchies/" + q + ".csv",
                                                                            StandardCharsets.UTF_8, ';'));
@@ -364,6 +409,10 @@ public class ArxLocalRecoding {
                 e.append(", \"quality\": {\"model\": \"classification\", \"response-variables\": [\"")
                  .append(r.response).append("\"]}, \"response_quasi_identifying\": ").append(r.responseQi);
             }
+            if (r.micro != null) {
+                e.append(", \"microaggregation\": {\"attribute\": \"age\", \"function\": \"").append(r.micro)
+                 .append("\", \"generalize_before\": ").append(r.microGeneralized).append("}");
+            }
             if (r.quality != null) {
                 String q = r.quality.equals("discernability-monotonic") ? "\"discernability\", \"monotonic\": true"
                                                                         : "\"" + r.quality + "\"";
@@ -407,7 +456,8 @@ public class ArxLocalRecoding {
                            + "classification accuracy (gs-factor 0.5) for runs with quality classification "
                            + "(response_quasi_identifying false: salary-class insensitive, not a quasi-identifier), or "
                            + "the factory default (Metric.create*Metric(), gs-factor 0.5) of the quality model the run "
-                           + "names in quality; then "
+                           + "names in quality; microaggregation: age aggregated with that function, generalized "
+                           + "before or not; then "
                            + "single = optimize(handle, gs), iterative = optimizeIterative(handle, gs, max_iterations, "
                            + "adaption_factor), fast = optimizeIterativeFast(handle, records, gs). passes: ARX's steps of "
                            + "the local recoding (passes that found an optimum). release_sha256: the table "

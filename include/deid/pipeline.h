@@ -113,6 +113,17 @@ void write_output(const PreparedJob& prepared, const Transformation& t, const Cl
 // Whether row `row` of the prepared data is suppressed in that release: its
 // class is, or it is outside the research subset.
 bool row_suppressed(const PreparedJob& prepared, const Classes& classes, std::uint64_t row);
+// The released value of microaggregated attribute `m`
+// (Problem::microaggregated) in every row of that release, as write_output
+// writes it: an index into `labels`, which holds "*" for the suppressed
+// records; a record released by a later pass of local recoding shows its
+// pass's aggregate.
+struct ReleasedAggregates {
+  std::vector<std::uint32_t> codes;  // per row
+  std::vector<std::string> labels;
+};
+ReleasedAggregates released_aggregates(const PreparedJob& prepared, const Classes& classes,
+                                       const LocalRecodingOutcome* local, std::size_t m);
 
 // Pushdown (docs/databases.md, "Pushdown"): whether anonymize() has the
 // input's database group the input and write the release, i.e. the input
@@ -152,6 +163,11 @@ struct LocalRecodingPass {
   // precision and AECS below gs-factor 0.5 can prune the optimum, and
   // then ARX's loss here is higher.
   std::optional<CheckResult> arx_flash;
+  // Per microaggregated attribute (Problem::microaggregated), the released
+  // value of each of the pass's classes: the aggregate over the class's
+  // records in the pass ("" for a suppressed class). Rows find their class
+  // in LocalRecodingOutcome::row_class.
+  std::vector<std::vector<std::string>> aggregates;
 };
 
 // What local recoding released: the passes after the global one, and the
@@ -162,6 +178,10 @@ struct LocalRecodingOutcome {
   // Per input row: 0 (the global transformation), the pass that released
   // it, or kSuppressed.
   std::vector<std::uint32_t> row_pass;
+  // With microaggregation: per input row released by a pass, its class
+  // among that pass's classes (LocalRecodingPass::aggregates); empty
+  // without microaggregation.
+  std::vector<std::uint32_t> row_class;
   // Records the global transformation suppressed, and those still
   // suppressed after the last pass; with a research subset, of its records
   // (those outside it stay suppressed and are never recoded).

@@ -288,6 +288,7 @@ class Result(Released, Reported):
         run = self._run
         roles = run.roles
         qi = {c: q for q, c in enumerate(run.qi_columns)}
+        micro = {c: m for m, c in enumerate(run.microaggregated_columns)}
         unchanged = not run.escape_formulas
         columns: List[ReleasedColumn] = []
         released = set(run.released_identifiers())
@@ -296,7 +297,9 @@ class Result(Released, Reported):
                 if c in released:  # a pseudonym, mask or shifted date (docs/identifiers.md)
                     columns.append((c, name, False, lambda c=c: run.released_identifier(c)))
                 continue
-            if c in qi:
+            if c in micro:  # its classes' aggregates, generalized before or not
+                columns.append((c, name, False, lambda m=micro[c]: run.released_aggregates(m)))
+            elif c in qi:
                 columns.append((c, name, False, lambda q=qi[c]: run.released_column(q)))
             else:
                 columns.append((c, name, unchanged, lambda c=c: run.column(c)))

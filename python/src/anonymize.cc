@@ -241,6 +241,27 @@ py::tuple released_column(const Run& r, std::size_t q) {
   return py::make_tuple(narrow_codes(codes, static_cast<std::uint32_t>(l.labels.size())), l.labels);
 }
 
+// Microaggregated attribute m's released values (its classes' aggregates,
+// '*' for suppressed records): per row a code into the labels, as
+// write_output writes them.
+py::tuple released_aggregate_column(const Run& r, std::size_t m) {
+  best(r);
+  if (m >= r.prepared->problem.microaggregated.size())
+    throw std::invalid_argument("released_aggregates: no such microaggregated attribute");
+  ReleasedAggregates a;
+  {
+    py::gil_scoped_release release;
+    a = released_aggregates(*r.prepared, *r.a.classes, r.a.local ? &*r.a.local : nullptr, m);
+  }
+  const auto n = static_cast<std::uint32_t>(a.labels.size());
+  Codes codes(a.codes.size(), code_width(n));
+  codes.visit_mut([&](auto out) {
+    using T = typename decltype(out)::value_type;
+    for (std::size_t row = 0; row < out.size(); ++row) out[row] = static_cast<T>(a.codes[row]);
+  });
+  return py::make_tuple(narrow_codes(codes, n), a.labels);
+}
+
 // Local recoding's column naming each record's pass (local-recoding.column,
 // written last): per row a code into the labels "0" (the global
 // transformation), "1", ... and "*" (suppressed).
@@ -417,6 +438,16 @@ void bind_anonymize(py::module_& m) {
           "Whether the database grouped the input (pushdown): the run holds no rows.")
       .def_property_readonly("qi_columns", [](const Run& r) { return r.prepared->problem.qi_columns; })
       .def("released_column", &released_column, py::arg("q"))
+      .def_property_readonly("microaggregated_columns",
+                             [](const Run& r) {
+                               // The dataset column of each microaggregated attribute.
+                               std::vector<int> out;
+                               for (const MicroaggregatedAttribute& m : r.prepared->problem.microaggregated)
+                                 out.push_back(m.column);
+                               return out;
+                             })
+      .def("released_aggregates", &released_aggregate_column, py::arg("m"),
+           "Microaggregated attribute m's released values: per row a code into the labels.")
       .def("release_map", &release_map, py::arg("q"), py::arg("stream"),
            "For quasi-identifier q, the class code and released label of each value of an Arrow stream of one "
            "column.")

@@ -34,6 +34,7 @@
 #include "deid/pipeline.h"
 #include "pipeline/local_recoding.h"
 #include "search/arx_flash.h"
+#include "transform/microaggregation.h"
 
 namespace deid {
 namespace {
@@ -122,11 +123,18 @@ Problem pass_problem(PreparedJob& p, const std::vector<std::uint64_t>& rows, dou
   for (const ResponseVariable& r : whole.responses)
     if (r.qi < 0 && r.distribution >= static_cast<int>(whole.sensitive.size()))
       distribution_columns.push_back(p.data.column_index(r.name));
+  // Microaggregated attributes: each pass aggregates its own records (ARX's
+  // pass anonymizes a DataManager of the pass's rows and copies their
+  // microaggregated values into the output).
+  sub.microaggregated = whole.microaggregated;
   {
     std::vector<int> columns = whole.qi_columns;
     columns.insert(columns.end(), distribution_columns.begin(), distribution_columns.end());
+    for (const MicroaggregatedAttribute& m : sub.microaggregated) columns.push_back(m.column);
     const NarrowedRows narrowed(p.data, columns, rows);
     sub.histogram = build_histogram(p.data, whole.qi_columns, distribution_columns);
+    for (MicroaggregatedAttribute& m : sub.microaggregated)
+      if (!m.generalized()) microaggregation::index_entries(m, sub.histogram, {});
   }
   sub.rows = rows.size();
   sub.population_rows = rows.size();
@@ -193,7 +201,8 @@ namespace {
 // with `pass_number` when released.
 // `distinct`: arx_distinct_values(p), the same for every pass.
 std::optional<LocalRecodingPass> recode(PreparedJob& p, const std::vector<std::vector<std::uint32_t>>& distinct,
-                                        std::vector<std::uint32_t>& row_pass, std::uint32_t pass_number,
+                                        std::vector<std::uint32_t>& row_pass, std::vector<std::uint32_t>& row_class,
+                                        std::uint32_t pass_number,
                                         double gs_factor, std::optional<double> records) {
   const Job& job = p.job;
   std::vector<std::uint64_t> rows;
@@ -248,8 +257,16 @@ std::optional<LocalRecodingPass> recode(PreparedJob& p, const std::vector<std::v
     if (const std::uint32_t e = sub.histogram.row_entry[i];
         !classes.suppressed[classes.entry_class[e]] && !completely_generalized(sub, pass.best->transformation, e)) {
       row_pass[rows[i]] = pass_number;
+      if (!row_class.empty()) row_class[rows[i]] = classes.entry_class[e];
       ++pass.recoded;
     }
+  if (!sub.microaggregated.empty()) {
+    std::vector<int> columns;
+    for (const MicroaggregatedAttribute& m : sub.microaggregated) columns.push_back(m.column);
+    const NarrowedRows narrowed(p.data, columns, rows);
+    for (const MicroaggregatedAttribute& m : sub.microaggregated)
+      pass.aggregates.push_back(microaggregation::class_labels(m, sub.histogram, classes, {}));
+  }
   return pass;
 }
 
@@ -271,14 +288,13 @@ void check_local_recoding(const Job& job) {
   if (!job.linked.empty()) refuse("linked tables ('linked')");
   if (uses_pushdown(job))
     refuse("a PostgreSQL input grouped by its database (pushdown): set input.postgres.pushdown: false");
-  for (const AttributeSpec& a : job.attributes)
-    if (a.microaggregation) refuse(fmt::format("a microaggregated attribute ('{}')", a.name));
 }
 
 LocalRecodingOutcome run_local_recoding(PreparedJob& p, const Transformation& global, const Classes& classes) {
   const Job::LocalRecoding& lr = *p.job.local_recoding;
   LocalRecodingOutcome out;
   out.row_pass.assign(p.data.rows, 0);
+  if (!p.problem.microaggregated.empty()) out.row_class.assign(p.data.rows, 0);
   for (std::uint64_t r = 0; r < p.data.rows; ++r)
     if (row_suppressed(p, classes, r) || completely_generalized(p.problem, global, p.problem.histogram.row_entry[r])) {
       out.row_pass[r] = LocalRecodingOutcome::kSuppressed;
@@ -287,7 +303,7 @@ LocalRecodingOutcome run_local_recoding(PreparedJob& p, const Transformation& gl
   const std::vector<std::vector<std::uint32_t>> distinct = arx_distinct_values(p);
   const auto next = [&](double gs, std::optional<double> records) -> std::optional<std::uint64_t> {
     std::optional<LocalRecodingPass> pass =
-        recode(p, distinct, out.row_pass, static_cast<std::uint32_t>(out.passes.size() + 1), gs, records);
+        recode(p, distinct, out.row_pass, out.row_class, static_cast<std::uint32_t>(out.passes.size() + 1), gs, records);
     if (!pass) return std::nullopt;  // nothing to recode
     const std::uint64_t recoded = pass->recoded;
     out.passes.push_back(std::move(*pass));
@@ -325,10 +341,14 @@ LocalRecodingOutcome run_local_recoding(PreparedJob& p, const Transformation& gl
   for (std::uint64_t r = 0; r < out.row_pass.size(); ++r)
     out.suppressed_after += out.row_pass[r] == LocalRecodingOutcome::kSuppressed && !outside_subset(p.problem, r);
   // The release's classes: its records by their released labels (two
-  // passes may show the same labels at different levels), but those shown
-  // as '*' in every quasi-identifier, which look suppressed.
+  // passes may show the same labels at different levels) and
+  // microaggregated values (each pass aggregates its own classes), but
+  // those shown as '*' in every quasi-identifier, which look suppressed.
   const Problem& pr = p.problem;
   const Histogram& h = pr.histogram;
+  std::vector<std::vector<std::string>> global_aggregates;
+  for (const MicroaggregatedAttribute& m : pr.microaggregated)
+    global_aggregates.push_back(microaggregation::class_labels(m, h, classes, pr.subset));
   absl::flat_hash_map<std::string, std::uint64_t> sizes;
   std::string key;
   for (std::uint64_t r = 0; r < out.row_pass.size(); ++r) {
@@ -342,6 +362,11 @@ LocalRecodingOutcome run_local_recoding(PreparedJob& p, const Transformation& gl
       const std::string& label = pr.hierarchies[q].label(t[q], pr.hierarchies[q].map(t[q])[code]);
       starred = starred && label == "*";
       key += label;
+      key.push_back('\0');
+    }
+    for (std::size_t m = 0; m < pr.microaggregated.size(); ++m) {
+      key += pass == 0 ? global_aggregates[m][classes.entry_class[h.row_entry[r]]]
+                       : out.passes[pass - 1].aggregates[m][out.row_class[r]];
       key.push_back('\0');
     }
     if (!starred) ++sizes[key];

@@ -1,3 +1,5 @@
+#include <absl/container/flat_hash_map.h>
+
 #include <ostream>
 #include <stdexcept>
 
@@ -16,6 +18,39 @@ bool row_suppressed(const PreparedJob& p, const Classes& classes, std::uint64_t 
   // HashGroupify.performSuppression).
   return classes.suppressed[classes.entry_class[pr.histogram.row_entry[row]]] != 0 ||
          (!pr.subset.empty() && !pr.subset[row]);
+}
+
+ReleasedAggregates released_aggregates(const PreparedJob& p, const Classes& classes, const LocalRecodingOutcome* local,
+                                       std::size_t m) {
+  const Problem& pr = p.problem;
+  const MicroaggregatedAttribute& attribute = pr.microaggregated.at(m);
+  ReleasedAggregates out;
+  absl::flat_hash_map<std::string, std::uint32_t> index;
+  const auto intern = [&](const std::string& label) {
+    const auto [it, fresh] = index.try_emplace(label, static_cast<std::uint32_t>(out.labels.size()));
+    if (fresh) out.labels.push_back(label);
+    return it->second;
+  };
+  const std::uint32_t star = intern("*");
+  // Per class of each pass (0: the global transformation's), its label's index.
+  std::vector<std::vector<std::uint32_t>> code_of(1 + (local ? local->passes.size() : 0));
+  for (const std::string& label : microaggregation::class_labels(attribute, pr.histogram, classes, pr.subset))
+    code_of[0].push_back(intern(label));
+  for (std::size_t i = 1; i < code_of.size(); ++i)
+    for (const std::string& label : local->passes[i - 1].aggregates.empty() ? std::vector<std::string>{}
+                                                                          : local->passes[i - 1].aggregates[m])
+      code_of[i].push_back(intern(label));
+  out.codes.resize(p.data.rows);
+  for (std::uint64_t r = 0; r < p.data.rows; ++r) {
+    const std::uint32_t pass = local ? local->row_pass[r] : 0;
+    if (local ? pass == LocalRecodingOutcome::kSuppressed : row_suppressed(p, classes, r))
+      out.codes[r] = star;
+    else if (pass == 0)
+      out.codes[r] = code_of[0][classes.entry_class[pr.histogram.row_entry[r]]];
+    else
+      out.codes[r] = code_of[pass][local->row_class[r]];
+  }
+  return out;
 }
 
 void write_output(const PreparedJob& p, const Transformation& t, const Classes& classes, std::ostream& out,
@@ -42,10 +77,10 @@ void write_output(const PreparedJob& p, const Transformation& t, const Classes& 
     kept.push_back(c);
     plan.push_back(qi);
   }
-  // Each microaggregated attribute's label per class.
-  std::vector<std::vector<std::string>> aggregates;
-  for (const MicroaggregatedAttribute& m : pr.microaggregated)
-    aggregates.push_back(microaggregation::class_labels(m, pr.histogram, classes, pr.subset));
+  // Each microaggregated attribute's value per row.
+  std::vector<ReleasedAggregates> aggregates;
+  for (std::size_t m = 0; m < pr.microaggregated.size(); ++m)
+    aggregates.push_back(released_aggregates(p, classes, local, m));
 
   // With output.escape-formulas, a cell a spreadsheet would run as a
   // formula gets a leading "'" (docs/reliability.md); otherwise every value
@@ -93,10 +128,11 @@ void write_output(const PreparedJob& p, const Transformation& t, const Classes& 
           field(line, pr.hierarchies[q].label(level, pr.hierarchies[q].map(level)[code]));
         }
       } else if (plan[i] <= -3) {
+        const ReleasedAggregates& a = aggregates[static_cast<std::size_t>(-3 - plan[i])];
         if (suppressed) {
           line.push_back('*');
         } else {
-          field(line, aggregates[static_cast<std::size_t>(-3 - plan[i])][cls]);
+          field(line, a.labels[a.codes[r]]);
         }
       } else if (plan[i] == -1) {
         field(line, p.identifiers->value(kept[i], r));

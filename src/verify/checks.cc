@@ -268,8 +268,11 @@ std::vector<CheckLine> summarize(const Options& options, const Report& report) {
       std::string columns;
       for (const auto& m : options.microaggregated)
         columns += (columns.empty() ? "" : ", ") + m.name + " (" + m.function + ")";
-      lines.push_back(line_of("microaggregation", v, kind_is({Kind::wrong_aggregate}),
-                              "each record shows its class's aggregate: " + columns));
+      if (report.microaggregation_skipped.empty())
+        lines.push_back(line_of("microaggregation", v, kind_is({Kind::wrong_aggregate}),
+                                "each record shows its class's aggregate: " + columns));
+      else
+        lines.push_back(skipped("microaggregation", report.microaggregation_skipped));
     }
   } else {
     lines.push_back(skipped("copied columns", "the rows do not align"));

@@ -316,6 +316,9 @@ const char* to_string(Violation::Kind kind);
 
 struct Report {
   std::vector<Violation> violations;  // empty: the output is valid
+  // Why the aggregates of the microaggregated columns were not checked
+  // (empty: they were).
+  std::string microaggregation_skipped;
   // Per quasi-identifier (Options order): the single level at which the
   // column is generalized, or nullopt when none fits. When several levels
   // fit the records that are not suppressed (equal values at two levels for

@@ -169,7 +169,36 @@ void ReleaseCheck::check_microaggregated() {
     for (std::size_t r = 0; r < rows; ++r) left_out[r] = left_out[r] || outside(r);
     std::vector<std::string> base(rows);
     for (std::size_t r = 0; r < rows; ++r) base[r] = class_key(output.rows[r], qi_out);
-    std::vector<int> level(generalized.size(), 0);
+    // Local recoding: each pass aggregated its own classes, so with the
+    // pass column a class is also one pass's, and a column generalized
+    // before aggregation has a level per pass. Without it, records of two
+    // passes that show the same values form one class here, and their
+    // aggregates are checked together (which can only fail); a column
+    // generalized before cannot be grouped (its level may differ by pass),
+    // and its aggregates are not checked.
+    const int pass_out = options.local_recoding && !options.pass_column.empty() ? out_index(options.pass_column) : -1;
+    if (options.local_recoding && pass_out < 0 && !generalized.empty()) {
+      report.microaggregation_skipped =
+          "local recoding without local-recoding.column: a column generalized before aggregation (" +
+          micro[generalized.front()].name + ") may be at another level in each pass";
+      return;
+    }
+    // Each record's pass (0 without local recoding): an index into the
+    // passes seen.
+    std::vector<std::size_t> pass_of(rows, 0);
+    std::size_t passes = 1;
+    if (pass_out >= 0) {
+      std::map<std::string, std::size_t> index;
+      for (std::size_t r = 0; r < rows; ++r) {
+        if (left_out[r]) continue;  // not aggregated
+        const std::string& pass = output.rows[r][static_cast<std::size_t>(pass_out)];
+        base[r] += std::to_string(pass.size()) + "|" + pass;
+        pass_of[r] = index.try_emplace(pass, index.size()).first->second;
+      }
+      passes = std::max<std::size_t>(1, index.size());
+    }
+    // One level per column generalized before and pass: slot g * passes + p.
+    std::vector<int> level(generalized.size() * passes, 0);
     std::vector<AggregateErrors> best;
     std::uint64_t best_wrong = UINT64_MAX;
     for (int combos = 0; combos < 4096; ++combos) {
@@ -178,7 +207,8 @@ void ReleaseCheck::check_microaggregated() {
         for (std::size_t r = 0; r < rows; ++r) {
           const std::size_t m = generalized[g];
           const auto it = rows_of[m].find(in_values[m][r]);
-          const std::string& v = it == rows_of[m].end() ? in_values[m][r] : (*it->second)[static_cast<std::size_t>(level[g])];
+          const int l = level[g * passes + pass_of[r]];
+          const std::string& v = it == rows_of[m].end() ? in_values[m][r] : (*it->second)[static_cast<std::size_t>(l)];
           group[r] += std::to_string(v.size()) + "|" + v;
         }
       std::vector<AggregateErrors> errors(micro.size());
@@ -195,8 +225,8 @@ void ReleaseCheck::check_microaggregated() {
       if (wrong == 0) break;
       // The next combination of levels (an odometer), or stop.
       std::size_t g = 0;
-      while (g < generalized.size() && ++level[g] == heights_of[generalized[g]]) level[g++] = 0;
-      if (g == generalized.size()) break;
+      while (g < level.size() && ++level[g] == heights_of[generalized[g / passes]]) level[g++] = 0;
+      if (g == level.size()) break;
     }
     for (std::size_t m = 0; m < micro.size(); ++m)
       if (!best.empty() && best[m].wrong)
