@@ -346,9 +346,8 @@ LocalRecodingOutcome run_local_recoding(PreparedJob& p, const Transformation& gl
   // those shown as '*' in every quasi-identifier, which look suppressed.
   const Problem& pr = p.problem;
   const Histogram& h = pr.histogram;
-  std::vector<std::vector<std::string>> global_aggregates;
-  for (const MicroaggregatedAttribute& m : pr.microaggregated)
-    global_aggregates.push_back(microaggregation::class_labels(m, h, classes, pr.subset));
+  std::vector<ReleasedAggregates> aggregates;
+  for (std::size_t m = 0; m < pr.microaggregated.size(); ++m) aggregates.push_back(released_aggregates(p, classes, &out, m));
   absl::flat_hash_map<std::string, std::uint64_t> sizes;
   std::string key;
   for (std::uint64_t r = 0; r < out.row_pass.size(); ++r) {
@@ -364,9 +363,8 @@ LocalRecodingOutcome run_local_recoding(PreparedJob& p, const Transformation& gl
       key += label;
       key.push_back('\0');
     }
-    for (std::size_t m = 0; m < pr.microaggregated.size(); ++m) {
-      key += pass == 0 ? global_aggregates[m][classes.entry_class[h.row_entry[r]]]
-                       : out.passes[pass - 1].aggregates[m][out.row_class[r]];
+    for (const ReleasedAggregates& a : aggregates) {
+      key += a.labels[a.codes[r]];
       key.push_back('\0');
     }
     if (!starred) ++sizes[key];

@@ -237,8 +237,8 @@ class Flash {
       const Transformation t = transformation(id);
       results_.push_back(checker_.check(t, &classes));
       const QualityModel& model = *problem_.quality;
-      arx_loss_.push_back(results_.back().solution ? model.arx_value(problem_, t, classes) : 0.0);
       const bool solution = results_.back().solution;
+      arx_loss_.push_back(solution ? model.arx_value(problem_, t, classes) : 0.0);
       arx_bound_.push_back(solution ? (traits_.bound_from_solution ? model.arx_solution_bound(problem_, t, classes) : 0.0)
                                     : (traits_.bound_from_other_check ? model.arx_bound(problem_, t, &classes) : 0.0));
       std::uint64_t small = 0;

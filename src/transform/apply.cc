@@ -37,9 +37,8 @@ ReleasedAggregates released_aggregates(const PreparedJob& p, const Classes& clas
   for (const std::string& label : microaggregation::class_labels(attribute, pr.histogram, classes, pr.subset))
     code_of[0].push_back(intern(label));
   for (std::size_t i = 1; i < code_of.size(); ++i)
-    for (const std::string& label : local->passes[i - 1].aggregates.empty() ? std::vector<std::string>{}
-                                                                          : local->passes[i - 1].aggregates[m])
-      code_of[i].push_back(intern(label));
+    if (!local->passes[i - 1].aggregates.empty())  // a pass without a solution has none
+      for (const std::string& label : local->passes[i - 1].aggregates[m]) code_of[i].push_back(intern(label));
   out.codes.resize(p.data.rows);
   for (std::uint64_t r = 0; r < p.data.rows; ++r) {
     const std::uint32_t pass = local ? local->row_pass[r] : 0;
